@@ -1,0 +1,130 @@
+"""Dataset directories: ``tasks.jsonl`` + ``manifest.json`` + ``rejected.jsonl``.
+
+Writing is crash-safe: files are written under temporary names and renamed into place
+when the dataset is complete, so a crashed build never leaves a half dataset that looks
+whole (the build cache keeps finished work, so a rerun is cheap). Reading streams.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any, Iterator
+
+from execbench import __version__
+from execbench.dataset.record import DatasetError, Task, validate
+
+TASKS = "tasks.jsonl"
+MANIFEST = "manifest.json"
+REJECTED = "rejected.jsonl"
+
+
+class DatasetWriter:
+    """Stream tasks and rejections into ``directory``; :meth:`close` publishes them."""
+
+    def __init__(self, directory: str | Path, *, settings: dict[str, Any]) -> None:
+        self.directory = Path(directory)
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.settings = settings
+        self._tasks = open(self.directory / f".{TASKS}.partial", "w", encoding="utf-8")
+        self._rejected = open(self.directory / f".{REJECTED}.partial", "w", encoding="utf-8")
+        self._hash = hashlib.sha256()
+        self._ids: set[str] = set()
+        self.counts: Counter[str] = Counter()
+        self.rejections: Counter[str] = Counter()
+
+    def add(self, task: Task) -> None:
+        data = task.to_json()
+        validate(data)
+        if task.id in self._ids:
+            raise DatasetError(f"duplicate task id {task.id!r}")
+        self._ids.add(task.id)
+        line = json.dumps(data, sort_keys=True, ensure_ascii=False) + "\n"
+        self._hash.update(line.encode())
+        self._tasks.write(line)
+        self.counts[f"{task.family}/{task.arm}"] += 1
+
+    def reject(self, candidate: str, reason: str, *, stage: str, **details: Any) -> None:
+        record = {"candidate": candidate, "stage": stage, "reason": reason, **details}
+        self._rejected.write(json.dumps(record, sort_keys=True, ensure_ascii=False) + "\n")
+        self.rejections[stage] += 1
+
+    def close(self, **extra: Any) -> dict[str, Any]:
+        self._tasks.close()
+        self._rejected.close()
+        manifest = {
+            "execbench_version": __version__,
+            "python": platform.python_version(),
+            "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "content_hash": "sha256:" + self._hash.hexdigest(),
+            "tasks": sum(self.counts.values()),
+            "tasks_by_arm": dict(sorted(self.counts.items())),
+            "rejected": sum(self.rejections.values()),
+            "rejected_by_stage": dict(sorted(self.rejections.items())),
+            "settings": self.settings,
+            **extra,
+        }
+        os.replace(self.directory / f".{TASKS}.partial", self.directory / TASKS)
+        os.replace(self.directory / f".{REJECTED}.partial", self.directory / REJECTED)
+        tmp = self.directory / f".{MANIFEST}.partial"
+        tmp.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        os.replace(tmp, self.directory / MANIFEST)
+        return manifest
+
+    def __enter__(self) -> "DatasetWriter":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if not self._tasks.closed:  # an error: leave no half dataset behind
+            self._tasks.close()
+            self._rejected.close()
+
+
+def _jsonl(path: Path) -> Iterator[tuple[int, Any]]:
+    with open(path, encoding="utf-8") as fh:
+        for number, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                yield number, json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise DatasetError(f"{path}, line {number}: not valid JSON: {exc.msg}") from None
+
+
+def dataset_file(directory: str | Path) -> Path:
+    path = Path(directory)
+    if path.is_file():
+        return path
+    tasks = path / TASKS
+    if not tasks.exists():
+        raise DatasetError(f"{path} is not a dataset directory (no {TASKS})")
+    return tasks
+
+
+def read_tasks(directory: str | Path) -> Iterator[Task]:
+    """Stream validated tasks from a dataset directory (or a tasks.jsonl file)."""
+    path = dataset_file(directory)
+    for number, data in _jsonl(path):
+        try:
+            yield Task.from_json(data)
+        except (DatasetError, TypeError) as exc:
+            raise DatasetError(f"{path}, line {number}: {exc}") from None
+
+
+def read_manifest(directory: str | Path) -> dict[str, Any]:
+    path = Path(directory) / MANIFEST
+    if not path.exists():
+        return {}
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def read_rejected(directory: str | Path) -> Iterator[dict[str, Any]]:
+    path = Path(directory) / REJECTED
+    if path.exists():
+        for _, data in _jsonl(path):
+            yield data

@@ -1,0 +1,72 @@
+"""What a family plug-in provides, and the records it exchanges with the build engine.
+
+A family turns sources into *candidates* (cheap, no execution), each candidate into an
+:class:`Outcome` (tasks and rejections; this is where code runs, in the sandbox), renders
+a task into chat messages, and grades a raw model response. Nothing outside
+``families/<name>`` knows a family's details.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Iterator
+
+from execbench.dataset import Task
+from execbench.grading import Score
+
+
+@dataclass
+class Candidate:
+    """One unit of build work: ``payload`` must hold everything the outcome depends on."""
+
+    key: str
+    payload: dict[str, Any]
+
+
+@dataclass
+class Outcome:
+    tasks: list[dict[str, Any]] = field(default_factory=list)
+    rejected: list[dict[str, Any]] = field(default_factory=list)
+
+    def reject(self, candidate: str, stage: str, reason: str, **details: Any) -> None:
+        self.rejected.append({"candidate": candidate, "stage": stage, "reason": reason, **details})
+
+
+@dataclass
+class Message:
+    role: str  # "system" | "user" | "assistant"
+    content: str
+
+
+@dataclass
+class Prompt:
+    messages: list[Message]
+    template: str  # template name, e.g. "trace/direct"
+    version: str  # template version, recorded in every log
+
+
+class SourceError(ValueError):
+    """A source specification could not be read (bad path, malformed case.toml, ...)."""
+
+
+class Family(ABC):
+    name: str
+    version: str  # bump when outcomes change: it is part of every build-cache key
+    variants: tuple[str, ...] = ("direct", "cot")
+    default_options: dict[str, Any] = {}  # build settings a user may override with --set
+
+    @abstractmethod
+    def candidates(self, sources: list[str], options: dict[str, Any]) -> Iterator[Candidate]: ...
+
+    @abstractmethod
+    def build_candidate(self, candidate: Candidate, options: dict[str, Any]) -> Outcome: ...
+
+    @abstractmethod
+    def prompt(self, task: Task, variant: str = "direct") -> Prompt: ...
+
+    @abstractmethod
+    def grade(self, task: Task, response: str) -> Score: ...
+
+    @abstractmethod
+    def summarize(self, results: Iterable[tuple[Task, Score]]) -> dict[str, Any]: ...

@@ -1,0 +1,72 @@
+"""Grading a whole dataset against a file of raw model responses (``execbench grade``).
+
+Each task is graded by its family's ``grade`` (which never executes the response); a task
+without a response is a wrong answer with status ``no_answer``. Summaries are per family.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any, Iterator
+
+from execbench import families
+from execbench.dataset import DatasetError, Task
+from execbench.grading import Score
+
+
+def read_answers(path: str | Path) -> dict[str, str]:
+    answers: dict[str, str] = {}
+    with open(path, encoding="utf-8") as fh:
+        for number, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise DatasetError(f"{path}, line {number}: not valid JSON: {exc.msg}") from None
+            if not isinstance(record, dict) or not isinstance(record.get("id"), str):
+                raise DatasetError(f"{path}, line {number}: expected an object with a string 'id'")
+            response = record.get("response")
+            if response is not None and not isinstance(response, str):
+                raise DatasetError(f"{path}, line {number}: 'response' must be a string or null")
+            answers[record["id"]] = response or ""
+    return answers
+
+
+def grade_tasks(tasks: Iterator[Task], answers: dict[str, str]) -> Iterator[tuple[Task, Score]]:
+    for task in tasks:
+        response = answers.get(task.id)
+        if response is None:
+            yield task, Score(correct=False, status="no_answer", extracted=None,
+                              similarity=0.0 if task.family == "trace" else None,
+                              details={"reason": "no response for this task"})
+        else:
+            yield task, families.get(task.family).grade(task, response)
+
+
+def result_record(task: Task, score: Score) -> dict[str, Any]:
+    return {
+        "id": task.id,
+        "family": task.family,
+        "arm": task.arm,
+        "source_id": task.source_id,
+        "correct": score.correct,
+        "status": score.status,
+        "similarity": score.similarity,
+        "extracted": score.extracted,
+        "metrics": task.metrics,
+    }
+
+
+def summarize(results: list[tuple[Task, Score]]) -> dict[str, Any]:
+    by_family: dict[str, list[tuple[Task, Score]]] = defaultdict(list)
+    for task, score in results:
+        by_family[task.family].append((task, score))
+    n = len(results)
+    return {
+        "n": n,
+        "accuracy": sum(score.correct for _, score in results) / n if n else None,
+        "families": {name: families.get(name).summarize(rows) for name, rows in sorted(by_family.items())},
+    }

@@ -1,0 +1,44 @@
+"""The ``trace`` family (CoCoNUT): predict the sequence of executed line numbers of a call.
+
+Sources: ``humaneval`` (HumanEval-Trace), ``advanced`` (our Advanced-Trace corpora:
+recursion, concurrency, object-oriented), or any directory of case directories.
+Answer format and the concurrency notation: ``docs/trace-format.md``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Iterator
+
+from execbench.dataset import Task
+from execbench.families.base import Candidate, Family, Outcome, Prompt
+from execbench.families.trace import build, prompt
+from execbench.grading import Score, grade_trace, trace_summary
+
+
+class TraceFamily(Family):
+    name = "trace"
+    version = "1"
+    variants = tuple(prompt.VARIANTS)
+    default_options = build.DEFAULT_OPTIONS
+
+    def candidates(self, sources: list[str], options: dict[str, Any]) -> Iterator[Candidate]:
+        return build.candidates(sources, options)
+
+    def build_candidate(self, candidate: Candidate, options: dict[str, Any]) -> Outcome:
+        return build.build_candidate(candidate, options)
+
+    def prompt(self, task: Task, variant: str = "direct") -> Prompt:
+        return prompt.render(task, variant)
+
+    def grade(self, task: Task, response: str) -> Score:
+        return grade_trace(task.answer, response)
+
+    def summarize(self, results: Iterable[tuple[Task, Score]]) -> dict[str, Any]:
+        return trace_summary(
+            {"task_group": task.source_id, "correct": score.correct, "similarity": score.similarity,
+             "status": score.status}
+            for task, score in results
+        )
+
+
+FAMILY = TraceFamily()

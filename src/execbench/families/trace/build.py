@@ -1,0 +1,196 @@
+"""Building trace tasks: sources → candidates → sandboxed, repeated tracing → tasks.
+
+One candidate is one program with its calls (a HumanEval problem, or a case directory).
+Each candidate is traced ``repeats`` times with different hash seeds; a call becomes a
+task only if every run agrees on the canonical trace (concurrent segments sorted).
+Rejections carry a stage: ``source``, ``execution``, ``determinism``, ``filter``, ``duplicate``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import Any, Iterator
+
+from execbench.dataset import make_id
+from execbench.families.base import Candidate, Outcome, SourceError
+from execbench.grading import canonical_trace
+from execbench.sources import cases, humaneval
+from execbench.static import cyclomatic, loc
+from execbench.tracing import TraceLimits, trace_calls, trace_script
+
+DEFAULT_OPTIONS: dict[str, Any] = {
+    "repeats": 3,  # runs with different PYTHONHASHSEED; all must agree
+    "max_answer_tokens": 1024,  # CoCoNUT filters traces needing more than 1024 tokens
+    "max_line_events": 20_000,  # tracing cap; far above what the token filter admits
+    "call_timeout": 10,
+}
+_TOKEN = re.compile(r"\d{1,3}|[^\s\d]")
+
+
+def render_trace(trace: list) -> str:
+    """The answer as a model writes it: ``[1, 2, (3, 4), 5]`` (segments in parentheses)."""
+    parts = [f"({', '.join(map(str, item))})" if isinstance(item, list) else str(item) for item in trace]
+    return "[" + ", ".join(parts) + "]"
+
+
+def approx_tokens(text: str) -> int:
+    """Offline token-count proxy for BPE tokenizers: each run of up to three digits and each
+    non-space symbol is one token (``[1, 2, 3]`` → 7). Used for the 1024-token filter."""
+    return len(_TOKEN.findall(text))
+
+
+def flat_length(trace: list) -> int:
+    return sum(len(item) if isinstance(item, list) else 1 for item in trace)
+
+
+def candidates(sources: list[str], options: dict[str, Any]) -> Iterator[Candidate]:
+    for source in sources:
+        if source == "humaneval":
+            yield from _humaneval()
+        else:
+            yield from _case_dirs(source)
+
+
+def _humaneval() -> Iterator[Candidate]:
+    for problem in humaneval.problems():
+        case = problem.task_id.replace("/", "-")
+        yield Candidate(
+            key=f"humaneval/{case}",
+            payload={
+                "source": "humaneval",
+                "case": case,
+                "program": problem.program,
+                "mode": "calls",
+                "runs": humaneval.candidate_calls(problem),
+                "entry_point": problem.entry_point,
+                "topic": "humaneval",
+            },
+        )
+
+
+def _case_dirs(source: str) -> Iterator[Candidate]:
+    name, dirs = cases.resolve_source("trace", source)
+    for directory in dirs:
+        case = cases.load_case(directory)
+        config = case.config
+        if config["language"] != "python":
+            raise SourceError(f"{directory}: trace cases must be Python, not {config['language']!r}")
+        if "calls" in config:
+            mode, runs = "calls", list(config["calls"])
+        elif "stdin" in config:
+            mode, runs = "script", [case.read(name_) for name_ in config["stdin"]]
+        else:
+            raise SourceError(f"{directory}: case.toml needs `calls` or `stdin`")
+        yield Candidate(
+            key=f"{name}/{case.id}",
+            payload={
+                "source": name,
+                "case": case.id,
+                "program": case.read(config["source"]),
+                "mode": mode,
+                "runs": runs,
+                "stdin_files": list(config.get("stdin", [])),
+                "topic": config.get("topic", name),
+            },
+        )
+
+
+def _trace_all(payload: dict[str, Any], options: dict[str, Any], seed: int) -> list[dict[str, Any]] | str:
+    """Per run (call or stdin) results of one sandboxed pass, or the reason it failed."""
+    limits = TraceLimits(max_line_events=options["max_line_events"])
+    if payload["mode"] == "calls":
+        run = trace_calls(payload["program"], payload["runs"], trace_limits=limits,
+                          call_timeout=options["call_timeout"], hash_seed=seed)
+        if not run.ok:
+            return f"sandbox: {run.reason}"
+        if run.result["module"]["status"] != "ok":
+            error = run.result["module"]["error"]
+            return f"module raised {error['type']}: {error['message']}"
+        return run.result["calls"]
+    results = []
+    for stdin in payload["runs"]:
+        run = trace_script(payload["program"], stdin, trace_limits=limits, hash_seed=seed)
+        if not run.ok:
+            return f"sandbox: {run.reason}"
+        results.append(run.result["script"])
+    return results
+
+
+def _failure(result: dict[str, Any]) -> str | None:
+    status = result.get("status")
+    if status == "ok" and result.get("exit_code", 0) == 0:
+        return None
+    if status == "too_large":
+        return f"trace too large: {result.get('too_large')}"
+    if "error" in result:
+        return f"{status}: {result['error']['type']}: {result['error']['message']}"
+    return f"exit code {result.get('exit_code')}"
+
+
+def build_candidate(candidate: Candidate, options: dict[str, Any]) -> Outcome:
+    payload = candidate.payload
+    outcome = Outcome()
+    runs = [_trace_all(payload, options, seed) for seed in range(options["repeats"])]
+    for failed in runs:
+        if isinstance(failed, str):
+            outcome.reject(candidate.key, "execution", failed)
+            return outcome
+    complexity = cyclomatic(payload["program"])
+    program_loc = loc(payload["program"])
+    seen: dict[str, int] = {}
+    for index, run_input in enumerate(payload["runs"]):
+        label = f"{candidate.key}#{index}"
+        results = [run[index] for run in runs]  # type: ignore[index]
+        failure = next((f for f in map(_failure, results) if f), None)
+        if failure:
+            outcome.reject(label, "execution", failure, run=run_input)
+            continue
+        traces = [canonical_trace(r["lines"]) for r in results]
+        if any(t != traces[0] for t in traces[1:]):
+            outcome.reject(label, "determinism", f"traces differ across {len(traces)} hash seeds", run=run_input)
+            continue
+        answer = traces[0]
+        tokens = approx_tokens(render_trace(answer))
+        if tokens > options["max_answer_tokens"]:
+            outcome.reject(label, "filter", f"answer needs ~{tokens} tokens > {options['max_answer_tokens']}",
+                           run=run_input, trace_length=flat_length(answer))
+            continue
+        if run_input in seen:
+            outcome.reject(label, "duplicate", f"same {payload['mode'][:-1]} as run {seen[run_input]}", run=run_input)
+            continue
+        seen[run_input] = index
+        metrics = {"answer_tokens": tokens, "threads": results[0].get("threads", 1),
+                   "cyclomatic": complexity.total, "cyclomatic_max": complexity.max_function, "loc": program_loc}
+        outcome.tasks.append(_task(payload, index, run_input, answer, metrics, options["repeats"]))
+    return outcome
+
+
+def _task(payload: dict, index: int, run_input: str, answer: list, metrics: dict, repeats: int) -> dict[str, Any]:
+    source, case = payload["source"], payload["case"]
+    fields: dict[str, Any] = {"program": payload["program"], "topic": payload["topic"]}
+    if payload["mode"] == "calls":
+        fields["call"] = run_input
+        if "entry_point" in payload:
+            fields["entry_point"] = payload["entry_point"]
+    else:
+        fields["stdin"] = run_input
+    segments = sum(isinstance(item, list) for item in answer)
+    return {
+        "id": make_id("trace", source, f"{case}/{index}", "trace"),
+        "family": "trace",
+        "arm": "trace",
+        "source_id": f"{source}/{case}",
+        "language": "python",
+        "prompt_fields": fields,
+        "answer": answer,
+        "answer_kind": "lines",
+        "metrics": {"trace_length": flat_length(answer), "concurrent_segments": segments, **metrics},
+        "provenance": {
+            "mode": payload["mode"],
+            "run_index": index,
+            "stdin_file": payload["stdin_files"][index] if payload.get("stdin_files") else None,
+            "program_sha256": hashlib.sha256(payload["program"].encode()).hexdigest(),
+            "agreeing_runs": repeats,  # traced with PYTHONHASHSEED 0..repeats-1, all equal
+        },
+    }

@@ -1,0 +1,1 @@
+"""Where programs come from: HumanEval, shipped corpora, and directories of case directories."""

@@ -1,0 +1,141 @@
+"""Entry point of the sandboxed tracing child: ``python -m execbench.tracing.child SPEC``.
+
+The parent (``execbench.tracing.run``) writes the program and a JSON spec into the
+sandbox work dir; this module runs the program under :class:`Tracer` and writes
+``result.json``. Modes:
+
+* ``calls``: execute the module once (untraced, ``__name__ != "__main__"``), then for
+  each call expression fork a child that traces just that call, so every call starts
+  from the same fresh module state;
+* ``script``: trace the whole module run as ``__main__`` with the sandbox's stdin.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import traceback
+from typing import Any
+
+from execbench.tracing.tracer import TraceLimits, Tracer
+
+MAX_MESSAGE = 500
+
+
+def _error(exc: BaseException) -> dict[str, str]:
+    message = str(exc)
+    if len(message) > MAX_MESSAGE:
+        message = message[:MAX_MESSAGE] + "..."
+    return {"type": type(exc).__name__, "message": message}
+
+
+def _tracer(spec: dict[str, Any], files: list[str]) -> Tracer:
+    return Tracer(
+        files,
+        limits=TraceLimits(**spec.get("limits", {})),
+        record_calls=spec.get("record_calls", False),
+        count_opcodes=spec.get("count_opcodes", False),
+    )
+
+
+def _trace_call(spec: dict[str, Any], files: list[str], namespace: dict, call: str) -> dict:
+    expression = compile(call, "<call>", "eval")
+    tracer = _tracer(spec, files)
+    error = None
+    tracer.start()
+    try:
+        eval(expression, namespace)  # the dataset's own call, inside the sandbox
+    except BaseException as exc:  # noqa: BLE001 - reported, not swallowed
+        error = exc
+    finally:
+        tracer.stop()
+    result = tracer.result()
+    if error is not None:
+        result["status"] = "error" if result["status"] == "ok" else result["status"]
+        result["error"] = _error(error)
+    return result
+
+
+def _run_calls(spec: dict[str, Any], files: list[str], code: Any) -> dict[str, Any]:
+    namespace: dict[str, Any] = {"__name__": "__execbench_program__", "__file__": files[0]}
+    try:
+        exec(code, namespace)  # the program under test, inside the sandbox
+    except BaseException as exc:  # noqa: BLE001
+        return {"module": {"status": "error", "error": _error(exc)}, "calls": []}
+    results = []
+    timeout = int(spec.get("call_timeout", 10))
+    for index, call in enumerate(spec["calls"]):
+        out_path = f"call-{index}.json"
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:  # the traced child of this call
+            code_ = 0
+            try:
+                signal.alarm(timeout)
+                result = _trace_call(spec, files, namespace, call)
+                with open(out_path, "w") as fh:
+                    json.dump(result, fh)
+            except BaseException:  # noqa: BLE001
+                traceback.print_exc()
+                code_ = 1
+            finally:
+                sys.stdout.flush()
+                os._exit(code_)
+        _, status = os.waitpid(pid, 0)
+        if os.path.exists(out_path):
+            with open(out_path) as fh:
+                result = json.load(fh)
+            os.unlink(out_path)
+        elif os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGALRM:
+            result = {"status": "timeout", "error": {"type": "Timeout", "message": f"{timeout} s"}}
+        else:
+            result = {"status": "crash", "error": {"type": "Crash", "message": f"wait status {status}"}}
+        result["call"] = call
+        results.append(result)
+    return {"module": {"status": "ok"}, "calls": results}
+
+
+def _run_script(spec: dict[str, Any], files: list[str], code: Any) -> dict[str, Any]:
+    namespace: dict[str, Any] = {"__name__": "__main__", "__file__": files[0]}
+    tracer = _tracer(spec, files)
+    error = None
+    exit_code = 0
+    tracer.start()
+    try:
+        exec(code, namespace)  # the program under test, inside the sandbox
+    except SystemExit as exc:
+        exit_code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except BaseException as exc:  # noqa: BLE001
+        error = exc
+        exit_code = 1
+    finally:
+        tracer.stop()
+        sys.stdout.flush()
+    result = tracer.result()
+    result["exit_code"] = exit_code
+    if error is not None:
+        result["status"] = "error" if result["status"] == "ok" else result["status"]
+        result["error"] = _error(error)
+    return {"module": {"status": "ok"}, "script": result}
+
+
+def main(argv: list[str]) -> int:
+    with open(argv[0]) as fh:
+        spec = json.load(fh)
+    files = [os.path.abspath(f) for f in spec["files"]]
+    with open(files[0]) as fh:
+        source = fh.read()
+    sys.path.insert(0, os.path.dirname(files[0]))
+    code = compile(source, files[0], "exec")
+    runner = _run_script if spec["mode"] == "script" else _run_calls
+    result = runner(spec, files, code)
+    with open(spec.get("result", "result.json"), "w") as fh:
+        json.dump(result, fh)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

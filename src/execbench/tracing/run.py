@@ -1,0 +1,110 @@
+"""Parent-side tracing API: run a program under the tracer inside the sandbox.
+
+The program text is written into the sandbox work dir as ``filename`` (line numbers in
+traces refer to that exact text), with a JSON spec for :mod:`execbench.tracing.child`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any, Mapping
+
+from execbench import sandbox
+from execbench.tracing.tracer import TraceLimits
+
+CHILD = ["-m", "execbench.tracing.child", "spec.json"]
+
+
+@dataclass
+class TraceRun:
+    """What came back from one sandboxed tracing run."""
+
+    ok: bool  # the child finished and wrote its result
+    reason: str  # the sandbox's one-line reason when not ok
+    result: dict[str, Any]  # the child's result.json (empty when not ok)
+    stdout: bytes = b""
+    stderr: bytes = b""
+    sandbox: dict[str, Any] = field(default_factory=dict)
+
+
+def _run(
+    program: str,
+    spec: dict[str, Any],
+    *,
+    filename: str,
+    extra_files: Mapping[str, str | bytes],
+    stdin: str | bytes,
+    hash_seed: int,
+    limits: sandbox.Limits,
+) -> TraceRun:
+    files: dict[str, str | bytes] = {filename: program, "spec.json": json.dumps(spec)}
+    files.update(extra_files)
+    outcome = sandbox.run_python(
+        CHILD,
+        stdin=stdin,
+        files=files,
+        collect=["result.json"],
+        env={"PYTHONHASHSEED": str(hash_seed)},
+        limits=limits,
+    )
+    raw = outcome.files.get("result.json")
+    info = {"limit": outcome.limit, "duration": outcome.duration, "isolation": outcome.isolation}
+    if raw is None or outcome.limit is not None:
+        return TraceRun(False, outcome.reason(), {}, outcome.stdout, outcome.stderr, info)
+    return TraceRun(True, outcome.reason(), json.loads(raw), outcome.stdout, outcome.stderr, info)
+
+
+def _spec(mode: str, filename: str, extra: list[str], trace_limits: TraceLimits, **kw: Any) -> dict:
+    return {"mode": mode, "files": [filename, *extra], "limits": asdict(trace_limits), **kw}
+
+
+def trace_calls(
+    program: str,
+    calls: list[str],
+    *,
+    filename: str = "program.py",
+    traced_files: list[str] = (),  # type: ignore[assignment]
+    extra_files: Mapping[str, str | bytes] = {},
+    trace_limits: TraceLimits = TraceLimits(),
+    record_calls: bool = False,
+    count_opcodes: bool = False,
+    call_timeout: int = 10,
+    hash_seed: int = 0,
+    limits: sandbox.Limits | None = None,
+) -> TraceRun:
+    """Trace each call expression separately, from the same fresh module state.
+
+    ``result["calls"][i]`` holds ``status`` (ok/error/timeout/crash/too_large),
+    ``lines`` (primary-file line events, concurrent segments as nested lists),
+    ``line_events`` and, as asked, ``calls`` and ``opcodes``.
+    """
+    spec = _spec(
+        "calls", filename, list(traced_files), trace_limits, calls=list(calls),
+        record_calls=record_calls, count_opcodes=count_opcodes, call_timeout=call_timeout,
+    )
+    wall = max(30.0, call_timeout * len(calls) + 10)
+    limits = limits or sandbox.Limits(cpu_seconds=wall, wall_seconds=wall)
+    return _run(program, spec, filename=filename, extra_files=extra_files, stdin=b"",
+                hash_seed=hash_seed, limits=limits)
+
+
+def trace_script(
+    program: str,
+    stdin: str | bytes = b"",
+    *,
+    filename: str = "program.py",
+    traced_files: list[str] = (),  # type: ignore[assignment]
+    extra_files: Mapping[str, str | bytes] = {},
+    trace_limits: TraceLimits = TraceLimits(),
+    record_calls: bool = False,
+    count_opcodes: bool = False,
+    hash_seed: int = 0,
+    limits: sandbox.Limits | None = None,
+) -> TraceRun:
+    """Trace a whole run of ``program`` as ``__main__``; ``result["script"]`` has the trace,
+    the run's stdout is :attr:`TraceRun.stdout`."""
+    spec = _spec("script", filename, list(traced_files), trace_limits,
+                 record_calls=record_calls, count_opcodes=count_opcodes)
+    return _run(program, spec, filename=filename, extra_files=extra_files, stdin=stdin,
+                hash_seed=hash_seed, limits=limits or sandbox.Limits())

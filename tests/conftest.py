@@ -1,0 +1,30 @@
+"""Test-wide isolation: caches and Inspect/matplotlib state go to a temp dir, never ~."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+import pytest
+
+_ROOT = tempfile.mkdtemp(prefix="execbench-tests-")
+for var, sub in {
+    "EXECBENCH_CACHE_DIR": "execbench-cache",
+    "INSPECT_CACHE_DIR": "inspect-cache",
+    "XDG_CACHE_HOME": "xdg-cache",
+    "XDG_DATA_HOME": "xdg-data",
+    "XDG_CONFIG_HOME": "xdg-config",
+    "XDG_STATE_HOME": "xdg-state",
+    "MPLCONFIGDIR": "mpl",
+}.items():
+    os.environ[var] = os.path.join(_ROOT, sub)
+    os.makedirs(os.environ[var], exist_ok=True)
+os.environ.setdefault("INSPECT_LOG_DIR", os.path.join(_ROOT, "inspect-logs"))
+
+
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch):
+    """A fresh, empty execbench cache dir for one test."""
+    path = tmp_path / "cache"
+    monkeypatch.setenv("EXECBENCH_CACHE_DIR", str(path))
+    return path

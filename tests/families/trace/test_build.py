@@ -1,0 +1,138 @@
+"""The trace family end to end: HumanEval and case directories through the real sandbox."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import pytest
+
+from execbench import families
+from execbench.dataset import read_manifest, read_rejected, read_tasks
+from execbench.dataset.cache import BuildCache
+from execbench.families.build import build_dataset
+from execbench.families.trace.build import approx_tokens, render_trace
+
+TRACE = families.get("trace")
+
+
+def write_case(root, name, program, **config):
+    case = root / name
+    case.mkdir(parents=True)
+    (case / "program.py").write_text(textwrap.dedent(program))
+    lines = [f'id = "{name}"', 'language = "python"', 'source = "program.py"']
+    lines += [f"{key} = {json.dumps(value)}" for key, value in config.items()]
+    (case / "case.toml").write_text("\n".join(lines) + "\n")
+    return case
+
+
+def build(sources, out, **kwargs):
+    options = {**TRACE.default_options, **kwargs.pop("options", {})}
+    return build_dataset(TRACE, sources, out, options=options, **kwargs)
+
+
+def test_humaneval_problems_become_tasks_with_real_traces(tmp_path):
+    manifest = build(["humaneval"], tmp_path / "he", limit=3, jobs=2)
+    tasks = list(read_tasks(tmp_path / "he"))
+    assert manifest["candidates"] == 3
+    assert len(tasks) == manifest["tasks"] > 10
+    first = tasks[0]
+    assert first.id == "trace/humaneval/HumanEval-0/0#trace"
+    assert first.source_id == "humaneval/HumanEval-0"
+    assert first.prompt_fields["call"].startswith("has_close_elements(")
+    program_lines = first.prompt_fields["program"].splitlines()
+    # every traced line is a real, non-def line of the shown program
+    for line in first.answer:
+        text = program_lines[line - 1].strip()
+        assert text and not text.startswith(("def ", "#", '"""'))
+    assert first.metrics["trace_length"] == len(first.answer)
+    assert first.metrics["cyclomatic"] >= 1 and first.metrics["loc"] > 0
+
+
+def test_case_directories_calls_script_errors_and_nondeterminism(tmp_path):
+    write_case(tmp_path / "src", "good", """\
+        def double(x):
+            y = x * 2
+            return y
+        """, calls=["double(1)", "double(1)", "double('a')", "double(None) + 1"])
+    write_case(tmp_path / "src", "script", """\
+        import sys
+        n = int(sys.stdin.read())
+        total = 0
+        for i in range(n):
+            total += i
+        print(total)
+        """, stdin=["in1.txt"])
+    (tmp_path / "src" / "script" / "in1.txt").write_text("2\n")
+    write_case(tmp_path / "src", "flaky", """\
+        def order():
+            out = []
+            for s in {"alpha", "beta", "gamma", "delta", "eps", "zeta"}:
+                if s < "c":
+                    out.append(s)
+            return out
+        """, calls=["order()"])
+    build([str(tmp_path / "src")], tmp_path / "ds")
+    tasks = {t.id: t for t in read_tasks(tmp_path / "ds")}
+    assert tasks["trace/src/good/0#trace"].answer == [2, 3]
+    assert tasks["trace/src/good/2#trace"].prompt_fields["call"] == "double('a')"
+    assert tasks["trace/src/script/0#trace"].answer == [1, 2, 3, 4, 5, 4, 5, 4, 6]
+    assert tasks["trace/src/script/0#trace"].prompt_fields["stdin"] == "2\n"
+    rejected = {r["candidate"]: r for r in read_rejected(tmp_path / "ds")}
+    assert rejected["src/good#1"]["stage"] == "duplicate"
+    assert rejected["src/good#3"]["stage"] == "execution"
+    assert "TypeError" in rejected["src/good#3"]["reason"]
+    assert rejected["src/flaky#0"]["stage"] == "determinism"
+
+
+def test_filter_on_answer_tokens_and_trace_cap(tmp_path):
+    write_case(tmp_path / "src", "loop", """\
+        def spin(n):
+            k = 0
+            while k < n:
+                k += 1
+            return k
+        """, calls=["spin(3)", "spin(400)", "spin(100000)"])
+    build([str(tmp_path / "src")], tmp_path / "ds", options={"repeats": 1})
+    assert [t.id for t in read_tasks(tmp_path / "ds")] == ["trace/src/loop/0#trace"]
+    rejected = {r["candidate"]: r for r in read_rejected(tmp_path / "ds")}
+    assert rejected["src/loop#1"]["stage"] == "filter"
+    assert rejected["src/loop#2"]["stage"] == "execution"
+    assert "too large" in rejected["src/loop#2"]["reason"]
+
+
+def test_hostile_program_is_contained_and_rejected(tmp_path):
+    write_case(tmp_path / "src", "forever", """\
+        def hang():
+            while True:
+                pass
+        """, calls=["hang()"])
+    build([str(tmp_path / "src")], tmp_path / "ds", options={"repeats": 1, "call_timeout": 1})
+    rejected = list(read_rejected(tmp_path / "ds"))
+    assert len(rejected) == 1 and rejected[0]["stage"] == "execution"
+    assert "timeout" in rejected[0]["reason"].lower()
+
+
+def test_rebuild_is_served_from_cache_and_identical(tmp_path):
+    cache = BuildCache(tmp_path / "cache.sqlite")
+    first = build(["humaneval"], tmp_path / "a", limit=2, cache=cache)
+    second = build(["humaneval"], tmp_path / "b", limit=2, cache=cache)
+    assert second["cache"] == {"hits": 2, "misses": 0}
+    assert first["content_hash"] == second["content_hash"]
+    assert (tmp_path / "a" / "tasks.jsonl").read_bytes() == (tmp_path / "b" / "tasks.jsonl").read_bytes()
+
+
+def test_render_and_token_proxy():
+    assert render_trace([1, 2, [3, 4], 5]) == "[1, 2, (3, 4), 5]"
+    assert approx_tokens("[1, 2, 3]") == 7
+    assert approx_tokens("[1234]") == 4
+
+
+def test_malformed_case_is_a_clear_error(tmp_path):
+    bad = tmp_path / "src" / "bad"
+    bad.mkdir(parents=True)
+    (bad / "case.toml").write_text('id = "bad"\nlanguage = "python"\n')
+    with pytest.raises(Exception, match="missing or non-string key 'source'"):
+        build([str(tmp_path / "src")], tmp_path / "ds")
+    assert not (tmp_path / "ds" / "tasks.jsonl").exists()
+    assert read_manifest(tmp_path / "ds") == {}
