@@ -209,7 +209,13 @@ class Tracer:
         return wanted
 
     def _global(self, frame: FrameType, event: str, arg: Any):  # noqa: ANN202
-        if event != "call" or self.too_large or not self._wanted(frame.f_code):
+        # Called for "call" events only; every frame of every file passes here, so the
+        # rejection of unwanted code is one dict lookup.
+        code = frame.f_code
+        wanted = self._code_wanted.get(code)
+        if wanted is None:
+            wanted = self._wanted(code)
+        if not wanted or self.too_large:
             return None
         try:
             record = self._active.get(frame)
@@ -276,12 +282,27 @@ class Tracer:
         return text
 
     def _local(self, frame: FrameType, event: str, arg: Any):  # noqa: ANN202
+        if event == "line":  # the hot path: kept inline
+            if self.too_large:
+                return None
+            self.line_events += 1
+            if self.line_events > self.limits.max_line_events:
+                self._abort(f"more than {self.limits.max_line_events} line events")
+                return None
+            lineno = frame.f_lineno
+            if self.record_calls:
+                record = self._active.get(frame)
+                if record is not None:
+                    record.lines.append(lineno)
+                    record.exception = None  # a line after an exception event: it was handled
+            code = frame.f_code
+            if code.co_filename == self.primary:
+                self._on_primary_line(code, lineno)
+            return self._local
         if self.too_large:
             return None
         try:
-            if event == "line":
-                self._on_line(frame)
-            elif event == "opcode":
+            if event == "opcode":
                 self.opcodes += 1
             elif event == "return":
                 self._on_return(frame, arg)
@@ -294,18 +315,7 @@ class Tracer:
             return None
         return self._local
 
-    def _on_line(self, frame: FrameType) -> None:
-        self.line_events += 1
-        if self.line_events > self.limits.max_line_events:
-            raise TraceTooLarge(f"more than {self.limits.max_line_events} line events")
-        lineno = frame.f_lineno
-        record = self._active.get(frame)
-        if record is not None and self.record_calls:
-            record.lines.append(lineno)
-            record.exception = None  # a line after an exception event: it was handled
-        code = frame.f_code
-        if code.co_filename != self.primary:
-            return
+    def _on_primary_line(self, code: CodeType, lineno: int) -> None:
         ident = threading.get_ident()
         if code.co_name in _COMPREHENSIONS and self._last_line.get(ident) == lineno:
             return  # a comprehension's loop re-entering the line it already stands on
