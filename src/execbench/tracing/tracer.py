@@ -53,6 +53,7 @@ class CallRecord:
     firstlineno: int
     depth: int
     thread: int
+    call_line: int | None = None  # the parent's line that made the call (None at depth 0)
     args: dict[str, str] = field(default_factory=dict)
     lines: list[int] = field(default_factory=list)
     returned: str | None = None
@@ -68,6 +69,7 @@ class CallRecord:
             "firstlineno": self.firstlineno,
             "depth": self.depth,
             "thread": self.thread,
+            "call_line": self.call_line,
             "args": self.args,
             "lines": self.lines,
             "return": self.returned,
@@ -255,6 +257,7 @@ class Tracer:
             firstlineno=code.co_firstlineno,
             depth=depth,
             thread=self._thread(),
+            call_line=None if parent is None else parent.f_lineno,
         )
         if self.record_calls:
             if self.summarize_values:

@@ -21,7 +21,8 @@ from execbench.tracing import TraceLimits, trace_calls, trace_script
 
 DEFAULT_OPTIONS: dict[str, Any] = {
     "repeats": 3,  # runs with different PYTHONHASHSEED; all must agree
-    "max_answer_tokens": 1024,  # CoCoNUT filters traces needing more than 1024 tokens
+    "max_answer_tokens": 1024,  # HumanEval-Trace: CoCoNUT drops traces needing more than 1024 tokens
+    "case_max_answer_tokens": 0,  # case directories (Advanced-Trace keeps all 5 calls): 0 = no limit
     "max_line_events": 20_000,  # tracing cap; far above what the token filter admits
     "call_timeout": 10,
 }
@@ -152,15 +153,17 @@ def build_candidate(candidate: Candidate, options: dict[str, Any]) -> Outcome:
             continue
         answer = traces[0]
         tokens = approx_tokens(render_trace(answer))
-        if tokens > options["max_answer_tokens"]:
-            outcome.reject(label, "filter", f"answer needs ~{tokens} tokens > {options['max_answer_tokens']}",
+        cap = options["max_answer_tokens" if payload["source"] == "humaneval" else "case_max_answer_tokens"]
+        if cap and tokens > cap:
+            outcome.reject(label, "filter", f"answer needs ~{tokens} tokens > {cap}",
                            run=run_input, trace_length=flat_length(answer))
             continue
         if run_input in seen:
             outcome.reject(label, "duplicate", f"same {payload['mode'][:-1]} as run {seen[run_input]}", run=run_input)
             continue
         seen[run_input] = index
-        metrics = {"answer_tokens": tokens, "threads": results[0].get("threads", 1),
+        # (no thread count: an executor may start fewer workers, depending on timing)
+        metrics = {"answer_tokens": tokens,
                    "cyclomatic": complexity.total, "cyclomatic_max": complexity.max_function, "loc": program_loc}
         outcome.tasks.append(_task(payload, index, run_input, answer, metrics, options["repeats"]))
     return outcome
