@@ -93,7 +93,7 @@ def test_filter_on_answer_tokens_and_trace_cap(tmp_path):
                 k += 1
             return k
         """, calls=["spin(3)", "spin(400)", "spin(100000)"])
-    build([str(tmp_path / "src")], tmp_path / "ds", options={"repeats": 1})
+    build([str(tmp_path / "src")], tmp_path / "ds", options={"repeats": 1, "case_max_answer_tokens": 1024})
     assert [t.id for t in read_tasks(tmp_path / "ds")] == ["trace/src/loop/0#trace"]
     rejected = {r["candidate"]: r for r in read_rejected(tmp_path / "ds")}
     assert rejected["src/loop#1"]["stage"] == "filter"
