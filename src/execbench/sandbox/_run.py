@@ -1,0 +1,621 @@
+"""run(), run_python(), capabilities(): see the package docstring for the design."""
+
+from __future__ import annotations
+
+import math
+import os
+import resource
+import select
+import shutil
+import signal
+import site
+import socket
+import stat
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Callable, Mapping, Sequence
+
+from . import _cgroup, _linux
+
+FORCE_FALLBACK_ENV = "EXECBENCH_SANDBOX_FORCE_FALLBACK"
+_MECHANISMS = ("netns", "pidns", "ipcns", "cgroup", "landlock")
+# Output beyond the cap is read and dropped; past cap + this much the run is killed ("output").
+OUTPUT_KILL_SLACK = 64 * 1024**2
+_MAXFD = os.sysconf("SC_OPEN_MAX")
+_CHUNK = 1 << 16
+
+
+class SandboxError(RuntimeError):
+    """The sandbox could not be set up (not: the program failed)."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    cpu_seconds: float = 10.0       # RLIMIT_CPU per process, rounded up to whole seconds
+    wall_seconds: float = 30.0
+    memory_bytes: int = 2 * 1024**3      # RLIMIT_AS
+    file_size_bytes: int = 64 * 1024**2  # RLIMIT_FSIZE; also the cap for collected files
+    open_files: int = 256                # RLIMIT_NOFILE
+    max_tasks: int = 64                  # processes + threads, holds as root (cgroup pids)
+    output_bytes: int = 4 * 1024**2      # cap for each of stdout / stderr captured
+
+
+@dataclass
+class SandboxResult:
+    exit_code: int | None        # None if killed by a signal
+    signal: int | None
+    limit: str | None            # "wall_time", "cpu_time", "memory", "file_size", "tasks", "output"
+    duration: float              # wall seconds
+    stdout: bytes
+    stderr: bytes
+    stdout_truncated: bool
+    stderr_truncated: bool
+    isolation: dict[str, str]
+    files: dict[str, bytes]
+    limits: Limits = field(default_factory=Limits, repr=False, compare=False)
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0 and self.limit is None
+
+    def reason(self) -> str:
+        """One line: "exit 0", "killed: wall_time limit (30 s)", "exit 1: <last stderr line>"."""
+        how = f"exit {self.exit_code}" if self.signal is None else "killed"
+        if self.limit:
+            return f"{how}: {self.limit} limit ({_limit_value(self.limit, self.limits)})"
+        if self.signal is not None:
+            try:
+                name = signal.Signals(self.signal).name
+            except ValueError:
+                name = "?"
+            return f"killed by signal {self.signal} ({name})"
+        if self.exit_code == 0:
+            return how
+        lines = [ln for ln in self.stderr.decode("utf-8", "replace").splitlines() if ln.strip()]
+        return f"{how}: {lines[-1].strip()[:200]}" if lines else how
+
+
+def _limit_value(limit: str, limits: Limits) -> str:
+    def size(n: int) -> str:
+        for unit, scale in (("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
+            if n >= scale:
+                return f"{n / scale:g} {unit}"
+        return f"{n} bytes"
+    return {"wall_time": f"{limits.wall_seconds:g} s", "cpu_time": f"{limits.cpu_seconds:g} s",
+            "memory": size(limits.memory_bytes), "file_size": size(limits.file_size_bytes),
+            "tasks": str(limits.max_tasks), "output": size(limits.output_bytes)}.get(limit, "?")
+
+
+# --- capability probing (once per process) ----------------------------------
+
+@dataclass(frozen=True)
+class _Plan:
+    root: bool
+    netns: bool
+    pidns: bool
+    ipcns: bool
+    cgroup: bool
+    landlock_abi: int       # 0: not used
+    mount_ro: bool
+    seccomp: bool           # seccomp socket filter: no AF_UNIX, and no sockets at all without netns
+    fresh_uid: bool         # root: run as a fresh uid (RLIMIT_NPROC binds) + CAP_DAC_OVERRIDE
+
+    def isolation(self) -> dict[str, str]:
+        tasks = ("cgroup-pids" if self.cgroup else "uid-nproc" if self.fresh_uid else
+                 "rlimit-nproc")
+        return {
+            "network": "netns" if self.netns else "socket-blocked" if self.seccomp else "none",
+            "unix_sockets": "blocked" if self.seccomp else "allowed",
+            "filesystem": ("landlock" if self.landlock_abi else
+                           "mount-ro" if self.mount_ro else "none"),
+            "tasks": tasks + ("+pidns" if self.pidns else ""),
+            "privileges": "fresh-uid+cap_dac_override" if self.fresh_uid else "unprivileged",
+            "ipc": "ipcns" if self.ipcns else "shared",
+        }
+
+
+_probe_lock = threading.Lock()
+_probed: dict[str, object] = {}
+
+
+def _fork_check(fn: Callable[[], None]) -> bool:
+    """Run fn in a forked child; True if it returned without raising."""
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            fn()
+            code = 0
+        finally:
+            os._exit(code)
+    return os.waitpid(pid, 0)[1] == 0
+
+
+def _probe_seccomp() -> None:
+    _linux.prctl(_linux.PR_SET_NO_NEW_PRIVS, 1)
+    _linux.restrict_sockets(allow_inet=False)
+    socket.socketpair()
+    for family in (socket.AF_UNIX, socket.AF_INET):
+        try:
+            socket.socket(family)
+        except PermissionError:
+            continue
+        raise RuntimeError("seccomp filter did not block socket()")
+
+
+def _remove_stale_workdirs(min_age: float = 600.0) -> None:
+    """Work dirs of processes that were killed before their finally: could run."""
+    base = tempfile.gettempdir()
+    for name in os.listdir(base):
+        owner = name.split("-")[1] if name.startswith("execbench-") and name.count("-") >= 2 else ""
+        path = os.path.join(base, name)
+        try:
+            if (owner.isdigit() and not os.path.exists(f"/proc/{owner}")
+                    and time.time() - os.lstat(path).st_mtime > min_age):
+                shutil.rmtree(path, ignore_errors=True)
+        except OSError:
+            pass
+
+
+def _probe() -> dict[str, object]:
+    with _probe_lock:
+        if not _probed:
+            _remove_stale_workdirs()
+            root = os.geteuid() == 0
+            ns = {name: _fork_check(lambda f=flag: _linux.unshare(f)) for name, flag in
+                  (("netns", _linux.CLONE_NEWNET), ("pidns", _linux.CLONE_NEWPID),
+                   ("ipcns", _linux.CLONE_NEWIPC), ("mntns", _linux.CLONE_NEWNS))}
+            _probed.update(ns, root=root, cgroup=root and _cgroup.probe(),
+                           landlock_abi=_linux.landlock_abi(),
+                           seccomp=_linux.SECCOMP_SUPPORTED and _fork_check(_probe_seccomp))
+        return _probed
+
+
+def _forced() -> frozenset[str]:
+    value = os.environ.get(FORCE_FALLBACK_ENV, "").strip().lower()
+    if value in ("", "0", "no", "false"):
+        return frozenset()
+    if value in ("1", "all", "yes", "true"):
+        return frozenset(_MECHANISMS)
+    names = frozenset(v.strip() for v in value.split(",") if v.strip())
+    if names - set(_MECHANISMS):
+        raise ValueError(f"{FORCE_FALLBACK_ENV}: unknown {sorted(names - set(_MECHANISMS))}, "
+                         f"expected 'all' or some of {_MECHANISMS}")
+    return names
+
+
+def _plan() -> _Plan:
+    p, off = _probe(), _forced()
+    use = lambda name: bool(p[name]) and name not in off  # noqa: E731
+    abi = 0 if "landlock" in off else int(p["landlock_abi"])  # type: ignore[arg-type]
+    return _Plan(root=bool(p["root"]), netns=use("netns"), pidns=use("pidns"), ipcns=use("ipcns"),
+                 cgroup=use("cgroup"), landlock_abi=abi,
+                 mount_ro=not abi and bool(p["root"]) and bool(p["mntns"]),
+                 seccomp=bool(p["seccomp"]),
+                 fresh_uid=bool(p["root"]))
+
+
+def capabilities() -> dict[str, str]:
+    """What run() will use here (probed once per process; honours the force-fallback
+    variable), plus the Landlock ABI version found."""
+    return {**_plan().isolation(), "landlock_abi": str(_probe()["landlock_abi"])}
+
+
+# --- the child side: runs between fork and exec ---------------------------
+
+def _reset_signals() -> None:
+    signal.pthread_sigmask(signal.SIG_SETMASK, ())
+    for sig in signal.valid_signals():
+        if sig not in (signal.SIGKILL, signal.SIGSTOP) and signal.getsignal(sig) != signal.SIG_DFL:
+            try:
+                signal.signal(sig, signal.SIG_DFL)
+            except (OSError, ValueError):
+                pass
+
+
+def _exit_with(status: int) -> None:
+    """Terminate the way a wait status says (signal or exit code)."""
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)   # handlers are already SIG_DFL (_reset_signals)
+        os.kill(os.getpid(), sig)
+        os._exit(128 + sig)
+    os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 255)
+
+
+def _enter_pid_namespace(cgroup_fd: int) -> None:
+    """Called after unshare(CLONE_NEWPID). Forks twice; returns only in the grandchild
+    (the program, pid 2). The caller process stays outside the namespace and forwards
+    the program's status; the child is pid 1 (init): it reaps orphans and, by exiting,
+    makes the kernel kill everything left in the namespace."""
+    r, w = os.pipe()
+    if os.fork():                      # outer process: forward the status, never return
+        try:
+            os.close(w)
+            os.closerange(0, r)
+            os.closerange(r + 1, _MAXFD)   # incl. subprocess's error pipe: Popen returns at exec
+            _, status = os.wait()
+            data = os.read(r, 4)
+            _exit_with(struct.unpack("i", data)[0] if len(data) == 4 else status)
+        finally:
+            os._exit(255)
+    try:                               # pid 1
+        os.close(r)
+        _linux.prctl(_linux.PR_SET_PDEATHSIG, signal.SIGKILL)
+        poller = select.poll()
+        poller.register(w, select.POLLOUT)
+        if any(ev & select.POLLERR for _, ev in poller.poll(0)):
+            os._exit(137)              # outer process already gone
+        if cgroup_fd >= 0:
+            os.write(cgroup_fd, b"0")  # pid 1 and all its descendants join the group
+        program = os.fork()
+    except BaseException as exc:
+        os.write(2, f"execbench sandbox: init failed: {exc!r}\n".encode())
+        os._exit(255)
+    if program == 0:
+        return
+    try:
+        os.closerange(0, w)
+        os.closerange(w + 1, _MAXFD)
+        while True:
+            pid, status = os.wait()
+            if pid == program:
+                os.write(w, struct.pack("i", status))
+                break
+    finally:
+        os._exit(0)
+
+
+def _child_setup(plan: _Plan, limits: Limits, workdir: str, writable: list[str],
+                 cgroup_fd: int, uid: int | None, parent: int, error_fd: int) -> Callable[[], None]:
+    cpu = max(1, math.ceil(limits.cpu_seconds))
+    rlimits = [(resource.RLIMIT_CPU, cpu, cpu + 1),
+               (resource.RLIMIT_FSIZE, limits.file_size_bytes, limits.file_size_bytes),
+               (resource.RLIMIT_NOFILE, limits.open_files, limits.open_files)]
+    # With the cgroup, pids.max (max_tasks + 1 for our init) must trip first: it is the one
+    # that records the event. Without it RLIMIT_NPROC is the bound (fresh uid / non-root).
+    nproc = limits.max_tasks + (2 if plan.cgroup else 0)
+    rlimits.append((resource.RLIMIT_NPROC, nproc, nproc))
+    rlimits.append((resource.RLIMIT_AS, limits.memory_bytes, limits.memory_bytes))  # last
+    flags = ((_linux.CLONE_NEWNET if plan.netns else 0) | (_linux.CLONE_NEWPID if plan.pidns else 0)
+             | (_linux.CLONE_NEWIPC if plan.ipcns else 0)
+             | (_linux.CLONE_NEWNS if plan.mount_ro else 0))
+    dac = 1 << _linux.CAP_DAC_OVERRIDE
+
+    def setup() -> None:
+        try:
+            confine()
+        except BaseException as exc:   # Popen only says "Exception occurred in preexec_fn"
+            os.write(error_fd, repr(exc).encode()[:2000])
+            raise
+
+    def confine() -> None:  # in the Popen child, after setsid() and chdir(workdir)
+        _linux.prctl(_linux.PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != parent:
+            os._exit(137)
+        _reset_signals()
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if flags:
+            _linux.unshare(flags)
+        if plan.mount_ro:
+            _linux.remount_all_readonly(writable)
+            os.chdir(workdir)          # re-enter through the writable bind mount
+        if plan.pidns:
+            _enter_pid_namespace(cgroup_fd)
+        elif cgroup_fd >= 0:
+            os.write(cgroup_fd, b"0")
+        # --- from here on: the process that will exec the program
+        _linux.prctl(_linux.PR_SET_NO_NEW_PRIVS, 1)
+        if plan.landlock_abi:
+            _linux.landlock_restrict(plan.landlock_abi, writable)
+        if plan.seccomp:
+            _linux.restrict_sockets(allow_inet=plan.netns)
+        if uid is not None:
+            # A fresh uid owns nothing outside the work dir, so it cannot chmod/chown system
+            # files (Landlock does not cover metadata), and RLIMIT_NPROC binds it. Its only
+            # capability, CAP_DAC_OVERRIDE (ambient, survives exec), keeps everything readable
+            # (e.g. the interpreter under /root) and read_write_paths writable; Landlock
+            # still decides what may be written.
+            _linux.drop_bounding_set(keep=dac)
+            # Keep capabilities across setuid, and let access(2) honour them too (g++ checks
+            # TMPDIR with access()); "root" gets nothing special any more (locked).
+            _linux.prctl(_linux.PR_SET_SECUREBITS, _linux.SECBITS_FRESH_UID)
+            os.setgroups([])
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)
+            _linux.capset(dac)
+            _linux.prctl(_linux.PR_CAP_AMBIENT, _linux.PR_CAP_AMBIENT_RAISE,
+                         _linux.CAP_DAC_OVERRIDE)
+        for which, soft, hard in rlimits:
+            resource.setrlimit(which, (soft, hard))
+    return setup
+
+
+# --- the parent side ---------------------------------------------------------
+
+def _rel_parts(name: str) -> tuple[str, ...]:
+    path = PurePosixPath(name)
+    if not name or "\0" in name or path.is_absolute() or ".." in path.parts or not path.parts:
+        raise ValueError(f"sandbox paths must be relative, without '..': {name!r}")
+    return path.parts
+
+
+_uid_counter = iter(range(1 << 30))
+
+
+def _fresh_uid() -> int:
+    return 1_500_000_000 + (os.getpid() % 100_000) * 1000 + next(_uid_counter) % 1000
+
+
+def _kill_uid(uid: int) -> None:
+    """SIGKILL every live process whose real uid is ``uid`` (fallback without cgroup/pidns)."""
+    for _ in range(1000):
+        found = False
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry}/status", "rb") as f:
+                    fields = dict(line.split(b":", 1) for line in f if b":" in line)
+                zombie = fields[b"State"].strip().startswith(b"Z")
+                if int(fields[b"Uid"].split()[0]) == uid and not zombie:
+                    os.kill(int(entry), signal.SIGKILL)
+                    found = True
+            except (OSError, KeyError, ValueError):
+                pass
+        if not found:
+            return
+        time.sleep(0.001)
+
+
+def _child_env(env: Mapping[str, str] | None, workdir: str) -> dict[str, str]:
+    path = os.pathsep.join(dict.fromkeys([os.path.dirname(sys.executable), "/usr/local/bin",
+                                          "/usr/bin", "/bin"]))
+    return {"PATH": path, "HOME": workdir, "TMPDIR": workdir, "LANG": "C.UTF-8", **(env or {})}
+
+
+class _Streams:
+    """Pumps stdin / stdout / stderr of the child without blocking."""
+
+    def __init__(self, proc: subprocess.Popen, stdin: bytes, cap: int):
+        self.cap = cap
+        self.poller = select.poll()
+        assert proc.stdin and proc.stdout and proc.stderr
+        self.out = {proc.stdout.fileno(): bytearray(), proc.stderr.fileno(): bytearray()}
+        self.total = dict.fromkeys(self.out, 0)
+        self.stdin_fd, self.stdin, self.stdin_pos = proc.stdin.fileno(), stdin, 0
+        self.stdin_file = proc.stdin
+        self.open = set(self.out) | {self.stdin_fd}
+        for fd in self.open:
+            os.set_blocking(fd, False)
+            self.poller.register(fd, select.POLLOUT if fd == self.stdin_fd else select.POLLIN)
+        if not stdin:
+            self.close_stdin()
+
+    def close_stdin(self) -> None:
+        self.poller.unregister(self.stdin_fd)
+        self.open.discard(self.stdin_fd)
+        try:
+            self.stdin_file.close()
+        except OSError:
+            pass
+
+    def handle(self, fd: int) -> None:
+        if fd == self.stdin_fd:
+            try:
+                self.stdin_pos += os.write(fd, self.stdin[self.stdin_pos:self.stdin_pos + _CHUNK])
+            except BlockingIOError:
+                return
+            except OSError:          # EPIPE: the program does not read its input
+                self.stdin_pos = len(self.stdin)
+            if self.stdin_pos >= len(self.stdin):
+                self.close_stdin()
+            return
+        try:
+            data = os.read(fd, _CHUNK)
+        except BlockingIOError:
+            return
+        if not data:
+            self.poller.unregister(fd)
+            self.open.discard(fd)
+            return
+        buf = self.out[fd]
+        if len(buf) < self.cap:
+            buf += data[: self.cap - len(buf)]
+        self.total[fd] += len(data)
+
+    def flooded(self) -> bool:
+        return any(n > self.cap + OUTPUT_KILL_SLACK for n in self.total.values())
+
+
+def run(argv: list[str], *, stdin: bytes | str = b"", limits: Limits = Limits(),
+        files: Mapping[str, bytes | str] = {}, collect: Sequence[str] = (),
+        env: Mapping[str, str] | None = None, read_write_paths: Sequence[str] = (),
+        cwd_name: str = "work") -> SandboxResult:
+    """Run ``argv`` confined, in a fresh work dir holding ``files``; see the package docs."""
+    if not argv:
+        raise ValueError("empty argv")
+    plan = _plan()
+    stdin_bytes = stdin.encode() if isinstance(stdin, str) else bytes(stdin)
+    for name in [*files, *collect, cwd_name]:
+        _rel_parts(name)
+    tmp = tempfile.mkdtemp(prefix=f"execbench-{os.getpid()}-")
+    group: _cgroup.PidsCgroup | None = None
+    proc: subprocess.Popen | None = None
+    status = None
+    uid = _fresh_uid() if plan.fresh_uid else None
+    try:
+        workdir = os.path.join(tmp, cwd_name)
+        os.makedirs(workdir)
+        for name, content in files.items():
+            target = os.path.join(workdir, name)
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            data = content.encode() if isinstance(content, str) else bytes(content)
+            with open(target, "wb") as f:
+                f.write(data)
+            if data.startswith((b"\x7fELF", b"#!")):   # binaries / scripts: executable
+                os.chmod(target, 0o755)
+        if uid is not None:   # the program may modify (chmod, rename, ...) its own files
+            for dirpath, dirnames, filenames in os.walk(workdir):
+                for name in [dirpath, *(os.path.join(dirpath, n) for n in dirnames + filenames)]:
+                    os.lchown(name, uid, uid)
+        writable = [workdir, *(os.path.abspath(p) for p in read_write_paths)]
+        if plan.cgroup:
+            group = _cgroup.PidsCgroup(limits.max_tasks + (1 if plan.pidns else 0))
+        error_r, error_w = os.pipe()
+        try:
+            setup = _child_setup(plan, limits, workdir, writable,
+                                 group.procs_fd if group else -1, uid, os.getpid(), error_w)
+            start = time.monotonic()
+            proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, cwd=workdir,
+                                    env=_child_env(env, workdir), preexec_fn=setup,
+                                    start_new_session=True, close_fds=True)
+        except subprocess.SubprocessError as exc:
+            os.set_blocking(error_r, False)  # children of concurrent runs may hold error_w
+            try:
+                detail = os.read(error_r, 4096).decode(errors="replace")
+            except BlockingIOError:
+                detail = "?"
+            raise SandboxError(f"sandbox setup failed: {detail}") from exc
+        finally:
+            os.close(error_r)
+            os.close(error_w)
+        streams = _Streams(proc, stdin_bytes, limits.output_bytes)
+        pidfd = os.pidfd_open(proc.pid)
+        streams.poller.register(pidfd, select.POLLIN)
+        deadline, killed_for, rusage, end = start + limits.wall_seconds, None, None, start
+        try:
+            while status is None or streams.open:
+                now = time.monotonic()
+                if status is None and killed_for is None and now >= deadline:
+                    killed_for = "wall_time"
+                if status is None and killed_for is not None:
+                    _kill(proc, group, uid, plan)
+                if status is not None and now > end + 2.0:
+                    break                  # something outside our reach holds a pipe
+                wait = (deadline if status is None and killed_for is None else now + 0.05) - now
+                for fd, _ in streams.poller.poll(max(0.0, wait) * 1000):
+                    if fd != pidfd:
+                        streams.handle(fd)
+                        continue
+                    _, status, rusage = os.wait4(proc.pid, 0)
+                    end = time.monotonic()
+                    proc.returncode = os.waitstatus_to_exitcode(status)
+                    streams.poller.unregister(pidfd)
+                    # The program is over: kill what it left running (with a PID namespace
+                    # the kernel has already done so).
+                    _kill(proc, group, uid, plan, main_reaped=True)
+                if killed_for is None and streams.flooded():
+                    killed_for = "output"
+        finally:
+            os.close(pidfd)
+        tasks_refused = group is not None and group.hit_max()
+        collected = _collect(workdir, collect, limits.file_size_bytes)
+    finally:
+        if proc is not None:
+            if status is None:  # exception in the parent: do not leave anything running
+                _kill(proc, group, uid, plan)
+                proc.wait()
+            for stream in (proc.stdin, proc.stdout, proc.stderr):
+                try:
+                    stream.close()  # type: ignore[union-attr]
+                except OSError:
+                    pass
+        try:
+            if group is not None:
+                group.close()
+            if uid is not None and not plan.pidns and not plan.cgroup:
+                _kill_uid(uid)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    out, err = streams.out.values()
+    out_total, err_total = streams.total.values()
+    signum = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
+    code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
+    limit = killed_for or _classify(code, signum, rusage, bytes(err), tasks_refused, limits)
+    return SandboxResult(exit_code=code, signal=signum, limit=limit, duration=end - start,
+                         stdout=bytes(out), stderr=bytes(err),
+                         stdout_truncated=out_total > len(out),
+                         stderr_truncated=err_total > len(err),
+                         isolation=plan.isolation(), files=collected, limits=limits)
+
+
+def _kill(proc: subprocess.Popen, group: _cgroup.PidsCgroup | None, uid: int | None,
+          plan: _Plan, main_reaped: bool = False) -> None:
+    if group is not None:
+        group.kill()
+    if not main_reaped:   # not Popen.kill(): its poll() would reap the child behind our back
+        os.kill(proc.pid, signal.SIGKILL)  # with a PID namespace: init dies by PDEATHSIG
+    if uid is not None and not plan.pidns and not plan.cgroup:
+        _kill_uid(uid)
+
+
+def _classify(code: int | None, signum: int | None, rusage: resource.struct_rusage | None,
+              stderr: bytes, tasks_refused: bool, limits: Limits) -> str | None:
+    if code == 0:
+        return None
+    tail = stderr[-4096:]
+    cpu = rusage.ru_utime + rusage.ru_stime if rusage else 0.0
+    cpu_limit = max(1, math.ceil(limits.cpu_seconds))
+    if signum == signal.SIGXCPU or (signum == signal.SIGKILL and cpu >= cpu_limit):
+        return "cpu_time"
+    if signum == signal.SIGXFSZ or b"File too large" in tail or b"File size limit exceeded" in tail:
+        return "file_size"
+    if tasks_refused:
+        return "tasks"
+    if b"Resource temporarily unavailable" in tail or b"can't start new thread" in tail:
+        return "tasks"   # without the cgroup: EAGAIN from fork/clone under RLIMIT_NPROC
+    if any(s in tail for s in (b"MemoryError", b"std::bad_alloc", b"Cannot allocate memory",
+                               b"out of memory")):
+        return "memory"
+    return None
+
+
+def _collect(workdir: str, names: Sequence[str], cap: int) -> dict[str, bytes]:
+    """Read back regular files below workdir without following symlinks."""
+    found: dict[str, bytes] = {}
+    for name in names:
+        parts = _rel_parts(name)
+        try:
+            dirfd = os.open(workdir, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+            try:
+                for part in parts[:-1]:
+                    sub = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC,
+                                  dir_fd=dirfd)
+                    os.close(dirfd)
+                    dirfd = sub
+                fd = os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC,
+                             dir_fd=dirfd)
+            finally:
+                os.close(dirfd)
+            with os.fdopen(fd, "rb") as f:
+                if stat.S_ISREG(os.fstat(fd).st_mode):
+                    found[name] = f.read(cap)
+        except OSError:
+            continue
+    return found
+
+
+def _python_path() -> str | None:
+    """The directory execbench is imported from, if the child's site-packages lack it."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    sites = {os.path.realpath(p) for p in site.getsitepackages()}
+    return None if os.path.realpath(root) in sites else root
+
+
+def run_python(args: list[str], **kwargs) -> SandboxResult:
+    """run([sys.executable, "-s", *args], ...). Not -I/-E: the environment is already
+    scrubbed, and PYTHONPATH / PYTHONHASHSEED passed in ``env`` must work; execbench's own
+    directory is appended to PYTHONPATH when it is not in site-packages."""
+    env = dict(kwargs.pop("env", None) or {})
+    extra = _python_path()
+    if extra:
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (env.get("PYTHONPATH"), extra) if p)
+    return run([sys.executable, "-s", *args], env=env, **kwargs)
