@@ -21,8 +21,13 @@ Size convention (|S_t|, "slots"):
   each key and each value); an instance of a Python class is 1 plus the size of each value
   in its instance ``__dict__`` (read without calling user code); anything else (iterators,
   generators, files, C-level objects) is 1;
+* frames of instrumentation helpers (functions named ``_checkpoint...``) are not followed:
+  their opcodes, lines and locals do not count;
 * a container or instance is counted once per observation (by identity): a second
   reference to it adds 0, so aliases and cycles are not double counted.
+
+Over ``max_line_events`` tracing stops, :class:`TraceCapExceeded` is raised into the program
+so it does not run on untraced, and the result says ``too_large``.
 
 Cost control: a walk costs about |S_t| steps, so a long run with a large state would cost
 sum_t |S_t| steps. The walker has a work budget; each time the work done passes the next
@@ -44,6 +49,11 @@ _SEQUENCES = frozenset({list, tuple, set, frozenset, deque})
 _NOT_STATE = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType,
               type, types.BuiltinMethodType)
 _get_dict = object.__getattribute__
+
+
+class TraceCapExceeded(BaseException):
+    """Raised into the traced program when a cap is hit, so it stops instead of running on
+    untraced (a BaseException: ``except Exception`` in the program does not swallow it)."""
 
 
 def _is_state_name(name: str, value: Any) -> bool:
@@ -129,7 +139,7 @@ class StateLoadTracer:
         *,
         measure_state: bool = True,
         max_line_events: int = 2_000_000,
-        state_budget: int = 1_000_000,
+        state_budget: int = 300_000,
     ) -> None:
         self.files = frozenset(files)
         self.measure_state = measure_state
@@ -173,7 +183,8 @@ class StateLoadTracer:
         code = frame.f_code
         wanted = self._wanted.get(code)
         if wanted is None:
-            wanted = self._wanted[code] = code.co_filename in self.files
+            wanted = self._wanted[code] = (code.co_filename in self.files
+                                           and not code.co_qualname.startswith("_checkpoint"))
         if not wanted:
             return None
         frame.f_trace_opcodes = True
@@ -187,7 +198,7 @@ class StateLoadTracer:
             if self.line_events > self.max_line_events:
                 self.too_large = f"more than {self.max_line_events} line events"
                 self.stop()
-                return None
+                raise TraceCapExceeded(self.too_large)
             if self.measure_state and self.line_events % self.stride == 0:
                 self._observe(frame)
         return self._local

@@ -39,7 +39,7 @@ VARIANTS = {
     "line": Variant("cot", annotation="line"),
 }
 
-# (program, call, answer); the answers are real traces (see tests/families/test_trace_prompt.py).
+# (program, call, answer); the answers are real traces (see tests/families/trace/test_trace_prompt.py).
 EXAMPLES = [
     ("def absolute_sum(xs):\n    total = 0\n    for x in xs:\n        if x < 0:\n            x = -x\n"
      "        total += x\n    return total\n", "absolute_sum([3, -1])", "[2, 3, 4, 6, 3, 4, 5, 6, 3, 7]"),

@@ -1,0 +1,44 @@
+"""The ``state`` family (paper 001): exact final output for a short and a long input, and
+the JSON state of chosen variables inside and right after a loop.
+
+Four tasks per case: ``short-trace-final``, ``long-trace-final`` (clean program),
+``inside-loop-state``, ``post-loop-state`` (instrumented program, long input). Sources:
+``classic`` (authored textbook algorithms, Python and C++), ``networkx-simplex`` (networkx's
+``network_simplex`` on 30 selected graphs), or any directory of case directories.
+Case format, instrumentation, admission checks and metric conventions:
+``docs/state-family.md``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Iterator
+
+from execbench.dataset import Task
+from execbench.families.base import Candidate, Family, Outcome, Prompt
+from execbench.families.state import build, grade, prompt
+from execbench.grading import Score
+
+
+class StateFamily(Family):
+    name = "state"
+    version = "1"
+    variants = prompt.VARIANTS
+    default_options = build.DEFAULT_OPTIONS
+
+    def candidates(self, sources: list[str], options: dict[str, Any]) -> Iterator[Candidate]:
+        return build.candidates(sources, options)
+
+    def build_candidate(self, candidate: Candidate, options: dict[str, Any]) -> Outcome:
+        return build.build_candidate(candidate, options)
+
+    def prompt(self, task: Task, variant: str = "direct") -> Prompt:
+        return prompt.render(task, variant)
+
+    def grade(self, task: Task, response: str) -> Score:
+        return grade.grade(task, response)
+
+    def summarize(self, results: Iterable[tuple[Task, Score]]) -> dict[str, Any]:
+        return grade.summarize(results)
+
+
+FAMILY = StateFamily()

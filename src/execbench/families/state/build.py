@@ -1,0 +1,550 @@
+"""Building state tasks: a case → four arms, checked by execution (paper 001, §3.1–3.3).
+
+A candidate is one case: a deterministic stdin→stdout program, a short and a long input and
+(optionally) a checkpoint ``{loop_line, fields, inside_iteration}``. Everything that runs
+code goes through the sandbox in batches (:mod:`.batch`). Python:
+
+1. *profile* (only when the checkpoint or its iteration is not given): a copy counting every
+   loop's iterations and exits on the long input; without ``[checkpoint]`` the loop and the
+   projection are chosen automatically (:mod:`.choose`), from a second, snapshot run;
+2. ``repeats`` batches, one per hash seed ``0..repeats-1``, each running the clean program
+   on both inputs and the two instrumented programs on the long input (natively, under the
+   time/memory caps), plus the short and long runs under the opcode-counting tracer (the
+   native trace length, measured ``repeats`` times); seed 0's traced runs of all four arms
+   also measure the state load.
+
+C++: compile (``g++ -std=c++17 -O0 --coverage``) and run in the sandbox; a compile error is
+a rejection; the trace length is the sum of gcov line-execution counts of the program's own
+source file (standard headers filtered out); no state-load adapter (those metrics are null).
+
+Admission (rejection stages): ``source`` (unreadable case), ``instrument`` (no
+instrumentable loop / bad fields), ``compile``, ``execution`` (crash, non-UTF-8 output),
+``caps`` (time, memory, output, tracing caps), ``determinism`` (outputs differ across
+repeats), ``trace-order`` (not short << long in every measurement), ``checkpoint``
+(unreachable, unparsable state, fields/types differ, no core field changes, output before
+the checkpoint is not a prefix of the clean output).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any, Iterator
+
+from execbench.dataset import make_id
+from execbench.families.base import Candidate, Outcome, SourceError
+from execbench.families.state import choose, instrument_cpp, instrument_py
+from execbench.families.state.batch import Batch, JobResult, run_batch, toolchain
+from execbench.families.state.canonical import depth_ok, dumps, json_type, leaves
+from execbench.sources import cases
+from execbench.static import cyclomatic, loc
+
+INSTRUMENTATION_VERSION = "1"
+ARMS = ("short-trace-final", "long-trace-final", "inside-loop-state", "post-loop-state")
+
+DEFAULT_OPTIONS: dict[str, Any] = {
+    "repeats": 3,  # runs per oracle (hash seeds 0..n-1) and trace-length measurements
+    "min_trace_ratio": 10.0,  # short << long: long >= ratio * short in every measurement
+    "time_limit": 10.0,  # CPU seconds per native run (wall: 2x + 5 s)
+    "memory_mb": 1024,  # address-space cap per native run
+    "trace_time_limit": 120.0,  # per run under the tracer
+    "max_line_events": 3_000_000,  # tracer cap
+    "state_budget": 300_000,  # state-walk work before the sampling stride doubles
+    "max_output_bytes": 1_048_576,  # stdout cap per run
+    "max_fields": 4,  # automatic projection: at most this many fields
+    "max_field_chars": 200,  # automatic projection: canonical JSON of a field at most this long
+    "final_compare": "auto",  # tokens | bytes | auto (the case's or source's rule)
+    "cpp_std": "c++17",
+    "compile_time_limit": 120.0,
+}
+
+
+class Reject(Exception):
+    def __init__(self, stage: str, reason: str, **details: Any) -> None:
+        super().__init__(reason)
+        self.stage = stage
+        self.reason = reason
+        self.details = details
+
+
+# -- candidates ---------------------------------------------------------------------------
+
+def candidates(sources: list[str], options: dict[str, Any]) -> Iterator[Candidate]:
+    for source in sources:
+        if source == "networkx-simplex":
+            from execbench.families.state import netsimplex
+
+            yield from netsimplex.candidates()
+        else:
+            yield from _case_dirs(source)
+
+
+def _case_dirs(source: str) -> Iterator[Candidate]:
+    name, dirs = cases.resolve_source("state", source)
+    for directory in dirs:
+        try:
+            case = cases.load_case(directory)
+            payload = case_payload(case, name)
+        except SourceError as exc:
+            yield Candidate(key=f"{name}/{directory.name}", payload={"error": str(exc), "case": directory.name})
+            continue
+        yield Candidate(key=f"{name}/{case.id}", payload=payload)
+
+
+def case_payload(case: cases.Case, source: str) -> dict[str, Any]:
+    config = case.config
+    language = config["language"]
+    if language not in ("python", "cpp"):
+        raise SourceError(f"{case.directory}: language must be 'python' or 'cpp', not {language!r}")
+    for key in ("short_input", "long_input"):
+        if not isinstance(config.get(key), str):
+            raise SourceError(f"{case.directory / cases.CASE_FILE}: missing or non-string key {key!r}")
+    checkpoint = config.get("checkpoint")
+    if checkpoint is not None:
+        checkpoint = _check_checkpoint(checkpoint, case)
+    elif language == "cpp":
+        raise SourceError(f"{case.directory}: C++ cases need a [checkpoint] with loop_line and fields "
+                          "(the automatic choice is Python-only)")
+    compare = config.get("compare", "tokens")
+    if compare not in ("tokens", "bytes"):
+        raise SourceError(f"{case.directory}: compare must be 'tokens' or 'bytes'")
+    payload = {
+        "source": source,
+        "case": case.id,
+        "language": language,
+        "program": case.read(config["source"]),
+        "short": case.read(config["short_input"]),
+        "long": case.read(config["long_input"]),
+        "checkpoint": checkpoint,
+        "topic": str(config.get("topic", source)),
+        "compare": compare,
+        "source_id": f"{source}/{case.id}",
+        "files": {"source": config["source"], "short": config["short_input"], "long": config["long_input"]},
+    }
+    if language == "cpp":
+        payload["toolchain"] = toolchain()
+    return payload
+
+
+def _check_checkpoint(raw: Any, case: cases.Case) -> dict[str, Any]:
+    where = case.directory / cases.CASE_FILE
+    if not isinstance(raw, dict):
+        raise SourceError(f"{where}: [checkpoint] must be a table")
+    line, fields = raw.get("loop_line"), raw.get("fields")
+    if not isinstance(line, int) or line < 1:
+        raise SourceError(f"{where}: checkpoint.loop_line must be a positive integer")
+    if not isinstance(fields, list) or not all(isinstance(f, str) for f in fields) or not fields:
+        raise SourceError(f"{where}: checkpoint.fields must be a non-empty list of names")
+    iteration = raw.get("inside_iteration")
+    if iteration is not None and (not isinstance(iteration, int) or iteration < 1):
+        raise SourceError(f"{where}: checkpoint.inside_iteration must be a positive integer")
+    core = raw.get("core", fields)
+    if not isinstance(core, list) or not set(core) <= set(fields) or not core:
+        raise SourceError(f"{where}: checkpoint.core must be a non-empty subset of fields")
+    unknown = set(raw) - {"loop_line", "fields", "inside_iteration", "core"}
+    if unknown:
+        raise SourceError(f"{where}: unknown checkpoint keys: {', '.join(sorted(unknown))}")
+    return {"loop_line": line, "fields": list(fields), "inside_iteration": iteration, "core": list(core)}
+
+
+# -- building -------------------------------------------------------------------------------
+
+def build_candidate(candidate: Candidate, options: dict[str, Any]) -> Outcome:
+    payload = candidate.payload
+    outcome = Outcome()
+    if "error" in payload:
+        outcome.reject(candidate.key, "source", payload["error"])
+        return outcome
+    try:
+        if payload["language"] == "python":
+            result = _build_python(payload, options)
+        else:
+            result = _build_cpp(payload, options)
+        outcome.tasks.extend(_tasks(payload, result, options))
+    except Reject as exc:
+        outcome.reject(candidate.key, exc.stage, exc.reason, language=payload["language"], **exc.details)
+    except (instrument_py.InstrumentError, instrument_cpp.InstrumentError) as exc:
+        outcome.reject(candidate.key, "instrument", str(exc), language=payload["language"])
+    except SourceError as exc:
+        outcome.reject(candidate.key, "source", str(exc), language=payload["language"])
+    return outcome
+
+
+def _native_limits(options: dict[str, Any]) -> dict[str, Any]:
+    t = float(options["time_limit"])
+    return {"cpu": t, "wall": 2 * t + 5, "memory_mb": int(options["memory_mb"]),
+            "max_output": int(options["max_output_bytes"])}
+
+
+def _trace_limits(options: dict[str, Any], state: bool) -> dict[str, Any]:
+    t = float(options["trace_time_limit"])
+    return {"cpu": t, "wall": 2 * t + 5, "memory_mb": max(2048, int(options["memory_mb"])),
+            "max_output": int(options["max_output_bytes"]),
+            "measure": {"state": state, "max_line_events": int(options["max_line_events"]),
+                        "state_budget": int(options["state_budget"])}}
+
+
+def _need(job: JobResult | None, what: str, *, stage: str = "execution") -> JobResult:
+    if job is None:
+        raise Reject(stage, f"{what}: the run did not happen")
+    if job.limit is not None:
+        raise Reject("caps", f"{what}: {job.reason()}", wall=job.wall, cpu=job.cpu, maxrss_kb=job.maxrss_kb)
+    if not job.ok:
+        raise Reject(stage, f"{what}: {job.reason()}")
+    return job
+
+
+def _decode(job: JobResult, what: str) -> str:
+    try:
+        return job.stdout.decode("utf-8")
+    except UnicodeDecodeError:
+        raise Reject("execution", f"{what}: output is not UTF-8") from None
+
+
+def _batch_ok(batch: Batch) -> Batch:
+    if not batch.ok:
+        raise Reject("execution", batch.reason)
+    return batch
+
+
+def _same(values: list[Any], what: str) -> Any:
+    if any(v != values[0] for v in values[1:]):
+        raise Reject("determinism", f"{what} differs across {len(values)} runs")
+    return values[0]
+
+
+def _state_from(text: str, clean: str, what: str) -> tuple[dict[str, Any], str]:
+    """(state object, canonical line) from an instrumented run's stdout, checking that the
+    output before the state line is a prefix of the clean program's output."""
+    if not text.endswith("\n"):
+        raise Reject("checkpoint", f"{what}: the checkpoint did not fire (no state line at the end of the output)")
+    body = text[:-1]
+    cut = body.rfind("\n")
+    prefix, line = (body[: cut + 1], body[cut + 1:]) if cut >= 0 else ("", body)
+    if not clean.startswith(prefix):
+        raise Reject("checkpoint", f"{what}: output before the checkpoint is not a prefix of the clean output")
+    if not line.startswith("{") or not depth_ok(line):
+        raise Reject("checkpoint", f"{what}: the checkpoint did not fire (last line is not a state object)")
+    try:
+        value = json.loads(line)
+    except ValueError:
+        raise Reject("checkpoint", f"{what}: the state line is not JSON") from None
+    if not isinstance(value, dict):
+        raise Reject("checkpoint", f"{what}: the state is not an object")
+    return value, line
+
+
+def _check_states(inside: dict[str, Any], post: dict[str, Any], fields: list[str], core: list[str]) -> None:
+    if set(inside) != set(fields) or set(post) != set(fields):
+        raise Reject("checkpoint", "the states do not hold exactly the projected fields")
+    for name in fields:
+        if json_type(inside[name]) != json_type(post[name]):
+            raise Reject("checkpoint", f"field {name!r} changes type between checkpoints "
+                                       f"({json_type(inside[name])} -> {json_type(post[name])})")
+    if all(dumps(inside[name]) == dumps(post[name]) for name in core):
+        raise Reject("checkpoint", "no core field changes between the inside and post checkpoints")
+
+
+def _check_order(short: list[int], long: list[int], ratio: float, unit: str) -> None:
+    if not short or not long:
+        raise Reject("trace-order", "trace lengths were not measured")
+    if not all(ratio * s < l_ for s in short for l_ in long):
+        raise Reject("trace-order", f"not short << long: {unit} short {short}, long {long} "
+                                    f"(need long > {ratio:g} x short in every measurement)")
+
+
+# -- Python -------------------------------------------------------------------------------
+
+def _build_python(payload: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
+    program = payload["program"]
+    preload = payload.get("preload", [])
+    files = {"main.py": program, "short.txt": payload["short"], "long.txt": payload["long"]}
+    checkpoint = payload.get("checkpoint")
+    choice: dict[str, Any]
+    if checkpoint is None:
+        choice = choose.choose_python(program, files, options, preload=preload)
+    else:
+        choice = {"chosen_by": "case", **checkpoint}
+        if choice.get("inside_iteration") is None:
+            total = choose.count_python(program, files, checkpoint["loop_line"], options, preload=preload)
+            if total < 1:
+                raise Reject("checkpoint", f"the loop on line {checkpoint['loop_line']} never iterates on the long input")
+            choice["loop_iterations"] = total
+            choice["inside_iteration"] = total // 2 + 1
+            band = payload.get("band")
+            if band and not band["range"][0] <= total < band["range"][1]:
+                raise Reject("selection", f"{total} pivot-loop iterations: outside the case's band "
+                                          f"{band['name']} {band['range']} (selected with {band['pivots']})")
+    line, fields, k = choice["loop_line"], choice["fields"], choice["inside_iteration"]
+    core = choice.get("core") or fields
+    inside_src = instrument_py.instrument(program, line, fields, "inside", k)
+    post_src = instrument_py.instrument(program, line, fields, "post", k)
+    files.update({"inside.py": inside_src, "post.py": post_src})
+    native = _native_limits(options)
+    runs: dict[str, list[JobResult]] = {name: [] for name in
+                                        ("short", "long", "inside", "post", "t_short", "t_long")}
+    metrics_jobs: dict[str, JobResult] = {}
+    for seed in range(int(options["repeats"])):
+        jobs = [
+            {"id": "short", "kind": "python", "program": "main.py", "stdin": "short.txt", **native},
+            {"id": "long", "kind": "python", "program": "main.py", "stdin": "long.txt", **native},
+            {"id": "inside", "kind": "python", "program": "inside.py", "stdin": "long.txt", "needs": ["long"],
+             **native},
+            {"id": "post", "kind": "python", "program": "post.py", "stdin": "long.txt", "needs": ["long"], **native},
+            {"id": "t_short", "kind": "python", "program": "main.py", "stdin": "short.txt", "needs": ["short"],
+             **_trace_limits(options, seed == 0)},
+            {"id": "t_long", "kind": "python", "program": "main.py", "stdin": "long.txt", "needs": ["long"],
+             **_trace_limits(options, seed == 0)},
+        ]
+        if seed == 0:
+            jobs += [
+                {"id": "t_inside", "kind": "python", "program": "inside.py", "stdin": "long.txt",
+                 "needs": ["inside"], **_trace_limits(options, True)},
+                {"id": "t_post", "kind": "python", "program": "post.py", "stdin": "long.txt",
+                 "needs": ["post"], **_trace_limits(options, True)},
+            ]
+        batch = _batch_ok(run_batch(files, jobs, seed=seed, preload=preload))
+        for name in runs:
+            runs[name].append(_need(batch.jobs.get(name), f"{name} run (hash seed {seed})"))
+        if seed == 0:
+            for name in ("t_short", "t_long", "t_inside", "t_post"):
+                metrics_jobs[name] = _need(batch.jobs.get(name), f"{name} traced run")
+            _fail_fast(runs, choice, core, options)
+    for name in ("t_short", "t_long"):
+        for job in runs[name]:
+            if job.metrics.get("status") != "ok":
+                raise Reject("caps", f"{name}: tracing stopped: {job.metrics.get('too_large', 'no metrics')}")
+    for job in metrics_jobs.values():
+        if job.metrics.get("status") != "ok":
+            raise Reject("caps", f"tracing stopped: {job.metrics.get('too_large', 'no metrics')}")
+    trace = {"short": [j.metrics["opcodes"] for j in runs["t_short"]],
+             "long": [j.metrics["opcodes"] for j in runs["t_long"]]}
+    metrics = {arm: _py_metrics(metrics_jobs[name].metrics) for arm, name in
+               zip(ARMS, ("t_short", "t_long", "t_inside", "t_post"))}
+    return _finish(payload, options, runs, choice, core, inside_src, post_src, trace, metrics, "opcodes")
+
+
+def _fail_fast(runs: dict[str, list[JobResult]], choice: dict[str, Any], core: list[str],
+               options: dict[str, Any]) -> None:
+    """The checks that one run can already fail, before the other hash seeds are run."""
+    long_out = _decode(runs["long"][0], "long run")
+    inside, _ = _state_from(_decode(runs["inside"][0], "inside run"), long_out, "inside checkpoint")
+    post, _ = _state_from(_decode(runs["post"][0], "post run"), long_out, "post checkpoint")
+    _check_states(inside, post, choice["fields"], core)
+    short, long = runs["t_short"][0].metrics, runs["t_long"][0].metrics
+    if short.get("status") == "ok" and long.get("status") == "ok":
+        _check_order([short["opcodes"]], [long["opcodes"]], float(options["min_trace_ratio"]), "opcodes")
+
+
+def _py_metrics(raw: dict[str, Any]) -> dict[str, Any]:
+    return {"trace_length": raw["opcodes"], "line_events": raw["line_events"], "peak_state": raw["peak_state"],
+            "state_load": raw["state_load"], "state_stride": raw["state_stride"]}
+
+
+def _finish(payload: dict[str, Any], options: dict[str, Any], runs: dict[str, list[JobResult]],
+            choice: dict[str, Any], core: list[str], inside_src: str, post_src: str,
+            trace: dict[str, list[int]], metrics: dict[str, dict[str, Any]], unit: str) -> dict[str, Any]:
+    short_out = _same([_decode(j, "short run") for j in runs["short"]], "short output")
+    long_out = _same([_decode(j, "long run") for j in runs["long"]], "long output")
+    inside_text = _same([_decode(j, "inside run") for j in runs["inside"]], "inside-checkpoint output")
+    post_text = _same([_decode(j, "post run") for j in runs["post"]], "post-checkpoint output")
+    inside, inside_line = _state_from(inside_text, long_out, "inside checkpoint")
+    post, post_line = _state_from(post_text, long_out, "post checkpoint")
+    _check_states(inside, post, choice["fields"], core)
+    _check_order(trace["short"], trace["long"], float(options["min_trace_ratio"]), unit)
+    caps = {name: {"wall": max(j.wall for j in jobs), "cpu": max(j.cpu for j in jobs),
+                   "maxrss_kb": max(j.maxrss_kb for j in jobs)}
+            for name, jobs in runs.items() if name in ("short", "long", "inside", "post")}
+    return {
+        "outputs": {"short": short_out, "long": long_out},
+        "states": {"inside": inside, "post": post},
+        "state_lines": {"inside": inside_line, "post": post_line},
+        "programs": {"inside": inside_src, "post": post_src},
+        "choice": choice,
+        "trace": trace,
+        "metrics": metrics,
+        "resources": caps,
+        "unit": unit,
+    }
+
+
+# -- C++ ---------------------------------------------------------------------------------------
+
+def _compile_job(name: str, directory: str, options: dict[str, Any], coverage: bool = True) -> dict[str, Any]:
+    t = float(options["compile_time_limit"])
+    argv = ["g++", f"-std={options['cpp_std']}", "-O0", *(["--coverage"] if coverage else []),
+            "-o", "prog", "main.cpp"]
+    return {"id": name, "kind": "exec", "argv": argv, "cwd": directory, "cpu": t, "wall": t,
+            "memory_mb": 4096, "max_output": 1 << 16}
+
+
+def _cpp_run_jobs(label: str, binary_dir: str, stdin: str, count: int, options: dict[str, Any],
+                  needs: list[str]) -> list[dict[str, Any]]:
+    jobs = []
+    for r in range(count):
+        cwd = f"runs/{label}{r}"
+        jobs.append({"id": f"{label}{r}", "kind": "exec", "argv": [f"../../{binary_dir}/prog"], "cwd": cwd,
+                     "stdin": stdin, "env": {"GCOV_PREFIX": "{cwd}", "GCOV_PREFIX_STRIP": "64"},
+                     "needs": needs, **_native_limits(options)})
+        jobs.append({"id": f"gcov_{label}{r}", "kind": "exec", "cwd": cwd, "needs": [f"{label}{r}"],
+                     "argv": ["sh", "-c", f"cp ../../{binary_dir}/prog-main.gcno . && "
+                                          "exec gcov --json-format --stdout prog-main.gcda"],
+                     "cpu": 60, "wall": 60, "memory_mb": 2048, "max_output": 1 << 26})
+    return jobs
+
+
+def gcov_lines(job: JobResult, source_name: str = "main.cpp") -> int:
+    """Sum of line-execution counts of ``source_name`` in gcov's JSON (headers filtered)."""
+    data = json.loads(job.stdout)
+    total = 0
+    for entry in data.get("files", []):
+        if entry.get("file") == source_name:
+            total += sum(int(line.get("count", 0)) for line in entry.get("lines", []))
+    return total
+
+
+def _compiled(batch: Batch, name: str, what: str) -> None:
+    job = batch.jobs.get(name)
+    if job is None or not job.ok:
+        detail = (job.stderr if job else "").strip()
+        errors = [ln for ln in detail.splitlines() if "error" in ln] or detail.splitlines()[-1:] or [""]
+        raise Reject("compile", f"{what} does not compile: {errors[0][:300]}")
+
+
+def _build_cpp(payload: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
+    if not payload.get("toolchain"):
+        raise Reject("compile", "g++ is not available")
+    program = payload["program"]
+    checkpoint = payload["checkpoint"]
+    line, fields = checkpoint["loop_line"], checkpoint["fields"]
+    core = checkpoint.get("core") or fields
+    repeats = int(options["repeats"])
+    files: dict[str, str] = {"clean/main.cpp": program, "short.txt": payload["short"], "long.txt": payload["long"]}
+    choice: dict[str, Any] = {"chosen_by": "case", **checkpoint}
+    jobs = [_compile_job("cc_clean", "clean", options)]
+    k = checkpoint.get("inside_iteration")
+    if k is None:
+        files["probe/main.cpp"] = instrument_cpp.probe(program, line)
+        jobs += [_compile_job("cc_probe", "probe", options, coverage=False),
+                 {"id": "probe", "kind": "exec", "argv": ["./prog"], "cwd": "probe", "stdin": "long.txt",
+                  "needs": ["cc_probe"], "collect": ["checkpoint_probe.txt"], **_native_limits(options)}]
+    else:
+        jobs += _cpp_state_jobs(files, program, line, fields, k, options)
+    jobs += _cpp_run_jobs("short", "clean", "short.txt", repeats, options, ["cc_clean"])
+    jobs += _cpp_run_jobs("long", "clean", "long.txt", repeats, options, ["cc_clean"])
+    batch = _batch_ok(run_batch(files, jobs))
+    _compiled(batch, "cc_clean", "the program")
+    if k is None:
+        _compiled(batch, "cc_probe", "the loop probe")
+        probe = _need(batch.jobs.get("probe"), "probe run")
+        try:
+            total = int(probe.files.get("checkpoint_probe.txt", "").strip())
+        except ValueError:
+            raise Reject("checkpoint", "the loop probe wrote no iteration count") from None
+        if total < 1:
+            raise Reject("checkpoint", f"the loop on line {line} never iterates on the long input")
+        k = total // 2 + 1
+        choice.update(loop_iterations=total, inside_iteration=k)
+        state_jobs = _cpp_state_jobs(files, program, line, fields, k, options, after_clean=False)
+        second = _batch_ok(run_batch(files, state_jobs))
+        batch.jobs.update(second.jobs)
+    _compiled(batch, "cc_inside", "the inside-instrumented program")
+    _compiled(batch, "cc_post", "the post-instrumented program")
+    runs: dict[str, list[JobResult]] = {}
+    for label in ("short", "long", "inside", "post"):
+        runs[label] = [_need(batch.jobs.get(f"{label}{r}"), f"{label} run {r}") for r in range(repeats)]
+    gcov = {label: [gcov_lines(_need(batch.jobs.get(f"gcov_{label}{r}"), f"gcov of {label} run {r}"))
+                    for r in range(repeats)] for label in ("short", "long", "inside", "post")}
+    trace = {"short": gcov["short"], "long": gcov["long"]}
+    metrics = {arm: {"trace_length": gcov[label][0], "peak_state": None, "state_load": None}
+               for arm, label in zip(ARMS, ("short", "long", "inside", "post"))}
+    return _finish(payload, options, runs, choice, core, files["inside/main.cpp"], files["post/main.cpp"],
+                   trace, metrics, "gcov line executions")
+
+
+def _cpp_state_jobs(files: dict[str, str], program: str, line: int, fields: list[str], k: int,
+                    options: dict[str, Any], after_clean: bool = True) -> list[dict[str, Any]]:
+    files["inside/main.cpp"] = instrument_cpp.instrument(program, line, fields, "inside", k)
+    files["post/main.cpp"] = instrument_cpp.instrument(program, line, fields, "post", k)
+    repeats = int(options["repeats"])
+    needs = ["cc_clean"] if after_clean else []
+    return [{**_compile_job("cc_inside", "inside", options), "needs": needs},
+            {**_compile_job("cc_post", "post", options), "needs": needs},
+            *_cpp_run_jobs("inside", "inside", "long.txt", repeats, options, ["cc_inside"]),
+            *_cpp_run_jobs("post", "post", "long.txt", repeats, options, ["cc_post"])]
+
+
+# -- tasks ------------------------------------------------------------------------------------
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _tasks(payload: dict[str, Any], result: dict[str, Any], options: dict[str, Any]) -> list[dict[str, Any]]:
+    language = payload["language"]
+    program = payload["program"]
+    clean_cc = cyclomatic(program, language)
+    compare = options["final_compare"] if options["final_compare"] != "auto" else payload.get("compare", "tokens")
+    if compare not in ("tokens", "bytes"):
+        raise Reject("source", f"final_compare must be tokens, bytes or auto, not {compare!r}")
+    choice = result["choice"]
+    checkpoint = {key: choice.get(key) for key in ("loop_line", "fields", "inside_iteration", "core",
+                                                    "loop_iterations", "chosen_by") if choice.get(key) is not None}
+    if "auto" in choice:
+        checkpoint["auto"] = choice["auto"]
+    common_provenance = {
+        "case_source": payload["source"],
+        "case": payload["case"],
+        "topic": payload.get("topic"),
+        "program_sha256": _sha(program),
+        "short_input_sha256": _sha(payload["short"]),
+        "long_input_sha256": _sha(payload["long"]),
+        "checkpoint": checkpoint,
+        "trace_unit": result["unit"],
+        "trace_lengths": result["trace"],
+        "repeats": int(options["repeats"]),
+        "hash_seeds": list(range(int(options["repeats"]))) if language == "python" else None,
+        "instrumentation_version": INSTRUMENTATION_VERSION,
+        "resources": result["resources"],
+        **({"toolchain": payload["toolchain"], "compile": f"g++ -std={options['cpp_std']} -O0 --coverage"}
+           if language == "cpp" else {}),
+        **payload.get("provenance", {}),
+    }
+    arms = {
+        "short-trace-final": (program, payload["short"], result["outputs"]["short"], "text"),
+        "long-trace-final": (program, payload["long"], result["outputs"]["long"], "text"),
+        "inside-loop-state": (result["programs"]["inside"], payload["long"], result["states"]["inside"], "json"),
+        "post-loop-state": (result["programs"]["post"], payload["long"], result["states"]["post"], "json"),
+    }
+    tasks = []
+    for arm, (shown, stdin, answer, kind) in arms.items():
+        metrics = {
+            "cyclomatic": clean_cc.total,
+            "cyclomatic_max": clean_cc.max_function,
+            "cyclomatic_shown": cyclomatic(shown, language).total,
+            "loc": loc(program),
+            "input_bytes": len(stdin.encode()),
+            "answer_chars": len(answer) if kind == "text" else len(dumps(answer)),
+            "answer_leaves": None if kind == "text" else leaves(answer),
+            "loop_iterations": choice.get("loop_iterations"),
+            "inside_iteration": choice["inside_iteration"],
+            **result["metrics"][arm],
+        }
+        provenance = {**common_provenance, "compare": compare if kind == "text" else "json-structural",
+                      "shown_sha256": _sha(shown)}
+        if kind == "json":
+            key = "inside" if arm == "inside-loop-state" else "post"
+            provenance["state_line"] = result["state_lines"][key]
+        tasks.append({
+            "id": make_id("state", payload["source"], payload["case"], arm),
+            "family": "state",
+            "arm": arm,
+            "source_id": payload["source_id"],
+            "language": language,
+            "prompt_fields": {"program": shown, "input": stdin, "language": language},
+            "answer": answer,
+            "answer_kind": kind,
+            "metrics": metrics,
+            "provenance": provenance,
+        })
+    return tasks

@@ -1,0 +1,153 @@
+"""Automatic loop and projection choice for Python cases without ``[checkpoint]``.
+
+1. Count run (long input, hash seed 0): a copy of the program counts, for every
+   instrumentable loop, its iterations (cumulative over all executions of the statement),
+   its exits, and the count at its last exit.
+2. Eligible loops: at least 2 iterations (the loop is reached at least twice, so a middle
+   checkpoint exists) and an exit after iteration K = iterations // 2 + 1 (the post
+   checkpoint is reachable). Ranked by iterations (most first), then by line; the top 3
+   go to a snapshot run.
+3. Snapshot run: the canonical JSON of each candidate variable of the loop's scope at the
+   start of iterations K-1 and K and at the first exit after K. Candidates are the
+   variables the scope binds (assignments, loop targets, parameters; not functions,
+   classes, imports) that are read in or after the loop ("live").
+4. A variable qualifies if it is bound and serialisable at K and at the exit, keeps its
+   JSON type, fits in ``max_field_chars`` characters at both points, and changes (between
+   iterations K-1 and K, or between K and the exit). Up to ``max_fields`` are taken:
+   scalars that are not loop targets first, then small containers, then loop targets,
+   each group in order of first binding; the projection lists them in source order. At
+   least one chosen field must differ between K and the exit, else the next loop is tried.
+
+The choice, with the ranking it came from, is recorded in each task's provenance.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from execbench.families.state import instrument_py
+from execbench.families.state.batch import run_batch
+from execbench.families.state.canonical import json_type
+
+TOP_LOOPS = 3
+
+
+def _profile_job(program: str, options: dict[str, Any]) -> dict[str, Any]:
+    t = float(options["time_limit"])
+    return {"id": "profile", "kind": "python", "program": "profile.py", "stdin": "long.txt",
+            "cpu": 2 * t, "wall": 4 * t + 5, "memory_mb": int(options["memory_mb"]),
+            "max_output": int(options["max_output_bytes"]), "dump_global": instrument_py.PROFILE}
+
+
+def _run_profile(profile: str, files: dict[str, str], options: dict[str, Any], preload: list[str]) -> dict:
+    from execbench.families.state.build import Reject
+
+    batch = run_batch({**files, "profile.py": profile}, [_profile_job(profile, options)], preload=preload)
+    if not batch.ok:
+        raise Reject("execution", f"profile run: {batch.reason}")
+    job = batch.jobs["profile"]
+    if job.limit is not None:
+        raise Reject("caps", f"profile run: {job.reason()}")
+    if not job.ok:
+        raise Reject("execution", f"long run: {job.reason()}")
+    if not isinstance(job.dump, dict):
+        raise Reject("execution", f"profile run returned no counts ({job.dump_error})")
+    return job.dump
+
+
+def count_python(program: str, files: dict[str, str], loop_line: int, options: dict[str, Any],
+                 *, preload: list[str] = ()) -> int:  # type: ignore[assignment]
+    """Iterations of the loop on ``loop_line`` over the whole long-input run."""
+    loops = [loop for loop in instrument_py.loops(program) if loop.line == loop_line]
+    if not loops:
+        raise instrument_py.InstrumentError(f"no for/while loop starts on line {loop_line}")
+    dump = _run_profile(instrument_py.profile_program(program, loops), files, options, list(preload))
+    return int(dump["counts"][0])
+
+
+def choose_python(program: str, files: dict[str, str], options: dict[str, Any],
+                  *, preload: list[str] = ()) -> dict[str, Any]:  # type: ignore[assignment]
+    from execbench.families.state.build import Reject
+
+    loops = instrument_py.instrumentable(program)
+    if not loops:
+        raise Reject("instrument", "the program has no instrumentable for/while loop")
+    dump = _run_profile(instrument_py.profile_program(program, loops), files, options, list(preload))
+    counts, last_exit = dump["counts"], dump["last_exit"]
+    ranking = []
+    for j, loop in enumerate(loops):
+        k = counts[j] // 2 + 1
+        if counts[j] >= 2 and last_exit[j] >= k:
+            ranking.append((j, k))
+    ranking.sort(key=lambda item: (-counts[item[0]], loops[item[0]].line))
+    if not ranking:
+        raise Reject("checkpoint", "no loop iterates at least twice and exits after its middle iteration "
+                                   f"(iterations per loop line: {_per_line(loops, counts)})")
+    top = ranking[:TOP_LOOPS]
+    chosen_loops = [loops[j] for j, _ in top]
+    names: dict[int, list[str]] = {}
+    snapshots: dict[int, tuple[int, list[str]]] = {}
+    for index, (j, k) in enumerate(top):
+        bound, live = instrument_py.scope_names(program, loops[j].line)
+        names[index] = [n for n in bound if n in live]
+        snapshots[index] = (k, names[index])
+    profile = instrument_py.profile_program(program, chosen_loops, snapshots,
+                                            max_chars=max(4000, int(options["max_field_chars"])))
+    snap = _run_profile(profile, files, options, list(preload))["snapshots"]
+    tried = []
+    for index, (j, k) in enumerate(top):
+        loop = loops[j]
+        fields, why = _pick(loop, names[index], snap, index, options)
+        tried.append({"loop_line": loop.line, "iterations": counts[j], "result": why})
+        if fields:
+            return {"chosen_by": "auto", "loop_line": loop.line, "fields": fields, "inside_iteration": k,
+                    "loop_iterations": counts[j], "core": fields,
+                    "auto": {"ranking": [{"loop_line": loops[i].line, "iterations": counts[i]} for i, _ in ranking[:10]],
+                             "tried": tried, "rule": "most iterations; live changing scalars/small containers"}}
+    raise Reject("checkpoint", "no loop has a projection of changing, serialisable, small variables",
+                 tried=tried)
+
+
+def _per_line(loops: list[instrument_py.Loop], counts: list[int]) -> dict[int, int]:
+    return {loop.line: counts[j] for j, loop in enumerate(loops)}
+
+
+def _pick(loop: instrument_py.Loop, names: list[str], snap: dict[str, Any], index: int,
+          options: dict[str, Any]) -> tuple[list[str], str]:
+    before = snap.get(f"{index}:before", {})
+    inside = snap.get(f"{index}:inside")
+    post = snap.get(f"{index}:post")
+    if inside is None or post is None:
+        return [], "checkpoint not reached in the snapshot run"
+    limit = int(options["max_field_chars"])
+    groups: dict[int, list[str]] = {0: [], 1: [], 2: []}
+    changed_at_post: set[str] = set()
+    for name in names:
+        a, b = inside.get(name, {}), post.get(name, {})
+        if "json" not in a or "json" not in b:
+            continue
+        if len(a["json"]) > limit or len(b["json"]) > limit:
+            continue
+        va, vb = json.loads(a["json"]), json.loads(b["json"])
+        if json_type(va) != json_type(vb):
+            continue
+        previous = before.get(name, {}).get("json")
+        moves = (previous is not None and previous != a["json"]) or a["json"] != b["json"]
+        if not moves:
+            continue
+        if a["json"] != b["json"]:
+            changed_at_post.add(name)
+        group = 2 if name in loop.targets else (0 if json_type(va) in ("int", "float", "str", "bool") else 1)
+        groups[group].append(name)
+    ranked = groups[0] + groups[1] + groups[2]
+    chosen = ranked[: int(options["max_fields"])]
+    if not chosen:
+        return [], "no variable qualifies"
+    if not changed_at_post & set(chosen):
+        extra = [n for n in ranked if n in changed_at_post]
+        if not extra:
+            return [], "no qualifying variable differs between the inside and post checkpoints"
+        chosen = chosen[:-1] + [extra[0]]
+    order = {name: i for i, name in enumerate(names)}
+    return sorted(chosen, key=order.__getitem__), "chosen"

@@ -1,0 +1,58 @@
+"""State prompts (paper 001, appendix B), rendered from versioned templates.
+
+The system message is the paper's template with the literal program (clean for the final
+arms, instrumented for the state arms) and the literal input substituted; the user message
+is "Return the requested prediction.". A single trailing newline of the program and of
+the input is dropped for display (the closing tag goes on the next line either way).
+Variants: ``direct`` (the paper's prompt) and ``cot`` (asks for step-by-step reasoning
+before the same envelope). Each template file starts with ``{# version: N #}``.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from pathlib import Path
+
+import jinja2
+
+from execbench.dataset import Task
+from execbench.families.base import Message, Prompt
+
+TEMPLATES = Path(__file__).parent / "prompts"
+VARIANTS = ("direct", "cot")
+USER_MESSAGE = "Return the requested prediction."
+_VERSION = re.compile(r"\{#\s*version:\s*(\d+)\s*#\}")
+
+
+@lru_cache(maxsize=None)
+def _environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=False,
+        trim_blocks=True,
+        autoescape=False,
+    )
+
+
+@lru_cache(maxsize=None)
+def template_version(name: str) -> str:
+    match = _VERSION.search((TEMPLATES / f"{name}.jinja").read_text(encoding="utf-8"))
+    if not match:
+        raise ValueError(f"prompt template {name!r} has no version header")
+    return match.group(1)
+
+
+def _display(text: str) -> str:
+    return text[:-1] if text.endswith("\n") else text
+
+
+def render(task: Task, variant: str = "direct") -> Prompt:
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown state prompt variant {variant!r}; known: {', '.join(VARIANTS)}")
+    fields = task.prompt_fields
+    text = _environment().get_template(f"{variant}.jinja").render(
+        program=_display(fields["program"]), input=_display(fields["input"]))
+    return Prompt([Message("system", text.strip() + "\n"), Message("user", USER_MESSAGE)],
+                  template=f"state/{variant}", version=template_version(variant))
