@@ -1,0 +1,182 @@
+"""Exploratory logistic models of error (paper 001 §5.2 and appendix D, table 6).
+
+Outcome: 1 for a wrong completed response. Design: an intercept, indicator columns for
+study, arm and setting (the first level of each is the reference; a factor with one level
+is dropped), and mean-centred ``log2`` of the dynamic predictors (native trace length,
+peak state size, cumulative state load). Slopes are changes in error log-odds per
+doubling; odds ratios are ``exp(slope)``.
+
+Uncertainty is clustered by clean source (``source_id``): the sandwich covariance sums
+score vectors over every row of a cluster, with the finite-sample factor
+``G/(G-1) * (N-1)/(N-p)``; intervals and two-sided Wald tests use a t distribution with
+``G-1`` degrees of freedom.
+
+A fit is reported as a coefficient table only when the maximum-likelihood estimate exists
+and was found. Before fitting, a linear program tests for complete or quasi-complete
+separation (Konis 2007: is there a direction ``b != 0`` with ``(2y-1) x_i'b >= 0`` for
+every row?): statsmodels would only warn and return huge coefficients. Separation,
+non-convergence, a rank-deficient design, a constant outcome or too few clusters are
+reported as such, never as coefficients.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import optimize, stats
+
+from execbench.analysis.schema import STATE_ARMS
+
+PREDICTORS = {"trace_length": "Trace", "peak_state": "Peak state", "state_load": "State load"}
+MODELS = (("Trace + peak", ("trace_length", "peak_state")),
+          ("Trace + peak + load", ("trace_length", "peak_state", "state_load")))
+
+
+@dataclass
+class Fit:
+    name: str
+    status: str                 # "ok" | "separation" | "no convergence" | "rank deficient" | "insufficient"
+    message: str = ""
+    n: int = 0
+    clusters: int = 0
+    iterations: int | None = None
+    condition: float | None = None
+    terms: list[dict] = field(default_factory=list)   # predictor rows (odds ratios), only when ok
+    separating: list[str] = field(default_factory=list)
+
+
+def design_matrix(df: pd.DataFrame, predictors: Sequence[str],
+                  factors: Sequence[str] = ("study", "arm", "setting")) -> tuple[np.ndarray, list[str]]:
+    """Intercept, reference-coded factor indicators, mean-centred log2 predictors."""
+    columns = [np.ones(len(df))]
+    names = ["Intercept"]
+    for factor in factors:
+        values = df[factor].astype(str)
+        order = STATE_ARMS if factor == "arm" else ()
+        levels = sorted(values.unique(), key=lambda v: (order.index(v) if v in order else len(order), v))
+        for level in levels[1:]:
+            columns.append((values == level).to_numpy(dtype=float))
+            names.append(f"{factor}[{level}]")
+    for predictor in predictors:
+        x = np.log2(df[predictor].to_numpy(dtype=float))
+        columns.append(x - x.mean())
+        names.append(predictor)
+    return np.column_stack(columns), names
+
+
+def separation(X: np.ndarray, y: np.ndarray, tol: float = 1e-7) -> np.ndarray | None:
+    """A direction ``b`` (|b_j| <= 1) with ``(2y-1) * X b >= 0`` everywhere and ``> 0``
+    somewhere, or None: the logistic MLE exists iff there is none."""
+    signed = (2 * y - 1)[:, None] * X
+    scale = np.maximum(1.0, np.abs(signed).max(axis=0))
+    signed = signed / scale
+    result = optimize.linprog(-signed.sum(axis=0), A_ub=-signed, b_ub=np.zeros(len(y)),
+                              bounds=[(-1, 1)] * X.shape[1], method="highs")
+    if result.status != 0:
+        return None
+    if -result.fun > tol * len(y):
+        return result.x / scale
+    return None
+
+
+def _cluster_cov(X: np.ndarray, y: np.ndarray, beta: np.ndarray, groups: np.ndarray) -> tuple[np.ndarray, float]:
+    p = 1 / (1 + np.exp(-(X @ beta)))
+    hessian = (X * (p * (1 - p))[:, None]).T @ X
+    bread = np.linalg.inv(hessian)
+    scores = X * (y - p)[:, None]
+    codes, inverse = np.unique(groups, return_inverse=True)
+    summed = np.zeros((len(codes), X.shape[1]))
+    np.add.at(summed, inverse, scores)
+    meat = summed.T @ summed
+    n, k, g = X.shape[0], X.shape[1], len(codes)
+    factor = g / (g - 1) * (n - 1) / (n - k)
+    return factor * bread @ meat @ bread, float(np.linalg.cond(hessian))
+
+
+def fit_error_model(df: pd.DataFrame, predictors: Sequence[str], name: str = "",
+                    factors: Sequence[str] = ("study", "arm", "setting"), cluster: str = "source_id") -> Fit:
+    """Fit one error model on completed rows with positive predictor values."""
+    from statsmodels.discrete.discrete_model import Logit
+
+    rows = df[df["completed"]].copy()
+    for predictor in predictors:
+        rows = rows[pd.to_numeric(rows[predictor], errors="coerce") > 0]
+    fit = Fit(name=name or " + ".join(predictors), status="insufficient", n=len(rows),
+              clusters=int(rows[cluster].nunique()) if len(rows) else 0)
+    if len(rows) < 10:
+        fit.message = f"only {len(rows)} completed responses with positive {', '.join(predictors)}"
+        return fit
+    y = 1.0 - rows["correct"].to_numpy(dtype=float)
+    if y.min() == y.max():
+        fit.message = "every answer wrong: no variation in the outcome" if y[0] else \
+            "every answer correct: no variation in the outcome"
+        return fit
+    if fit.clusters < 3:
+        fit.message = f"only {fit.clusters} source clusters"
+        return fit
+    X, names = design_matrix(rows, predictors, factors)
+    if np.linalg.matrix_rank(X) < X.shape[1]:
+        fit.status = "rank deficient"
+        fit.message = "the design is not of full column rank (a predictor is collinear with the intercepts)"
+        return fit
+    direction = separation(X, y)
+    if direction is not None:
+        fit.status = "separation"
+        fit.separating = [n for n, b in zip(names, direction) if abs(b) > 1e-6]
+        fit.message = ("perfect (quasi-)separation: the outcome is predicted exactly along "
+                       f"{', '.join(fit.separating)}; the maximum-likelihood estimate does not exist")
+        return fit
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            result = Logit(y, X).fit(method="newton", maxiter=100, disp=False)
+        except (np.linalg.LinAlgError, ValueError, OverflowError) as exc:
+            fit.status = "no convergence"
+            fit.message = f"the fit failed: {exc}"
+            return fit
+    converged = bool(result.mle_retvals.get("converged", False))
+    fit.iterations = int(result.mle_retvals.get("iterations", 0) or 0)
+    beta = np.asarray(result.params, dtype=float)
+    if not converged or not np.all(np.isfinite(beta)):
+        fit.status = "no convergence"
+        warned = "; ".join(sorted({str(w.message).splitlines()[0] for w in caught}))
+        fit.message = f"Newton iterations did not converge in {fit.iterations} steps" + (f" ({warned})" if warned else "")
+        return fit
+    try:
+        cov, fit.condition = _cluster_cov(X, y, beta, rows[cluster].astype(str).to_numpy())
+    except np.linalg.LinAlgError:
+        fit.status = "no convergence"
+        fit.message = "the information matrix is singular at the estimate"
+        return fit
+    se = np.sqrt(np.clip(np.diag(cov), 0, None))
+    dof = fit.clusters - 1
+    crit = stats.t.ppf(0.975, dof)
+    for index, term in enumerate(names):
+        if term not in predictors:
+            continue
+        b, s = beta[index], se[index]
+        tval = b / s if s > 0 else math.nan
+        fit.terms.append({
+            "term": PREDICTORS.get(term, term), "predictor": term, "coef": b, "se": s,
+            "odds_ratio": math.exp(b), "low": math.exp(b - crit * s), "high": math.exp(b + crit * s),
+            "p": float(2 * stats.t.sf(abs(tval), dof)) if np.isfinite(tval) else math.nan,
+        })
+    fit.status = "ok"
+    return fit
+
+
+def error_models(df: pd.DataFrame, models=MODELS) -> tuple[list[Fit], pd.DataFrame]:
+    """The models of paper 001 table 6 and the correlations of their log2 predictors."""
+    fits = [fit_error_model(df, predictors, name) for name, predictors in models]
+    needed = sorted({p for _, ps in models for p in ps})
+    rows = df[df["completed"]]
+    for p in needed:
+        rows = rows[pd.to_numeric(rows[p], errors="coerce") > 0]
+    logs = np.log2(rows[needed].astype(float)) if len(rows) > 2 else pd.DataFrame(columns=needed)
+    corr = logs.corr() if len(logs) > 2 else pd.DataFrame()
+    return fits, corr

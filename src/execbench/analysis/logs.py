@@ -1,0 +1,401 @@
+"""Inspect logs -> the per-sample table (:mod:`execbench.analysis.schema`).
+
+The only module of ``analysis`` that reads Inspect logs; it imports Inspect lazily. Rows
+come from ``inspect_ai.analysis.samples_df`` with execbench's own columns:
+
+- eval level: ``eval.model``, ``eval.eval_id``, the log path, ``eval.created``, the
+  generate config's temperature and the eval metadata that ``execbench.eval`` writes
+  (``metadata.execbench``: version, dataset path/name/content hash, variant, prompt
+  templates and versions);
+- sample level (full samples): the sample id (= task id), epoch, the target (the oracle,
+  JSON), the sample metadata (``family``, ``arm``, ``source_id``, ``language``,
+  ``metrics``, ``variant``, ``template``, ``template_version``), the score metadata that the
+  execbench scorer records (``correct``, ``status``, ``extracted``, ``similarity``,
+  ``completed``, ``response_status``, ``stop_reason``, ``output_tokens``, ...), the output's
+  stop reason and token usage, and the sample error.
+
+What logs do not carry (the program text needed by the error taxonomy, a mutated task's
+``provenance.original_id``, a trace task's topic, a repo task's repository / difficulty /
+scope) is joined from the evaluated dataset's ``tasks.jsonl`` by task id: the dataset path
+recorded in the log, or directories passed as ``datasets``. As a last resort the program
+is recovered from the numbered listing in the prompt.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+import pandas as pd
+
+from execbench.analysis.schema import METRIC_COLUMNS, normalize
+
+_NUMBERED = re.compile(r"^\s*(?:Line |§L)?\s*(\d+) \|(?: (.*))?$")
+_FENCE = re.compile(r"```[^\n]*\n(.*?)```", re.S)
+
+
+@dataclass
+class LogSet:
+    """The per-sample table and what the report says about its provenance."""
+
+    samples: pd.DataFrame
+    logs: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+class LogReadError(ValueError):
+    """No usable log could be read."""
+
+
+# -- extraction from Inspect objects ---------------------------------------------------------
+def _dump(value: Any) -> Any:
+    if hasattr(value, "model_dump"):
+        return value.model_dump(mode="json", exclude_none=True)
+    return value
+
+
+def _eval_record(log: Any) -> str:
+    spec = log.eval
+    config = _dump(spec.model_generate_config) or {}
+    plan = _dump(log.plan.config) if log.plan is not None and log.plan.config is not None else {}
+    # an explicit --temperature (model_generate_config) overrides the task's own config
+    temperature = _first(config.get("temperature"), (plan or {}).get("temperature"))
+    info = {
+        "metadata": spec.metadata or {},
+        "task": spec.task,
+        "task_args": spec.task_args or {},
+        "dataset_location": getattr(spec.dataset, "location", None),
+        "dataset_name": getattr(spec.dataset, "name", None),
+        "temperature": temperature,
+        "config": config,
+        "status": log.status,
+        "created": str(spec.created),
+    }
+    return json.dumps(info, default=str)
+
+
+def _last_user_text(sample: Any) -> str | None:
+    messages = sample.input if isinstance(sample.input, list) else None
+    if messages is None:
+        return sample.input if isinstance(sample.input, str) else None
+    for message in reversed(messages):
+        if getattr(message, "role", None) == "user":
+            return message.text
+    return None
+
+
+def _sample_record(sample: Any) -> str:
+    scores = {}
+    for name, score in (sample.scores or {}).items():
+        scores[name] = {"value": _dump(score.value), "answer": score.answer, "metadata": score.metadata or {}}
+    output = sample.output
+    usage = getattr(output, "usage", None)
+    metadata = sample.metadata or {}
+    record = {
+        "id": sample.id,
+        "epoch": sample.epoch,
+        "target": sample.target,
+        "metadata": metadata,
+        "scores": scores,
+        "stop_reason": output.stop_reason if output is not None and output.choices else None,
+        "has_output": bool(output is not None and output.choices),
+        "output_tokens": getattr(usage, "output_tokens", None) if usage is not None else None,
+        "error": sample.error.message if sample.error is not None else None,
+    }
+    if metadata.get("family") == "trace" and "program" not in metadata:
+        record["prompt"] = _last_user_text(sample)
+    return json.dumps(record, default=str)
+
+
+def _samples_frame(paths: Sequence[str]) -> pd.DataFrame:
+    from inspect_ai.analysis import EvalColumn, SampleColumn, samples_df
+
+    columns = [
+        EvalColumn("eval_id", path="eval.eval_id", required=True),
+        EvalColumn("log", path=lambda log: str(log.location).removeprefix("file://")),
+        EvalColumn("model", path="eval.model"),
+        EvalColumn("eb_eval", path=_eval_record),
+        SampleColumn("eb_task_id", path="id", required=True, type=str),  # "sample_id" is Inspect's own key
+        SampleColumn("eb_sample", path=_sample_record, full=True),
+    ]
+    return samples_df(list(paths), columns=columns, full=True, quiet=True,
+                      exclude_fields={"events", "store"})
+
+
+# -- mapping onto the schema ----------------------------------------------------------------
+def _grade(record: dict[str, Any]) -> dict[str, Any]:
+    """The execbench grade: the score metadata holding ``correct`` (first such scorer)."""
+    for score in record.get("scores", {}).values():
+        meta = score.get("metadata") or {}
+        if "correct" in meta:
+            return meta
+    for score in record.get("scores", {}).values():  # a scorer without execbench metadata
+        value = score.get("value")
+        return {"correct": value in ("C", 1, 1.0, True), "status": None, "extracted": score.get("answer")}
+    return {}
+
+
+def _first(*values: Any) -> Any:
+    for value in values:
+        if value is not None:
+            return value
+    return None
+
+
+def _program_from_prompt(prompt: str | None) -> str | None:
+    """The task program from a numbered listing (the last fenced block that is one)."""
+    if not prompt:
+        return None
+    for block in reversed(_FENCE.findall(prompt)):
+        lines = block.rstrip("\n").split("\n")
+        parsed = [_NUMBERED.match(line) for line in lines]
+        if lines and all(parsed) and [int(m.group(1)) for m in parsed] == list(range(1, len(lines) + 1)):
+            return "\n".join(m.group(2) or "" for m in parsed) + "\n"
+    return None
+
+
+_DIFFICULTY = {1: "easy", 2: "medium", 3: "hard"}
+
+
+def difficulty_label(value: Any) -> str | None:
+    """``easy``/``medium``/``hard`` from a label, a ``{"label": ...}`` record or the 1/2/3 metric."""
+    if isinstance(value, dict):
+        value = value.get("label")
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (int, float)):
+        return _DIFFICULTY.get(int(value)) if float(value).is_integer() else None
+    text = str(value).strip().lower()
+    return text or None
+
+
+def scope_label(scope: Any, slice_files: Any) -> str | None:
+    """Reasoning scope: a recorded label, else intra-/cross-file from the slice's file count."""
+    if isinstance(scope, str) and scope:
+        return scope
+    if isinstance(slice_files, (int, float)) and not isinstance(slice_files, bool) and slice_files >= 1:
+        return "intra-file" if slice_files == 1 else "cross-file"
+    return None
+
+
+def _topic(source_id: str | None) -> str | None:
+    if not source_id:
+        return None
+    parts = source_id.split("/")
+    if parts[0] == "humaneval":
+        return "humaneval"
+    return parts[1] if len(parts) > 2 else parts[0]
+
+
+def row_from_records(eval_info: dict[str, Any], record: dict[str, Any], model: str, log: str,
+                     eval_id: str) -> dict[str, Any]:
+    """One schema row from the eval-level and sample-level records (no Inspect objects)."""
+    meta = record.get("metadata") or {}
+    grade = _grade(record)
+    execbench = (eval_info.get("metadata") or {}).get("execbench") or {}
+    dataset = execbench.get("dataset") or {}
+    metrics = {**(meta.get("metrics") or {}), **(grade.get("metrics") or {})}
+    response_status = _first(grade.get("response_status"), meta.get("response_status"))
+    completed = _first(grade.get("completed"), meta.get("completed"))
+    if completed is None:
+        completed = response_status == "completed" if response_status else \
+            bool(record.get("has_output")) and not record.get("error")
+    target = record.get("target")
+    row: dict[str, Any] = {
+        "log": log, "eval_id": eval_id, "model": model,
+        "task_id": str(record.get("id")), "epoch": record.get("epoch"),
+        "family": _first(meta.get("family"), grade.get("family")),
+        "arm": _first(meta.get("arm"), grade.get("arm")),
+        "source_id": _first(meta.get("source_id"), grade.get("source_id")),
+        "language": meta.get("language"),
+        "variant": _first(meta.get("variant"), execbench.get("variant")),
+        "template": meta.get("template"), "template_version": meta.get("template_version"),
+        "completed": bool(completed),
+        "correct": bool(_first(grade.get("correct"), meta.get("correct"), False)),
+        "status": _first(grade.get("status"), meta.get("status")),
+        "similarity": _first(grade.get("similarity"), meta.get("similarity")),
+        "extracted": _first(grade.get("extracted"), meta.get("extracted")),
+        "oracle": target if isinstance(target, str) else json.dumps(target),
+        "stop_reason": _first(grade.get("stop_reason"), record.get("stop_reason")),
+        "output_tokens": _first(grade.get("output_tokens"), record.get("output_tokens")),
+        "response_status": response_status,
+        "temperature": eval_info.get("temperature"),
+        "dataset_hash": dataset.get("content_hash"),
+        "dataset_name": _first(dataset.get("name"), eval_info.get("dataset_name")),
+        "dataset_path": _first(dataset.get("path"), eval_info.get("dataset_location"),
+                               (eval_info.get("task_args") or {}).get("dataset")),
+        "execbench_version": execbench.get("version"),
+        "program": meta.get("program"),
+        "original_id": meta.get("original_id"),
+        "topic": meta.get("topic"), "repository": _first(meta.get("repository"), meta.get("library")),
+        "difficulty": difficulty_label(_first(meta.get("difficulty"), metrics.get("difficulty"))),
+        "scope": scope_label(meta.get("scope"), metrics.get("slice_files")),
+    }
+    if row["template"] is None:
+        prompts = (execbench.get("prompts") or {}).get(row["family"]) or []
+        if len(prompts) == 1:
+            row["template"], row["template_version"] = prompts[0].get("template"), prompts[0].get("version")
+    if row["family"] == "state" and metrics.get("trace_length") is None:
+        metrics["trace_length"] = _first(metrics.get("native_trace_length"), metrics.get("trace_events"))
+    for name in METRIC_COLUMNS:
+        row[name] = metrics.get(name)
+    if row["program"] is None and record.get("prompt"):
+        row["program"] = _program_from_prompt(record["prompt"])
+    if row["topic"] is None and row["family"] == "trace":
+        row["topic"] = _topic(row["source_id"])
+    return row
+
+
+# -- dataset join -----------------------------------------------------------------------------
+def _dataset_tasks(paths: Iterable[str | Path], notes: list[str], hashes: dict[str, str | None]) -> dict[str, Any]:
+    from execbench.dataset import DatasetError, read_manifest, read_tasks
+
+    tasks: dict[str, Any] = {}
+    for path in dict.fromkeys(str(p) for p in paths if p):
+        directory = Path(path)
+        if not (directory / "tasks.jsonl").is_file() and not directory.name.endswith(".jsonl"):
+            continue
+        try:
+            manifest = read_manifest(directory) if directory.is_dir() else {}
+            expected = hashes.get(path)
+            if expected and manifest.get("content_hash") and manifest["content_hash"] != expected:
+                notes.append(f"dataset {path} changed since it was evaluated (content hash "
+                             f"{manifest['content_hash'][:19]}… vs {expected[:19]}… in the log); "
+                             "program texts and provenance were not taken from it")
+                continue
+            for task in read_tasks(directory):
+                tasks.setdefault(task.id, task)
+        except (DatasetError, OSError) as exc:
+            notes.append(f"dataset {path} could not be read: {exc}")
+    return tasks
+
+
+def _join_dataset(frame: pd.DataFrame, tasks: dict[str, Any]) -> pd.DataFrame:
+    if not tasks or frame.empty:
+        return frame
+    for index, task_id in frame["task_id"].items():
+        task = tasks.get(task_id)
+        if task is None:
+            continue
+        fields, provenance = task.prompt_fields, task.provenance
+        fill = {
+            "program": fields.get("program") if task.family == "trace" else None,
+            "mode": provenance.get("mode"),
+            "topic": fields.get("topic"),
+            "original_id": provenance.get("original_id"),
+            "repository": _first(fields.get("repository"), fields.get("library"), provenance.get("repository")),
+            "difficulty": difficulty_label(_first(fields.get("difficulty"), provenance.get("difficulty"),
+                                                  task.metrics.get("difficulty"))),
+            "scope": scope_label(_first(fields.get("scope"), provenance.get("scope")), task.metrics.get("slice_files")),
+        }
+        for column, value in fill.items():
+            if value is None:
+                continue
+            if column not in frame:
+                frame[column] = None
+            if pd.isna(frame.at[index, column]):
+                frame.at[index, column] = value
+    return frame
+
+
+# -- settings -------------------------------------------------------------------------------------
+def short_model(name: str) -> str:
+    return name.rsplit("/", 1)[-1] if name else "unknown-model"
+
+
+def assign_settings(frame: pd.DataFrame) -> pd.DataFrame:
+    """``run`` = short model name + prompt variant (+ temperature when a model was run at
+    several; two models with the same short name keep their full names); ``setting`` = the
+    run, with `` · mutated`` for mutated tasks (so they never pool with their originals)."""
+    if frame.empty:
+        frame["setting"] = []
+        return frame
+    shorts = {m: short_model(m) for m in frame["model"].dropna().unique()}
+    if len(set(shorts.values())) < len(shorts):
+        shorts = {m: m for m in shorts}
+    labels = []
+    temps_per_model = frame.groupby("model")["temperature"].nunique(dropna=False).to_dict()
+    for model, variant, temperature in zip(frame["model"], frame["variant"], frame["temperature"]):
+        label = shorts.get(model, str(model))
+        if variant:
+            label += f" · {variant}"
+        if temps_per_model.get(model, 1) > 1:
+            label += " · T=" + ("default" if pd.isna(temperature) else f"{float(temperature):g}")
+        labels.append(label)
+    frame["run"] = labels
+    mutated = frame["original_id"].notna() if "original_id" in frame else pd.Series(False, index=frame.index)
+    frame["setting"] = [f"{label} · mutated" if m else label for label, m in zip(labels, mutated)]
+    return frame
+
+
+# -- entry point ------------------------------------------------------------------------------
+def read_logs(paths: Sequence[str | Path], datasets: Sequence[str | Path] = ()) -> LogSet:
+    """Read Inspect logs (files or directories) into a :class:`LogSet`."""
+    notes: list[str] = []
+    resolved = []
+    for path in paths:
+        if not Path(path).exists():
+            raise LogReadError(f"{path}: no such file or directory")
+        resolved.append(str(path))
+    raw = _samples_frame(resolved)
+    if raw.empty:
+        raise LogReadError(f"no samples in {', '.join(resolved)}")
+    rows = []
+    evals: dict[str, dict[str, Any]] = {}
+    for eval_id, log, model, eval_json, sample_json in zip(raw["eval_id"], raw["log"], raw["model"],
+                                                           raw["eb_eval"], raw["eb_sample"]):
+        info = evals.setdefault(eval_id, json.loads(eval_json) if isinstance(eval_json, str) else {})
+        info.setdefault("_log", log)
+        info.setdefault("_model", model)
+        record = json.loads(sample_json) if isinstance(sample_json, str) else {}
+        rows.append(row_from_records(info, record, str(model), str(log), str(eval_id)))
+    frame = pd.DataFrame(rows)
+    hashes = {}
+    for path, digest in zip(frame["dataset_path"], frame["dataset_hash"]):
+        if isinstance(path, str):
+            hashes.setdefault(path, digest)
+    tasks = _dataset_tasks([*datasets, *hashes], notes, hashes)
+    frame = _join_dataset(frame, tasks)
+    if "repository" in frame:
+        repo_rows = (frame["family"] == "repo") & frame["repository"].isna()
+        frame.loc[repo_rows, "repository"] = [str(s).split("/", 1)[0] if s else None
+                                              for s in frame.loc[repo_rows, "source_id"]]
+    missing = frame[(frame["family"] == "trace") & frame["program"].isna()]
+    if len(missing):
+        notes.append(f"{len(missing)} trace samples have no program text (dataset not found): "
+                     "their errors are not classified; pass the dataset with --dataset")
+    frame = assign_settings(frame)
+    frame, dropped = deduplicate(frame, evals)
+    if dropped:
+        notes.append(f"{dropped} samples answered again by a later run of the same setting were dropped "
+                     "(the latest run is kept)")
+    logs = [describe_eval(eval_id, info, frame[frame["eval_id"] == eval_id]) for eval_id, info in evals.items()]
+    return LogSet(normalize(frame), logs, notes)
+
+
+def deduplicate(frame: pd.DataFrame, evals: dict[str, dict[str, Any]]) -> tuple[pd.DataFrame, int]:
+    """Keep one row per (setting, task, epoch): the one from the most recently created eval."""
+    created = frame["eval_id"].map(lambda e: str(evals.get(e, {}).get("created", "")))
+    order = frame.assign(_created=created).sort_values("_created", kind="stable")
+    kept = order.drop_duplicates(["setting", "task_id", "epoch"], keep="last").drop(columns="_created")
+    return kept.sort_index(), len(frame) - len(kept)
+
+
+def describe_eval(eval_id: str, info: dict[str, Any], rows: pd.DataFrame) -> dict[str, Any]:
+    execbench = (info.get("metadata") or {}).get("execbench") or {}
+    dataset = execbench.get("dataset") or {}
+    prompts = execbench.get("prompts") or {}
+    templates = sorted({f"{p.get('template')} v{p.get('version')}" for ps in prompts.values() for p in ps})
+    if not templates and len(rows):
+        templates = sorted({f"{t} v{v}" for t, v in zip(rows["template"], rows["template_version"]) if t})
+    return {
+        "eval_id": eval_id, "log": info.get("_log"), "model": info.get("_model"), "task": info.get("task"),
+        "created": info.get("created"), "status": info.get("status"),
+        "settings": sorted(set(rows["setting"])) if len(rows) else [],
+        "samples": int(len(rows)), "dataset": dataset.get("name") or info.get("dataset_name"),
+        "dataset_hash": dataset.get("content_hash"), "execbench_version": execbench.get("version"),
+        "variant": execbench.get("variant"), "temperature": info.get("temperature"), "templates": templates,
+    }

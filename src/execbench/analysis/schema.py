@@ -1,0 +1,139 @@
+"""The per-sample table every analysis reads: one row per graded model response.
+
+``analysis/logs.py`` builds it from Inspect logs; tests build it directly. Analyses only
+rely on the columns named here, and :func:`normalize` adds any that are missing (with
+``NaN``/``None``), so a family that has not landed simply has no rows.
+
+Row semantics (paper 001, §4.1):
+
+- ``completed`` is False for a transport failure or an empty response (no model output at
+  all). Such rows are *excluded* from completed-response accuracy ``C/R`` and count as
+  wrong in all-planned accuracy ``C/N``.
+- ``correct`` is the grader's verdict (never True when ``completed`` is False).
+- ``setting`` names one run configuration (model, prompt variant, temperature, ...): it is
+  the unit of every per-model table and of the "two runs" comparison. Mutated tasks (with an
+  ``original_id``) get their own setting (``... · mutated``) so they never pool with the
+  originals; ``run`` is the setting without that suffix and pairs the two for memorisation.
+- ``source_id`` is the clean source program: the cluster of every clustered statistic.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Iterable
+
+import numpy as np
+import pandas as pd
+
+#: Metric columns (the task record's ``metrics``), by family; all stored as float.
+METRICS = {
+    "trace": ("trace_length", "cyclomatic", "loc", "answer_tokens", "concurrent_segments"),
+    "state": ("trace_length", "peak_state", "state_load", "cyclomatic", "loc"),
+    "repo": ("esv", "mcl", "dfi", "complexity_score"),
+}
+METRIC_COLUMNS = tuple(dict.fromkeys(m for ms in METRICS.values() for m in ms))
+
+#: Text columns (None when unknown).
+TEXT_COLUMNS = (
+    "log", "eval_id", "model", "setting", "run", "variant", "template", "template_version",
+    "family", "arm", "task_id", "source_id", "study", "topic", "language",
+    "status", "extracted", "oracle", "program", "mode",
+    "difficulty", "repository", "scope", "original_id",
+    "stop_reason", "dataset_hash", "execbench_version",
+)
+FLOAT_COLUMNS = ("similarity", "temperature", "output_tokens", "epoch", *METRIC_COLUMNS)
+BOOL_COLUMNS = ("completed", "correct")
+COLUMNS = TEXT_COLUMNS + BOOL_COLUMNS + FLOAT_COLUMNS
+
+STATE_ARMS = ("short-trace-final", "long-trace-final", "inside-loop-state", "post-loop-state")
+FAMILY_ORDER = ("trace", "state", "repo")
+DIFFICULTY_ORDER = ("easy", "medium", "hard")
+
+
+def _text(value: Any) -> str | None:
+    if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA:
+        return None
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (list, dict, tuple)):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
+
+
+def _float(value: Any) -> float:
+    if value is None or value is pd.NA or isinstance(value, (list, dict, tuple, str)):
+        try:
+            return float(value) if isinstance(value, str) else math.nan
+        except ValueError:
+            return math.nan
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def _bool(value: Any) -> bool:
+    if value is None or value is pd.NA:
+        return False
+    if isinstance(value, str):
+        return value.strip().lower() in ("1", "true", "yes", "c", "correct")
+    if isinstance(value, float) and math.isnan(value):
+        return False
+    return bool(value)
+
+
+def study_of(source_id: str | None) -> str | None:
+    """The study (source pool) of a clean source: the first path component of its id."""
+    if not source_id:
+        return None
+    return source_id.split("/", 1)[0]
+
+
+def normalize(df: pd.DataFrame | Iterable[dict[str, Any]]) -> pd.DataFrame:
+    """A copy of ``df`` with every column of :data:`COLUMNS`, coerced to its type.
+
+    Missing defaults: ``completed`` True, ``correct`` False, ``setting`` = ``model``,
+    ``study`` from ``source_id``, ``source_id`` = ``task_id``. Extra columns are kept.
+    """
+    frame = pd.DataFrame(df).copy() if not isinstance(df, pd.DataFrame) else df.copy()
+    n = len(frame)
+    if "completed" not in frame:
+        frame["completed"] = True
+    for col in TEXT_COLUMNS:
+        if col not in frame:
+            frame[col] = None
+        frame[col] = pd.Series([_text(v) for v in frame[col]], index=frame.index, dtype=object)
+    for col in FLOAT_COLUMNS:
+        if col not in frame:
+            frame[col] = math.nan
+        frame[col] = pd.Series([_float(v) for v in frame[col]], index=frame.index, dtype=float)
+    for col in BOOL_COLUMNS:
+        if col not in frame:
+            frame[col] = False
+        frame[col] = pd.Series([_bool(v) for v in frame[col]], index=frame.index, dtype=bool)
+    frame["correct"] = frame["correct"] & frame["completed"]
+    frame["model"] = frame["model"].where(frame["model"].notna(), "unknown-model")
+    frame["setting"] = frame["setting"].where(frame["setting"].notna(), frame["model"])
+    frame["run"] = frame["run"].where(frame["run"].notna(), frame["setting"])
+    frame["source_id"] = frame["source_id"].where(frame["source_id"].notna(), frame["task_id"])
+    missing_study = frame["study"].isna()
+    if missing_study.any():
+        frame.loc[missing_study, "study"] = [study_of(s) for s in frame.loc[missing_study, "source_id"]]
+    frame["family"] = frame["family"].where(frame["family"].notna(), "unknown")
+    frame["arm"] = frame["arm"].where(frame["arm"].notna(), frame["family"])
+    if n == 0:
+        frame = frame.reset_index(drop=True)
+    return frame
+
+
+def families_present(df: pd.DataFrame) -> list[str]:
+    present = list(dict.fromkeys(df["family"].dropna()))
+    return sorted(present, key=lambda f: (FAMILY_ORDER.index(f) if f in FAMILY_ORDER else 99, f))
+
+
+def ordered(values: Iterable[Any], order: Iterable[Any] = ()) -> list[Any]:
+    """Distinct values, known ones in ``order`` first, the rest sorted as text."""
+    order = list(order)
+    seen = [v for v in dict.fromkeys(values) if v is not None and not (isinstance(v, float) and np.isnan(v))]
+    return sorted(seen, key=lambda v: (order.index(v) if v in order else len(order), str(v)))

@@ -1,0 +1,540 @@
+"""Run every analysis on the per-sample table and lay the results out as report sections.
+
+Each section is a list of blocks (headings, paragraphs, tables, figures, notes). Where the
+data cannot support an analysis (no rows, every answer wrong, a single cluster, ...), the
+block is a note saying so instead of a table. Headline findings are collected on the way.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from html import escape as esc
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from execbench.analysis import compare, correlations, logistic, mann_whitney, memorisation, paired, taxonomy
+from execbench.analysis import tables as T
+from execbench.analysis.schema import DIFFICULTY_ORDER, STATE_ARMS, families_present, ordered
+from execbench.analysis.trace_metrics import coconut_table
+from execbench.report import figures as F
+from execbench.report.tables import Col, Table, acc_cols, fmt_p, fmt_pct, records
+
+CORRELATION_METRICS = {"trace": ("trace_length", "loc", "cyclomatic"),
+                       "state": ("trace_length", "peak_state", "state_load"),
+                       "repo": ("esv", "mcl", "dfi")}
+THETA_DYNAMIC = {"trace": ("trace_length",), "state": ("trace_length", "peak_state", "state_load"),
+                 "repo": ("esv", "mcl", "dfi")}
+THETA_STATIC = ("cyclomatic",)
+LOGISTIC_MODELS = {"state": logistic.MODELS,
+                   "trace": (("Trace", ("trace_length",)), ("Trace + LOC", ("trace_length", "loc")))}
+METRIC_LABELS = {"trace_length": "trace length", "loc": "LOC", "cyclomatic": "cyclomatic", "esv": "ESV",
+                 "mcl": "MCL", "dfi": "DFI", "peak_state": "peak state", "state_load": "state load",
+                 "complexity_score": "complexity score"}
+FAMILY_TITLES = {"trace": "Line traces (CoCoNUT)", "state": "Output and checkpoint state (paper 001)",
+                 "repo": "Repository assertions (RepoReason)"}
+
+
+@dataclass
+class Options:
+    replicates: int = 10_000         # paired / memorisation / comparison bootstraps (paper: 10,000)
+    descriptive_replicates: int = 2_000
+    permutations: int = 10_000       # Mann-Whitney permutation test (paper: 10,000)
+
+
+@dataclass
+class Section:
+    id: str
+    title: str
+    paper: str = ""
+    blocks: list[tuple[str, Any]] = field(default_factory=list)
+    nav: str = ""
+
+    def h(self, text: str) -> None:
+        self.blocks.append(("h3", text))
+
+    def p(self, text: str) -> None:
+        self.blocks.append(("p", text))
+
+    def note(self, text: str) -> None:
+        self.blocks.append(("note", text))
+
+    def table(self, table: Table) -> None:
+        if table.empty:
+            self.note(f"{table.title}: no data.")
+        else:
+            self.blocks.append(("table", table))
+
+    def figure(self, src: str | None, caption: str, alt: str) -> None:
+        if src:
+            self.blocks.append(("figure", {"src": src, "caption": caption, "alt": alt}))
+
+
+@dataclass
+class Report:
+    sections: list[Section]
+    headlines: list[str]
+    notes: list[str]
+
+
+def _pp(x: float) -> str:
+    """Percentage points with a sign, never "-0.0"."""
+    value = round(100 * float(x), 1)
+    return f"{value + 0.0:+.1f}"
+
+
+def _ci(p: float, lo: float, hi: float) -> str:
+    return f"{fmt_pct(p)}% [{fmt_pct(lo)}, {fmt_pct(hi)}]"
+
+
+def _setting_order(df: pd.DataFrame) -> list[str]:
+    return ordered(df["setting"])
+
+
+# -- overview -------------------------------------------------------------------------------------
+def overview(df: pd.DataFrame, headlines: list[str]) -> Section:
+    sec = Section("overview", "Accuracy overview", "paper 001 §4.1, tables 3-5; completion accounting", nav="Overview")
+    table = T.accuracy_table(df, ["family", "setting"], order={"family": families_present(df)})
+    sec.table(Table("Accuracy by family and setting", [
+        Col("Family", "family"), Col("Setting", "setting"), Col("N", "N", "int", "planned samples"),
+        Col("R", "R", "int", "completed responses"), Col("C", "C", "int", "correct"), *acc_cols()],
+        records(table), paper="paper 001 table 5"))
+    for family, group in table.groupby("family", sort=False):
+        ranked = group[group["R"] > 0].sort_values("acc_cr", ascending=False)
+        if ranked.empty:
+            continue
+        best = ranked.iloc[0]
+        text = (f"<b>{esc(str(family))}</b>: best setting <b>{esc(str(best['setting']))}</b> at "
+                f"{_ci(best['acc_cr'], best['acc_cr_low'], best['acc_cr_high'])} correct (C/R, {int(best['R'])} responses)")
+        if len(ranked) > 1:
+            worst = ranked.iloc[-1]
+            text += (f"; lowest <b>{esc(str(worst['setting']))}</b> at "
+                     f"{_ci(worst['acc_cr'], worst['acc_cr_low'], worst['acc_cr_high'])}")
+        headlines.append(text + ".")
+    # completion and extraction status (paper 001 table 4)
+    rows = []
+    for setting, group in df.groupby("setting", sort=True):
+        done = group[group["completed"]]
+        status = done["status"].fillna("ok")
+        wrong_ok = int(((status == "ok") & ~done["correct"]).sum())
+        rows.append({
+            "setting": setting, "N": len(group), "R": len(done), "excluded": len(group) - len(done),
+            "ok": int((status == "ok").sum()), "wrong_valid": wrong_ok,
+            "no_answer": int((status == "no_answer").sum()), "bad_envelope": int((status == "bad_envelope").sum()),
+            "truncated": int((status == "truncated").sum()),
+            "token_limit": int(done["stop_reason"].isin(["max_tokens", "model_length"]).sum()),
+            "median_tokens": float(done["output_tokens"].median()) if done["output_tokens"].notna().any() else math.nan,
+        })
+    sec.table(Table("Responses: completion and answer extraction", [
+        Col("Setting", "setting"), Col("N", "N", "int"), Col("Completed", "R", "int"),
+        Col("Excluded", "excluded", "int", "transport failures and empty responses: excluded from C/R, wrong in C/N"),
+        Col("Answer found", "ok", "int", "an answer was extracted (right or wrong)"),
+        Col("…wrong", "wrong_valid", "int", "an answer was extracted and it is wrong"),
+        Col("No answer", "no_answer", "int"), Col("Bad envelope", "bad_envelope", "int"),
+        Col("Truncated", "truncated", "int", "extraction status: the answer was cut off"),
+        Col("Token limit", "token_limit", "int", "stop reason max_tokens / model_length"),
+        Col("Median tokens", "median_tokens", "int", "median output tokens of completed responses")], rows, paper="paper 001 table 4"))
+    excluded = sum(r["excluded"] for r in rows)
+    if excluded:
+        headlines.append(f"{excluded} of {len(df)} requests returned no response (transport failure or empty): "
+                         "excluded from C/R, counted wrong in C/N.")
+    return sec
+
+
+# -- trace ------------------------------------------------------------------------------------------
+def trace_section(df: pd.DataFrame, colors: dict, opts: Options, headlines: list[str]) -> Section:
+    sec = Section("trace", FAMILY_TITLES["trace"], "paper 002 tables I, II, IV, V; §V-A", nav="Trace")
+    rows = df[df["family"] == "trace"]
+    settings = _setting_order(rows)
+    coco = coconut_table(rows, ("setting",), replicates=opts.descriptive_replicates)
+    for scope, label in (("cr", "completed responses (C/R)"), ("cn", "all planned samples (C/N)")):
+        sec.table(Table(f"CoCoNUT metrics, {label}", [
+            Col("Setting", "setting"), Col("Traces", "N", "int"), Col("Tasks", "tasks", "int"),
+            Col("Acc Hard %", (f"acc_hard_{scope}", f"acc_hard_{scope}_low", f"acc_hard_{scope}_high"), "pct_ci",
+                "tasks with every trace correct (Wilson)"),
+            Col("Acc Mean %", (f"acc_mean_{scope}", f"acc_mean_{scope}_low", f"acc_mean_{scope}_high"), "pct_ci",
+                "per-task accuracy averaged over tasks (bootstrap over tasks)"),
+            Col("Accuracy %", (f"accuracy_{scope}", f"accuracy_{scope}_low", f"accuracy_{scope}_high"), "pct_ci",
+                "over traces (Wilson)"),
+            Col("Sim", (f"similarity_{scope}", f"similarity_{scope}_low", f"similarity_{scope}_high"), "num_ci"),
+            Col("False Sim", (f"false_similarity_{scope}", f"false_similarity_{scope}_low",
+                              f"false_similarity_{scope}_high"), "num_ci", "similarity of wrong traces only")],
+            records(coco), paper="paper 002 table I"))
+    # trace-length buckets
+    buckets = T.bucket_table(rows, ("setting",))
+    sec.h("Accuracy by trace length")
+    if buckets.empty:
+        sec.note("No trace lengths recorded: no bucket table.")
+    else:
+        wide_rows = []
+        for setting, group in buckets.groupby("setting", sort=False):
+            row: dict[str, Any] = {"setting": setting}
+            for _, b in group.iterrows():
+                row[b["bucket"]], row[b["bucket"] + "_lo"], row[b["bucket"] + "_hi"] = \
+                    b["acc_cr"], b["acc_cr_low"], b["acc_cr_high"]
+            wide_rows.append(row)
+        sec.table(Table("Accuracy (C/R %) by trace-length bucket", [Col("Setting", "setting")] + [
+            Col(label, (label, label + "_lo", label + "_hi"), "pct_ci") for label in T.BUCKET_LABELS
+            if label in set(buckets["bucket"])], wide_rows, paper="paper 002 tables IV-V",
+            caption="Buckets are right-closed: 1-3 holds traces of 1 to 3 lines, 3-5 of 4 to 5, ..., 40+ of 41 or more."))
+        sec.table(Table("Trace-length buckets, both denominators", [
+            Col("Setting", "setting"), Col("Bucket", "bucket"), Col("N", "N", "int"), Col("R", "R", "int"),
+            *acc_cols()], records(buckets)))
+        sec.figure(F.accuracy_lines(buckets, "bucket", [b for b in T.BUCKET_LABELS if b in set(buckets["bucket"])],
+                                    colors, "Accuracy vs trace length", "trace length (executed lines)"),
+                   "Accuracy (C/R) per trace-length bucket with Wilson 95% intervals, one line per setting.",
+                   "accuracy versus trace length")
+        pooled = T.bucket_table(rows.assign(setting="all"), ("setting",))
+        low, high = pooled.iloc[0], pooled.iloc[-1]
+        if low["bucket"] != high["bucket"] and low["R"] and high["R"]:
+            first = _ci(low["acc_cr"], low["acc_cr_low"], low["acc_cr_high"])
+            last = _ci(high["acc_cr"], high["acc_cr_low"], high["acc_cr_high"])
+            if high["acc_cr"] == low["acc_cr"]:
+                text = f"accuracy is {first} on traces of {low['bucket']} lines and {last} on {high['bucket']} lines"
+            else:
+                verb = "falls" if high["acc_cr"] < low["acc_cr"] else "rises"
+                text = f"accuracy {verb} from {first} on traces of {low['bucket']} lines to {last} on {high['bucket']} lines"
+            headlines.append(f"<b>trace</b>: {text} (all settings pooled, C/R).")
+    # topics (advanced-topic table II)
+    topics = coconut_table(rows, ("topic", "setting"), replicates=opts.descriptive_replicates) \
+        if rows["topic"].notna().any() else pd.DataFrame()
+    sec.h("By topic (HumanEval and advanced topics)")
+    if topics.empty:
+        sec.note("No topic recorded for these traces.")
+    else:
+        topic_order = ordered(topics["topic"], ("humaneval", "oop", "recursion", "concurrency"))
+        topics = T.sort_by(topics, ["topic", "setting"], {"topic": topic_order, "setting": settings})
+        sec.table(Table("Accuracy and similarity by topic", [
+            Col("Topic", "topic"), Col("Setting", "setting"), Col("Traces", "N", "int"), Col("Programs", "tasks", "int"),
+            Col("Acc Mean C/R %", ("acc_mean_cr", "acc_mean_cr_low", "acc_mean_cr_high"), "pct_ci"),
+            Col("Acc Mean C/N %", ("acc_mean_cn", "acc_mean_cn_low", "acc_mean_cn_high"), "pct_ci"),
+            Col("Sim", ("similarity_cr", "similarity_cr_low", "similarity_cr_high"), "num_ci")],
+            records(topics), paper="paper 002 table II"))
+    sec.figure(F.similarity_distributions(rows, settings, colors),
+               "Similarity of completed answers to the oracle: violins over all answers, dots for wrong answers, "
+               "bars at the mean.", "similarity distributions")
+    # taxonomy
+    sec.h("First-deviation error taxonomy")
+    wrong = rows[rows["completed"] & ~rows["correct"]]
+    if wrong.empty:
+        sec.note("No wrong completed traces to classify.")
+    else:
+        cats = [taxonomy.classify(p, o, e, s) or "other" for p, o, e, s in
+                zip(wrong["program"], wrong["oracle"], wrong["extracted"], wrong["status"])]
+        counts = pd.crosstab(wrong["setting"], pd.Series(cats, index=wrong.index, name="category"))
+        present = [c for c in taxonomy.CATEGORIES if c in counts.columns]
+        counts = counts[present].reindex([s for s in settings if s in counts.index])
+        tax_rows = []
+        for setting, values in counts.iterrows():
+            total = int(values.sum())
+            tax_rows.append({"setting": setting, "wrong": total,
+                             **{c: values[c] / total if total else math.nan for c in present}})
+        sec.table(Table("Wrong traces by first-deviation category (share of wrong traces, %)",
+                        [Col("Setting", "setting"), Col("Wrong", "wrong", "int")] +
+                        [Col(c, c, "pct") for c in present], tax_rows, paper="paper 002 §V-A",
+                        caption="Rules in docs/report.md (first match wins). 'unclassified': program text unavailable."))
+        sec.figure(F.taxonomy_bars(counts, present), "Share of wrong traces per first-deviation category.",
+                   "error taxonomy stacked bars")
+        overall = counts.sum().sort_values(ascending=False)
+        top = overall.index[0]
+        headlines.append(f"<b>trace</b>: the most common first deviation is <i>{top}</i> "
+                         f"({fmt_pct(overall[top] / overall.sum())}% of {int(overall.sum())} wrong traces).")
+    return sec
+
+
+# -- state ------------------------------------------------------------------------------------------
+def state_section(df: pd.DataFrame, colors: dict, opts: Options, headlines: list[str]) -> Section:
+    sec = Section("state", FAMILY_TITLES["state"], "paper 001 tables 3, 5, 7; §5.1", nav="State")
+    rows = df[df["family"] == "state"]
+    settings = _setting_order(rows)
+    arms = T.accuracy_table(rows, ["setting", "arm"], order={"arm": STATE_ARMS, "setting": settings})
+    sec.table(Table("Accuracy by arm", [Col("Setting", "setting"), Col("Arm", "arm"), Col("N", "N", "int"),
+                                        Col("R", "R", "int"), *acc_cols()], records(arms), paper="paper 001 table 3"))
+    sec.figure(F.arm_profiles(arms, STATE_ARMS, colors), "Accuracy (C/R) per arm with Wilson intervals.",
+               "arm profiles per setting")
+    studies = T.accuracy_table(rows, ["study", "setting"], order={"setting": settings})
+    sec.table(Table("Accuracy by study", [Col("Study", "study"), Col("Setting", "setting"), Col("N", "N", "int"),
+                                          Col("R", "R", "int"), *acc_cols()], records(studies),
+                    paper="paper 001 table 5"))
+    # paired short vs long
+    sec.h("Paired shorter- vs longer-input final output")
+    pairs = paired.short_long_pairs(rows)
+    if pairs.empty:
+        sec.note("No case has both final-output arms answered in one setting: no paired comparison.")
+        return sec
+    cohorts = [("All settings", pairs)] + [(s, g) for s, g in pairs.groupby("setting", sort=True)]
+    out = []
+    for label, group in cohorts:
+        summary = paired.paired_summary(group, replicates=opts.replicates)
+        out.append({"cohort": label, "settings": group["setting"].nunique(), **summary})
+    sec.table(Table("Paired short-minus-long decrement", [
+        Col("Cohort", "cohort"), Col("Settings", "settings", "int"), Col("Pairs", "pairs", "int"),
+        Col("Sources", "sources", "int"), Col("Correct→wrong", "correct_to_wrong", "int"),
+        Col("Wrong→correct", "wrong_to_correct", "int"),
+        Col("Short %", "acc_a", "pct"), Col("Long %", "acc_b", "pct"),
+        Col("Decrement (pp)", ("decrement", "low", "high"), "pp_ci",
+            "short minus long accuracy; 95% percentile interval from a source-clustered bootstrap"),
+        Col("Note", "note")], out, paper="paper 001 table 7",
+        caption=f"{opts.replicates:,} bootstrap replicates resample whole clean-source clusters (all settings of a "
+                "source together); only pairs with both responses completed."))
+    first = out[0]
+    if first["pairs"]:
+        headlines.append(
+            f"<b>state</b>: on {first['pairs']} matched short/long pairs, the longer input turns "
+            f"{first['correct_to_wrong']} correct answers wrong and {first['wrong_to_correct']} wrong answers correct; "
+            f"paired decrement {_pp(first['decrement'])} pp [{_pp(first['low'])}, {_pp(first['high'])}] "
+            "(source-clustered bootstrap).")
+    return sec
+
+
+# -- repo ------------------------------------------------------------------------------------------
+def repo_section(df: pd.DataFrame, colors: dict, opts: Options, headlines: list[str]) -> Section:
+    sec = Section("repo", FAMILY_TITLES["repo"], "paper 000 tables 2-3, appendix B.1", nav="Repo")
+    rows = df[df["family"] == "repo"]
+    settings = _setting_order(rows)
+    if rows["difficulty"].notna().any():
+        diff = T.accuracy_table(rows, ["setting", "difficulty"],
+                                order={"difficulty": DIFFICULTY_ORDER, "setting": settings})
+        sec.table(Table("Accuracy by annotated difficulty", [
+            Col("Setting", "setting"), Col("Difficulty", "difficulty"), Col("N", "N", "int"), Col("R", "R", "int"),
+            *acc_cols()], records(diff), paper="paper 000 table 2"))
+    else:
+        sec.note("No annotated difficulty in these tasks: no difficulty table.")
+    if rows["repository"].notna().any():
+        repos = T.accuracy_table(rows, ["repository", "setting"], order={"setting": settings})
+        sec.table(Table("Accuracy by repository", [
+            Col("Repository", "repository"), Col("Setting", "setting"), Col("N", "N", "int"), Col("R", "R", "int"),
+            *acc_cols()], records(repos), paper="paper 000 table 3"))
+    else:
+        sec.note("No repository recorded for these tasks: no per-repository table.")
+    sec.h("Reasoning scope")
+    if rows["scope"].notna().any():
+        scope = T.accuracy_table(rows, ["setting", "scope"],
+                                 order={"scope": ("intra-file", "cross-file", "repository-wide"), "setting": settings})
+        sec.table(Table("Accuracy by reasoning scope", [
+            Col("Setting", "setting"), Col("Scope", "scope"), Col("N", "N", "int"), Col("R", "R", "int"),
+            *acc_cols()], records(scope), paper="paper 000 appendix B.1"))
+    else:
+        sec.note("No reasoning scope (intra-file / cross-file slice) recorded for these tasks.")
+    return sec
+
+
+# -- metric relations (every family) ------------------------------------------------------------------
+def relations_section(df: pd.DataFrame, family: str, colors: dict, opts: Options, headlines: list[str]) -> Section:
+    sec = Section(f"{family}-metrics", f"{FAMILY_TITLES[family]}: what makes tasks hard",
+                  {"repo": "paper 000 tables 4, 6, 8; figure 2", "state": "paper 001 §5.2, appendices D-E",
+                   "trace": "paper 002 §IV-C (trace length), paper 001 methods"}[family],
+                  nav=f"{family.capitalize()}: difficulty")
+    rows = df[df["family"] == family]
+    languages = ordered(rows["language"].dropna())
+    if family == "state" and len(languages) > 1 and "python" in languages:
+        sec.note("Correlations, binned accuracy and logistic models use the Python cases only: C++ cases measure "
+                 "trace length with a different adapter (gcov line executions) and have no state metrics "
+                 "(paper 001 analyses the two separately). θ is computed per study.")
+        theta_rows_source = rows
+        rows = rows[rows["language"] == "python"]
+    else:
+        theta_rows_source = rows
+    metrics = [m for m in CORRELATION_METRICS[family] if rows[m].notna().any()]
+    if not metrics:
+        sec.note(f"No difficulty metrics recorded for {family} tasks.")
+        return sec
+    labels = ", ".join(METRIC_LABELS[m] for m in metrics)
+    sec.h(f"Correlation of {labels} with correctness")
+    pearson = correlations.pearson_table(rows, metrics)
+    wide: dict[str, dict] = {}
+    for _, r in pearson.iterrows():
+        entry = wide.setdefault(r["setting"], {"setting": r["setting"], "n": r["n"], "notes": []})
+        entry[r["metric"]], entry[r["metric"] + "_lo"], entry[r["metric"] + "_hi"] = r["r"], r["r_low"], r["r_high"]
+        entry[r["metric"] + "_p"] = r["p"]
+        if isinstance(r["note"], str) and r["note"] not in entry["notes"]:
+            entry["notes"].append(r["note"])
+    for entry in wide.values():
+        entry["note"] = "; ".join(entry.pop("notes")) or None
+    cols = [Col("Setting", "setting"), Col("n", "n", "int")]
+    for m in metrics:
+        cols += [Col(f"r({METRIC_LABELS[m]})", (m, m + "_lo", m + "_hi"), "r_ci", "Pearson r, Fisher-z 95% interval"),
+                 Col("p", m + "_p", "pval")]
+    sec.table(Table("Pearson correlation with correctness", cols + [Col("Note", "note")], list(wide.values()),
+                    paper="paper 000 table 4" if family == "repo" else "",
+                    caption="Completed responses; correctness coded 1/0, so a negative r means harder when larger."))
+    if len(metrics) >= 2:
+        partial = correlations.partial_table(rows, metrics)
+        sec.table(Table("Partial correlation, controlling for the other metrics", [
+            Col("Setting", "setting"), Col("Metric", "metric"), Col("Controlled for", "controls"), Col("n", "n", "int"),
+            Col("Partial r", "r", "num"), Col("p", "p", "pval"), Col("Note", "note")],
+            records(partial.assign(metric=partial["metric"].map(METRIC_LABELS),
+                                   controls=partial["controls"].map(
+                                       lambda c: ", ".join(METRIC_LABELS.get(x.strip(), x) for x in c.split(","))))),
+            paper="paper 000 table 6" if family == "repo" else ""))
+        ok = partial[partial["r"].notna()]
+        if family == "repo" and not ok.empty:
+            strongest = ok.loc[ok["r"].idxmin()]
+            headlines.append(
+                f"<b>repo</b>: the strongest independent difficulty signal is {METRIC_LABELS[strongest['metric']]} "
+                f"(partial r = {strongest['r']:.3f}, p = {fmt_p(strongest['p'])}, setting {esc(str(strongest['setting']))}, "
+                f"controlling for {', '.join(METRIC_LABELS.get(x.strip(), x) for x in strongest['controls'].split(','))}).")
+    binned = {METRIC_LABELS[m]: correlations.binned_accuracy(rows, m) for m in metrics}
+    sec.figure(F.metric_panels(binned, colors, f"Accuracy over binned {labels}"),
+               "Accuracy (C/R) over equal-count bins of each metric (bins from all settings), Wilson intervals.",
+               f"accuracy versus {labels}")
+    # Mann-Whitney theta
+    sec.h("Normalised Mann-Whitney θ")
+    dynamic = [m for m in THETA_DYNAMIC[family] if theta_rows_source[m].notna().any()]
+    theta_rows = []
+    if dynamic:
+        theta = mann_whitney.theta_table(theta_rows_source, dynamic, by=("setting", "study"),
+                                         permutations=opts.permutations)
+        theta_rows += records(theta.assign(arms="pooled"))
+    static = [m for m in THETA_STATIC if theta_rows_source[m].notna().any()]
+    if static:
+        theta_static = mann_whitney.theta_table(theta_rows_source, static, by=("setting", "study", "arm"),
+                                                permutations=opts.permutations)
+        theta_rows += records(theta_static.rename(columns={"arm": "arms"}))
+    if theta_rows:
+        table = pd.DataFrame(theta_rows)
+        table["p_bh"] = mann_whitney.benjamini_hochberg(table["p"])
+        table["metric"] = table["metric"].map(METRIC_LABELS)
+        table["supported"] = np.where(table["theta"].isna(), "inestimable",
+                                      np.where((table["theta"] > 0.5) & (table["p"] < 0.05), "yes", "no"))
+        sec.table(Table("θ per series (θ > 0.5: failures have larger values)", [
+            Col("Setting", "setting"), Col("Study", "study"), Col("Arms", "arms"), Col("Metric", "metric"),
+            Col("n", "n", "int"), Col("Failures", "failures", "int"), Col("θ", "theta", "num"),
+            Col("p (perm.)", "p", "pval", f"one-sided, {opts.permutations:,} fixed-seed label shuffles"),
+            Col("p (BH)", "p_bh", "pval", "Benjamini-Hochberg over this table"), Col("Supported", "supported"),
+            Col("Note", "note")], records(table), paper="paper 001 appendix E, table 8",
+            caption="Dynamic metrics pool all arms of a setting and study; static metrics (cyclomatic) are tested per arm. "
+                    "Row-level permutation tests ignore the dependence between arms of a case: descriptive only."))
+        est = table[table["theta"].notna()]
+        if not est.empty and family == "state":
+            headlines.append(f"<b>state</b>: {int((est['supported'] == 'yes').sum())} of {len(est)} estimable θ series "
+                             "show larger metric values among failures (θ > 0.5, p < 0.05, unadjusted).")
+    # logistic models
+    if family in LOGISTIC_MODELS:
+        sec.h("Exploratory logistic models of error")
+        fits = []
+        for name, predictors in LOGISTIC_MODELS[family]:
+            missing = [METRIC_LABELS[p] for p in predictors if not rows[p].notna().any()]
+            if missing:
+                sec.note(f"Model “{name}” cannot be fitted: no {', '.join(missing)} recorded for these tasks.")
+            else:
+                fits.append(logistic.fit_error_model(rows, predictors, name))
+        term_rows, forest_rows = [], []
+        for fit in fits:
+            if fit.status != "ok":
+                sec.note(f"Model “{fit.name}” (n = {fit.n}, {fit.clusters} clusters): {fit.status}: {fit.message}. "
+                         "No coefficients are reported.")
+                continue
+            for term in fit.terms:
+                term_rows.append({"model": fit.name, "n": fit.n, "clusters": fit.clusters, "iterations": fit.iterations,
+                                  "condition": fit.condition, **term})
+                forest_rows.append({**term, "label": f"{fit.name}: {term['term']}"})
+        if term_rows:
+            sec.table(Table("Error odds ratio per doubling", [
+                Col("Model", "model"), Col("Predictor", "term"), Col("n", "n", "int"), Col("Clusters", "clusters", "int"),
+                Col("Odds ratio", ("odds_ratio", "low", "high"), "or_ci", "95% interval, t with G-1 df, source-clustered"),
+                Col("p", "p", "pval"), Col("Iterations", "iterations", "int"),
+                Col("Cond. number", "condition", "num", "information matrix")], term_rows,
+                paper="paper 001 table 6" if family == "state" else "",
+                caption="Outcome: wrong answer (completed responses). Intercepts for study, arm and setting; "
+                        "mean-centred log2 predictors; sandwich covariance clustered by clean source with the "
+                        "G/(G-1)·(N-1)/(N-p) factor."))
+            sec.figure(F.forest(forest_rows, "Error odds ratios per doubling"),
+                       "Odds ratios with source-clustered 95% intervals (log scale).", "odds ratio forest plot")
+    return sec
+
+
+# -- comparisons and memorisation -----------------------------------------------------------------------
+def comparison_section(df: pd.DataFrame, opts: Options, headlines: list[str]) -> Section | None:
+    pairs = compare.run_pairs(df)
+    sec = Section("compare", "Two runs of the same model", "paper 000 appendix B.4, tables 7-8; paper 002 §IV-C",
+                  nav="Run comparisons")
+    if not pairs:
+        sec.note("No model was run in two settings on common tasks: nothing to compare. Run a model twice "
+                 "on one dataset (e.g. direct and cot, or two temperatures) to get this section.")
+        return sec
+    for a, b in pairs:
+        sec.h(f"{a} → {b}")
+        deltas = compare.cell_deltas(df, a, b)
+        sec.table(Table(f"Accuracy per cell (C/R): {a} vs {b}", [
+            Col("Family", "family"), Col("Cell", "cell"), Col("n A", "n_a", "int"),
+            Col("A %", ("acc_a", "acc_a_low", "acc_a_high"), "pct_ci"), Col("n B", "n_b", "int"),
+            Col("B %", ("acc_b", "acc_b_low", "acc_b_high"), "pct_ci"), Col("Δ (pp)", "delta", "pp_ci")],
+            records(deltas), paper="paper 000 table 7"))
+        summary = compare.compare_runs(df, a, b, replicates=opts.replicates)
+        rows = [{"family": "all", **{k: v for k, v in summary.items() if k != "per_family"}}] + \
+               [{"family": f, **s} for f, s in summary["per_family"].items()]
+        for r in rows:  # B minus A, as in the cell table
+            r["delta"], r["d_low"], r["d_high"] = -r["decrement"], -r["high"], -r["low"]
+        sec.table(Table("Matched tasks (answered in both runs)", [
+            Col("Family", "family"), Col("Tasks", "pairs", "int"), Col("Sources", "sources", "int"),
+            Col("A right → B wrong", "correct_to_wrong", "int"), Col("A wrong → B right", "wrong_to_correct", "int"),
+            Col("A %", "acc_a", "pct"), Col("B %", "acc_b", "pct"),
+            Col("Δ B−A (pp)", ("delta", "d_low", "d_high"), "pp_ci", "source-clustered bootstrap"), Col("Note", "note")],
+            rows))
+        if summary["pairs"]:
+            headlines.append(f"<b>{esc(a)}</b> → <b>{esc(b)}</b>: accuracy changes by {_pp(rows[0]['delta'])} pp "
+                             f"[{_pp(rows[0]['d_low'])}, {_pp(rows[0]['d_high'])}] on {summary['pairs']} "
+                             "tasks answered in both runs.")
+        stab_rows = []
+        both = df[df["setting"].isin([a, b])]
+        shared = [f for f in families_present(both) if both.loc[both["family"] == f, "setting"].nunique() == 2]
+        for family in shared:
+            metrics = [m for m in CORRELATION_METRICS.get(family, ()) if df.loc[df["family"] == family, m].notna().any()]
+            if metrics:
+                stab = compare.correlation_stability(df, a, b, metrics, family)
+                stab_rows += [{"family": family, **r, "metric": METRIC_LABELS.get(r["metric"], r["metric"])}
+                              for r in records(stab)]
+        if stab_rows:
+            sec.table(Table("Stability of metric–accuracy Pearson r", [
+                Col("Family", "family"), Col("Metric", "metric"), Col("r (A)", "r_a", "num"), Col("r (B)", "r_b", "num"),
+                Col("Δ", "delta", "num"), Col("Note", "note")], stab_rows, paper="paper 000 table 8"))
+    return sec
+
+
+def memorisation_section(df: pd.DataFrame, opts: Options, headlines: list[str]) -> Section:
+    sec = Section("memorisation", "Memorisation: original vs mutated tasks", "paper 000 §4.4", nav="Memorisation")
+    if not df["original_id"].notna().any():
+        sec.note("No mutated tasks (tasks with provenance.original_id) in these logs: no memorisation rate.")
+        return sec
+    table = memorisation.memorisation_table(df, replicates=opts.replicates)
+    if table.empty:
+        sec.note("Mutated tasks are present but none has its original answered in the same setting.")
+        return sec
+    sec.table(Table("Memorisation rate and accuracy drop", [
+        Col("Setting", "setting"), Col("Pairs", "pairs", "int"), Col("Sources", "sources", "int"),
+        Col("Original %", "acc_orig", "pct"), Col("Mutated %", "acc_mut", "pct"),
+        Col("MR %", ("mr", "mr_low", "mr_high"), "pct_ci", "P(pass orig and fail mutated), clustered bootstrap"),
+        Col("MR Wilson", ("mr", "mr_wilson_low", "mr_wilson_high"), "pct_ci"),
+        Col("Reverse %", "reverse", "pct", "P(fail orig and pass mutated)"),
+        Col("Drop (pp)", ("drop", "drop_low", "drop_high"), "pp_ci"), Col("Note", "note")], records(table)))
+    for _, r in table.iterrows():
+        if r["pairs"]:
+            headlines.append(f"<b>{esc(str(r['setting']))}</b>: memorisation rate {_ci(r['mr'], r['mr_low'], r['mr_high'])}; "
+                             f"accuracy drops {_pp(r['drop'])} pp [{_pp(r['drop_low'])}, "
+                             f"{_pp(r['drop_high'])}] from original to mutated tasks.")
+    return sec
+
+
+def build(df: pd.DataFrame, opts: Options | None = None) -> Report:
+    opts = opts or Options()
+    headlines: list[str] = []
+    notes: list[str] = []
+    colors = F.color_map(_setting_order(df))
+    sections = [overview(df, headlines)]
+    present = families_present(df)
+    for family in ("trace", "state", "repo"):
+        if family not in present:
+            notes.append(f"No {family}-family samples in these logs: the {FAMILY_TITLES[family]} analyses are skipped.")
+            continue
+        builder = {"trace": trace_section, "state": state_section, "repo": repo_section}[family]
+        sections.append(builder(df, colors, opts, headlines))
+        sections.append(relations_section(df, family, colors, opts, headlines))
+    sections.append(comparison_section(df, opts, headlines))
+    sections.append(memorisation_section(df, opts, headlines))
+    unknown = [f for f in present if f not in ("trace", "state", "repo")]
+    if unknown:
+        notes.append(f"Samples of unknown families ({', '.join(unknown)}) appear only in the overview.")
+    return Report(sections, headlines, notes)

@@ -1,0 +1,303 @@
+"""Each statistic against an independently computed value, on data with known effects."""
+
+import itertools
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from execbench.analysis import compare, correlations, logistic, mann_whitney, memorisation, paired
+from execbench.analysis.bootstrap import cluster_ratio_interval
+from execbench.analysis.schema import STATE_ARMS, normalize
+
+
+def _logit(x):
+    return 1 / (1 + np.exp(-x))
+
+
+# -- correlations (paper 000 tables 4 and 6) -----------------------------------------------------
+@pytest.fixture(scope="module")
+def repo_frame():
+    """Correctness depends on DFI only; ESV and MCL correlate with DFI (so their raw r is
+    negative) but carry no independent signal."""
+    rng = np.random.default_rng(11)
+    n = 1500
+    dfi = rng.poisson(8, n) + 1.0
+    esv = 40 * dfi + rng.normal(0, 120, n) + 300
+    mcl = 10 * dfi + rng.normal(0, 60, n) + 100
+    correct = rng.random(n) < _logit(2.5 - 0.3 * dfi)
+    return normalize(pd.DataFrame({"setting": "s", "family": "repo", "arm": "masked-assertion",
+                                   "source_id": [f"r/{i // 3}" for i in range(n)], "task_id": [f"t{i}" for i in range(n)],
+                                   "esv": esv, "mcl": mcl, "dfi": dfi, "correct": correct}))
+
+
+def test_pearson_matches_scipy(repo_frame):
+    table = correlations.pearson_table(repo_frame, ["esv", "mcl", "dfi"]).set_index("metric")
+    y = repo_frame["correct"].astype(float)
+    for metric in ("esv", "mcl", "dfi"):
+        want = stats.pearsonr(repo_frame[metric], y)
+        assert table.loc[metric, "r"] == pytest.approx(want.statistic, abs=1e-12)
+        assert table.loc[metric, "p"] == pytest.approx(want.pvalue, rel=1e-9)
+        ci = want.confidence_interval(0.95)
+        assert (table.loc[metric, "r_low"], table.loc[metric, "r_high"]) == pytest.approx((ci.low, ci.high), abs=1e-9)
+    assert table.loc["esv", "r"] < -0.1 and table.loc["dfi", "r"] < table.loc["esv", "r"]
+
+
+def test_partial_correlation_matches_the_precision_matrix(repo_frame):
+    table = correlations.partial_table(repo_frame, ["esv", "mcl", "dfi"]).set_index("metric")
+    data = repo_frame[["correct", "esv", "mcl", "dfi"]].astype(float).to_numpy()
+    precision = np.linalg.inv(np.corrcoef(data, rowvar=False))
+    n, k = len(data), 2
+    for j, metric in enumerate(("esv", "mcl", "dfi"), start=1):
+        r = -precision[0, j] / math.sqrt(precision[0, 0] * precision[j, j])
+        t = r * math.sqrt((n - 2 - k) / (1 - r * r))
+        p = 2 * stats.t.sf(abs(t), n - 2 - k)
+        assert table.loc[metric, "r"] == pytest.approx(r, abs=1e-10)
+        assert table.loc[metric, "p"] == pytest.approx(p, rel=1e-6)
+    # the known effect: only DFI keeps an independent association
+    assert table.loc["dfi", "r"] < -0.15 and table.loc["dfi", "p"] < 1e-6
+    assert abs(table.loc["esv", "r"]) < 0.06 and abs(table.loc["mcl", "r"]) < 0.06
+
+
+def test_correlations_degrade_when_every_answer_is_wrong(repo_frame):
+    wrong = repo_frame.assign(correct=False)
+    table = correlations.pearson_table(wrong, ["esv", "dfi"])
+    assert table["r"].isna().all() and set(table["note"]) == {"every answer wrong"}
+    partial = correlations.partial_table(wrong, ["esv", "mcl", "dfi"])
+    assert partial["r"].isna().all() and set(partial["note"]) == {"every answer wrong"}
+
+
+def test_binned_accuracy_falls_with_dfi(repo_frame):
+    table = correlations.binned_accuracy(repo_frame, "dfi", bins=4)
+    assert table["N"].sum() == len(repo_frame)
+    assert table["acc_cr"].iloc[0] > table["acc_cr"].iloc[-1] + 0.2
+
+
+# -- paired short vs long (paper 001 §5.1, table 7) ------------------------------------------------
+def _state_pairs(seed=5, sources=80, settings=("a", "b", "c")):
+    rng = np.random.default_rng(seed)
+    rows = []
+    for s in range(sources):
+        ease = rng.normal(0, 1.5)
+        for setting in settings:
+            for arm, shift in (("short-trace-final", 1.0), ("long-trace-final", -0.2)):
+                rows.append({"setting": setting, "family": "state", "arm": arm, "source_id": f"lcb/{s}",
+                             "task_id": f"state/lcb/{s}#{arm}", "completed": True,
+                             "correct": bool(rng.random() < _logit(ease + shift))})
+    return normalize(pd.DataFrame(rows))
+
+
+def test_paired_counts_and_decrement():
+    df = _state_pairs()
+    pairs = paired.short_long_pairs(df)
+    assert len(pairs) == 80 * 3
+    short = df[df["arm"] == "short-trace-final"].set_index(["setting", "source_id"])["correct"]
+    long = df[df["arm"] == "long-trace-final"].set_index(["setting", "source_id"])["correct"]
+    summary = paired.paired_summary(pairs, replicates=4000)
+    assert summary["correct_to_wrong"] == int((short & ~long).sum())
+    assert summary["wrong_to_correct"] == int((~short & long).sum())
+    assert summary["decrement"] == pytest.approx(short.mean() - long.mean())
+    # an independent loop implementation of the source-clustered percentile bootstrap
+    diff = (short.astype(float) - long.astype(float)).groupby(level="source_id").agg(["sum", "size"])
+    rng = np.random.default_rng(123)
+    reps = []
+    for _ in range(4000):
+        idx = rng.integers(0, len(diff), len(diff))
+        reps.append(diff["sum"].to_numpy()[idx].sum() / diff["size"].to_numpy()[idx].sum())
+    low, high = np.quantile(reps, [0.025, 0.975])
+    assert summary["low"] == pytest.approx(low, abs=0.012)
+    assert summary["high"] == pytest.approx(high, abs=0.012)
+    assert summary["low"] > 0  # the known effect: longer inputs are harder
+
+
+def test_clustered_interval_is_wider_than_an_iid_one_when_clusters_agree():
+    # every pair of a source has the same outcome: 20 effective observations, not 200
+    num = np.repeat(np.r_[np.ones(8), np.zeros(12)], 10)  # 20 sources x 10 identical pairs
+    clustered = cluster_ratio_interval(num.reshape(20, 10).sum(axis=1), np.full(20, 10.0), 4000)
+    iid = cluster_ratio_interval(num, np.ones(200), 4000)
+    assert clustered.estimate == pytest.approx(0.4) == pytest.approx(iid.estimate)
+    assert clustered.high - clustered.low > 2 * (iid.high - iid.low)
+
+
+def test_pairs_need_both_responses():
+    df = _state_pairs(sources=10, settings=("a",))
+    df.loc[df.index[1], "completed"] = False  # the long answer of source 0
+    pairs = paired.short_long_pairs(df)
+    assert len(pairs) == 9 and "state/lcb/0" not in set(pairs["case"])
+
+
+# -- logistic error models (paper 001 appendix D, table 6) -----------------------------------------
+def _error_frame(seed=2, sources=150, slope=0.45):
+    rng = np.random.default_rng(seed)
+    rows = []
+    for s in range(sources):
+        study = "classic" if s % 3 == 0 else "lcb_python"
+        base_trace = rng.uniform(3, 10)
+        peak = float(2 ** rng.uniform(1, 5))
+        for setting, bias in (("high", -1.0), ("off", 0.8)):
+            for arm, extra in zip(STATE_ARMS, (0.0, 1.5, 2.5, 3.0)):
+                trace = float(2 ** (base_trace + extra))
+                eta = -1.5 + bias + slope * (math.log2(trace) - 7) + 0.3 * (study == "classic")
+                rows.append({"setting": setting, "study": study, "family": "state", "arm": arm,
+                             "source_id": f"{study}/{s}", "task_id": f"state/{study}/{s}#{arm}",
+                             "trace_length": trace, "peak_state": peak, "state_load": trace * peak,
+                             "completed": True, "correct": bool(rng.random() >= _logit(eta))})
+    return normalize(pd.DataFrame(rows))
+
+
+def test_logistic_fit_matches_statsmodels_cluster_covariance():
+    import statsmodels.api as sm
+
+    df = _error_frame()
+    fit = logistic.fit_error_model(df, ["trace_length", "peak_state"], "Trace + peak")
+    assert fit.status == "ok", fit.message
+    X, names = logistic.design_matrix(df, ["trace_length", "peak_state"])
+    y = 1.0 - df["correct"].to_numpy(dtype=float)
+    groups = pd.factorize(df["source_id"])[0]
+    ref = sm.Logit(y, X).fit(disp=False, cov_type="cluster", cov_kwds={"groups": groups, "use_correction": True},
+                             use_t=True)
+    for term in fit.terms:
+        j = names.index(term["predictor"])
+        assert term["coef"] == pytest.approx(ref.params[j], rel=1e-6)
+        assert term["se"] == pytest.approx(ref.bse[j], rel=1e-6)
+        crit = stats.t.ppf(0.975, fit.clusters - 1)
+        assert term["low"] == pytest.approx(math.exp(ref.params[j] - crit * ref.bse[j]), rel=1e-6)
+    trace = next(t for t in fit.terms if t["predictor"] == "trace_length")
+    assert trace["low"] < math.exp(0.45) < trace["high"]  # the known slope per doubling
+    assert fit.clusters == 150 and fit.n == len(df)
+
+
+def test_logistic_reports_perfect_separation_instead_of_coefficients():
+    df = _error_frame(sources=40)
+    df["correct"] = df["trace_length"] < df["trace_length"].median()  # error iff long: complete separation
+    fit = logistic.fit_error_model(df, ["trace_length", "peak_state"])
+    assert fit.status == "separation" and not fit.terms
+    assert "trace_length" in fit.separating
+
+
+def test_logistic_reports_quasi_separation_from_an_all_wrong_setting():
+    df = _error_frame(sources=40)
+    df.loc[df["setting"] == "off", "correct"] = False
+    fit = logistic.fit_error_model(df, ["trace_length", "peak_state"])
+    assert fit.status == "separation" and not fit.terms
+    assert "setting[off]" in fit.separating
+
+
+def test_logistic_refuses_a_constant_outcome():
+    df = _error_frame(sources=20).assign(correct=False)
+    fit = logistic.fit_error_model(df, ["trace_length"])
+    assert fit.status == "insufficient" and "every answer wrong" in fit.message
+
+
+def test_logistic_reports_non_convergence(monkeypatch):
+    from statsmodels.discrete import discrete_model
+
+    original = discrete_model.Logit.fit
+    monkeypatch.setattr(discrete_model.Logit, "fit", lambda self, **kw: original(self, **{**kw, "maxiter": 1}))
+    fit = logistic.fit_error_model(_error_frame(sources=60), ["trace_length", "peak_state"])
+    assert fit.status == "no convergence" and not fit.terms
+
+
+# -- Mann-Whitney theta (paper 001 appendix E) --------------------------------------------------------
+def test_theta_matches_scipy_with_ties():
+    rng = np.random.default_rng(4)
+    x = rng.integers(0, 6, 60).astype(float)
+    failed = rng.random(60) < 0.4
+    u = stats.mannwhitneyu(x[failed], x[~failed]).statistic
+    assert mann_whitney.theta(x, failed) == pytest.approx(u / (failed.sum() * (~failed).sum()))
+
+
+def test_permutation_p_matches_exact_enumeration():
+    x = np.array([1.0, 2, 2, 3, 5, 8, 9, 12, 13, 20])
+    failed = np.array([0, 0, 1, 0, 0, 1, 0, 1, 1, 0], dtype=bool)
+    observed = mann_whitney.theta(x, failed)
+    exact = []
+    for chosen in itertools.combinations(range(10), 4):
+        mask = np.zeros(10, dtype=bool)
+        mask[list(chosen)] = True
+        exact.append(mann_whitney.theta(x, mask) >= observed - 1e-12)
+    value, p = mann_whitney.permutation_test(x, failed, permutations=20_000)
+    assert value == pytest.approx(observed)
+    assert p == pytest.approx(np.mean(exact), abs=0.012)
+    assert mann_whitney.permutation_test(x, failed, 2000, seed=9) == mann_whitney.permutation_test(x, failed, 2000, seed=9)
+
+
+def test_theta_table_marks_inestimable_series_and_adjusts_p():
+    from statsmodels.stats.multitest import multipletests
+
+    df = _error_frame(sources=60)
+    df.loc[df["setting"] == "off", "correct"] = False
+    table = mann_whitney.theta_table(df, ["trace_length", "peak_state"], by=("setting",), permutations=2000)
+    off = table[table["setting"] == "off"]
+    assert off["theta"].isna().all() and set(off["note"]) == {"all wrong"}
+    high = table[table["setting"] == "high"].set_index("metric")
+    assert high.loc["trace_length", "theta"] > 0.6 and high.loc["trace_length", "p"] < 0.01
+    ok = table["p"].notna()
+    assert np.allclose(table.loc[ok, "p_bh"], multipletests(table.loc[ok, "p"], method="fdr_bh")[1])
+
+
+# -- memorisation (paper 000 §4.4) -----------------------------------------------------------------------
+def test_memorisation_rate_and_drop():
+    rng = np.random.default_rng(8)
+    rows = []
+    for i in range(400):
+        orig = bool(rng.random() < 0.73)
+        mut = bool(rng.random() < (0.75 if orig else 0.2))
+        for setting in ("a", "b"):
+            base = {"setting": setting, "family": "repo", "arm": "masked-assertion", "completed": True,
+                    "source_id": f"toolz/{i // 5}"}
+            rows.append({**base, "task_id": f"repo/toolz/{i}#masked-assertion", "correct": orig})
+            rows.append({**base, "task_id": f"repo/toolz-m/{i}#masked-assertion", "correct": mut,
+                         "original_id": f"repo/toolz/{i}#masked-assertion"})
+    rows.append({"setting": "a", "family": "repo", "task_id": "repo/x/orphan#masked-assertion", "correct": True,
+                 "original_id": "repo/x/missing#masked-assertion", "source_id": "x/1"})
+    df = normalize(pd.DataFrame(rows))
+    table = memorisation.memorisation_table(df, replicates=2000).set_index("setting")
+    a = df[df["setting"] == "a"]
+    orig = a[a["original_id"].isna() & (a["task_id"] != "repo/x/orphan#masked-assertion")].set_index("task_id")["correct"]
+    mut = a[a["original_id"].notna()].set_index("original_id")["correct"].reindex(orig.index)
+    assert table.loc["a", "pairs"] == 400
+    assert table.loc["a", "mr"] == pytest.approx(float((orig & ~mut).mean()))
+    assert table.loc["a", "reverse"] == pytest.approx(float((~orig & mut).mean()))
+    assert table.loc["a", "drop"] == pytest.approx(float(orig.mean() - mut.mean()))
+    assert table.loc["a", "drop_low"] < table.loc["a", "drop"] < table.loc["a", "drop_high"]
+    assert table.loc["a", "drop_low"] > 0
+    assert table.loc["a", "mr_wilson_low"] < table.loc["a", "mr"] < table.loc["a", "mr_wilson_high"]
+
+
+def test_memorisation_without_pairs():
+    df = normalize(pd.DataFrame([{"setting": "a", "task_id": "t", "correct": True}]))
+    assert memorisation.memorisation_table(df).empty
+
+
+# -- two runs of one model (paper 000 appendix B.4) -----------------------------------------------------
+def test_compare_runs_cells_and_stability():
+    rng = np.random.default_rng(3)
+    rows = []
+    for setting, variant, temperature, boost in (("m t0", "direct", 0.0, 0.0), ("m t1", "direct", 1.0, -0.8),
+                                                 ("other", "direct", 0.0, 0.0)):
+        model = "other" if setting == "other" else "m"
+        for i in range(300):
+            dfi = 1 + i % 15
+            rows.append({"model": model, "setting": setting, "variant": variant, "temperature": temperature,
+                         "family": "repo", "arm": "masked-assertion", "repository": ("toolz", "sympy")[i % 2],
+                         "task_id": f"repo/x/{i}#masked-assertion", "source_id": f"x/{i // 2}", "dfi": dfi,
+                         "esv": 10.0 * dfi + i % 7, "correct": bool(rng.random() < _logit(2 + boost - 0.2 * dfi))})
+    df = normalize(pd.DataFrame(rows))
+    assert compare.run_pairs(df) == [("m t0", "m t1")]
+    cells = compare.cell_deltas(df, "m t0", "m t1").set_index("cell")
+    for cell, mask in (("(all)", slice(None)), ("repository=toolz", df["repository"] == "toolz")):
+        sub = df[mask] if not isinstance(mask, slice) else df
+        a = sub.loc[sub["setting"] == "m t0", "correct"].mean()
+        b = sub.loc[sub["setting"] == "m t1", "correct"].mean()
+        assert cells.loc[cell, "delta"] == pytest.approx(b - a)
+    summary = compare.compare_runs(df, "m t0", "m t1", replicates=2000)
+    assert summary["pairs"] == 300 and summary["low"] > 0  # t1 is worse: A minus B is positive
+    stab = compare.correlation_stability(df, "m t0", "m t1", ["esv", "dfi"], "repo").set_index("metric")
+    t0 = df[df["setting"] == "m t0"]
+    t1 = df[df["setting"] == "m t1"]
+    r0 = stats.pearsonr(t0["dfi"], t0["correct"].astype(float)).statistic
+    r1 = stats.pearsonr(t1["dfi"], t1["correct"].astype(float)).statistic
+    assert stab.loc["dfi", "r_a"] == pytest.approx(r0) and stab.loc["dfi", "delta"] == pytest.approx(r1 - r0)

@@ -1,0 +1,71 @@
+"""The report in a real browser: headless Chromium renders it, runs its script, screenshots it."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import struct
+import subprocess
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed "
+                                "(apt-get install -y chromium); the browser test needs /usr/bin/chromium")
+
+
+def chromium(tmp_path: Path, page: Path, *args: str) -> subprocess.CompletedProcess:
+    profile = tmp_path / f"profile-{len(list(tmp_path.glob('profile-*')))}"
+    command = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+               "--disable-background-networking", "--disable-component-update", "--disable-sync",
+               "--enable-logging=stderr", "--v=0", f"--user-data-dir={profile}", "--window-size=1280,2000",
+               *args, page.resolve().as_uri()]
+    return subprocess.run(command, capture_output=True, text=True, timeout=180)
+
+
+def png_size(path: Path) -> tuple[int, int]:
+    header = path.read_bytes()[:24]
+    assert header[:8] == b"\x89PNG\r\n\x1a\n"
+    return struct.unpack(">II", header[16:24])
+
+
+def check_page(tmp_path: Path, html: Path, min_tables: int, min_images: int) -> str:
+    dom = chromium(tmp_path, html, "--dump-dom")
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    errors = [line for line in dom.stderr.splitlines() if ":CONSOLE" in line]
+    assert not errors, errors
+    text = dom.stdout
+    tables = int(re.search(r'data-tables-sortable="(\d+)"', text).group(1))  # set by the page's script
+    assert tables >= min_tables
+    assert len(re.findall(r'<img [^>]*src="data:image/png;base64,', text)) >= min_images
+    assert text.count("<tbody>") == text.count("</tbody>") >= min_tables
+    shot = html.with_suffix(".png")
+    result = chromium(tmp_path, html, f"--screenshot={shot}")
+    assert result.returncode == 0 and shot.is_file(), result.stderr[-2000:]
+    assert png_size(shot) == (1280, 2000)
+    assert shot.stat().st_size > 50_000  # a rendered page, not a blank one
+    return text
+
+
+def test_synthetic_report_renders(tmp_path, synthetic_report):
+    _, written = synthetic_report
+    check_page(tmp_path, written.html, min_tables=25, min_images=9)
+
+
+def test_real_log_report_renders_and_sorts(tmp_path, real_report):
+    written = real_report
+    check_page(tmp_path, written.html, min_tables=8, min_images=3)
+    # click a numeric header twice: the script sorts the rows (descending on the second click)
+    probe = tmp_path / "probe.html"
+    probe.write_text(written.html.read_text().replace("</body>", """<script>
+      var table = document.querySelectorAll("table.sortable")[1];
+      var th = table.querySelectorAll("th")[2]; th.click(); th.click();
+      var values = Array.prototype.map.call(table.tBodies[0].rows, function (r) {
+        return parseFloat(r.cells[2].getAttribute("data-sort")); });
+      document.body.setAttribute("data-probe", JSON.stringify(values) + "|" + th.className);
+    </script></body>"""))
+    dom = chromium(tmp_path, probe, "--dump-dom").stdout
+    values, cls = re.search(r'data-probe="([^"]*)"', dom).group(1).split("|")
+    numbers = [float(x) for x in values.strip("[]").split(",") if x and x != "null"]
+    assert numbers == sorted(numbers, reverse=True) and "desc" in cls
