@@ -1,0 +1,25 @@
+"""The README's two fresh-machine commands stay true: CI runs the second one verbatim."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def readme_commands() -> list[str]:
+    lines = (ROOT / "README.md").read_text().splitlines()
+    assert lines[0] == "```", "the README opens with the commands block"
+    return lines[1 : lines.index("```", 1)]
+
+
+def test_exactly_two_commands_demo_first():
+    commands = readme_commands()
+    assert len(commands) == 2
+    assert commands[0].endswith("execbench demo") and commands[0].startswith("pip install -e .")
+    assert "pytest" in commands[1]
+
+
+def test_ci_runs_the_second_command_verbatim():
+    ci = (ROOT / ".ci" / "run").read_text().splitlines()
+    assert readme_commands()[1] in ci
