@@ -6,7 +6,8 @@ import importlib
 
 from execbench.families.base import Family
 
-_MODULES = {"trace": "execbench.families.trace"}
+_MODULES = {"trace": "execbench.families.trace", "repo": "execbench.families.repo"}
+_MODULES["state"] = "execbench.families.state"
 
 
 def names() -> list[str]:

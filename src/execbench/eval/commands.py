@@ -1,0 +1,138 @@
+"""Terminal front ends of ``execbench eval``, ``execbench demo`` and ``execbench models``.
+
+``cli.py`` declares the options and calls these; they print with rich and return an exit code.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from execbench.eval import models
+from execbench.eval.protocol import EvalSetupError
+
+
+def _errors() -> tuple[type[BaseException], ...]:
+    from execbench.dataset import DatasetError
+    from execbench.eval.server import ServerError
+
+    return (EvalSetupError, models.ModelError, DatasetError, ServerError, OSError)
+
+
+def _next_steps(console: Console, log_dir: Path, dataset: Path | None = None, report: Path | None = None) -> None:
+    report = report or Path("report.html")
+    console.print(f"[bold]next:[/] [cyan]inspect view --log-dir {log_dir}[/]   (browse every sample, prompt and score)")
+    console.print(f"      [cyan]execbench report {log_dir} -o {report}[/]   (tables, plots and statistics)")
+    if dataset is not None:
+        console.print(f"      [cyan]execbench eval {dataset} --model openai-api/<service>/<model>[/]   "
+                      "(any other model; see docs/eval.md)")
+
+
+def _report(console: Console, outcome: Any, dataset: Path | None = None, report: Path | None = None) -> int:
+    from execbench.eval.summary import render
+
+    render(outcome.summaries, console)
+    for summary in outcome.summaries:
+        total = summary["total"]
+        if total["errors"] or total["not_run"]:
+            console.print(f"[yellow]{total['errors']} failed requests and {total['not_run']} samples not run:[/] "
+                          "they count as wrong in C/N; run the same command again to retry only those.")
+        console.print(f"log: {summary['log']}")
+    console.print(f"{'done' if outcome.success else '[yellow]incomplete[/]'} in {outcome.seconds:.1f} s")
+    _next_steps(console, outcome.log_dir, dataset, report)
+    return 0 if outcome.success else 1
+
+
+def _run(console: Console, request: Any, again: str) -> tuple[Any, int]:
+    """run_eval with the errors a user can fix turned into messages: (outcome or None, exit code)."""
+    from execbench.eval.passthrough import PassthroughError
+    from execbench.eval.run import run_eval
+
+    try:
+        return run_eval(request, status=lambda message: console.print(f"[dim]{message}[/]")), 0
+    except KeyboardInterrupt:
+        console.print(f"[yellow]interrupted.[/] Run {again} again to resume: finished samples are kept.")
+        return None, 130
+    except (*_errors(), PassthroughError) as exc:
+        console.print(f"[bold red]error:[/] {exc}")
+        return None, 2
+
+
+def eval_command(console: Console, request: Any) -> int:
+    outcome, code = _run(console, request, "the same command")
+    return code if outcome is None else _report(console, outcome, request.dataset)
+
+
+def models_command(console: Console, as_json: bool = False) -> int:
+    rows = models.available()
+    if as_json:
+        import json
+
+        print(json.dumps(rows, indent=2))
+        return 0
+    table = Table(title="models for `execbench eval --model …`", title_justify="left")
+    for column in ("model", "kind", "status", "detail"):
+        table.add_column(column, overflow="fold")
+    for row in rows:
+        style = {"available": "green", "configured": "green", "missing": "red"}.get(row["status"])
+        table.add_row(row["model"], row["kind"], f"[{style}]{row['status']}[/]" if style else row["status"], row["detail"])
+    console.print(table)
+    console.print("Inspect lists every provider: https://inspect.aisi.org.uk/providers.html "
+                  "(any `provider/model` name works with --model).")
+    return 0
+
+
+def demo_command(console: Console, out: Path, *, per_source: int, max_tokens: int, extra: list[str]) -> int:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from execbench.eval.demo import CANDIDATES_PER_SOURCE, build_demo_dataset
+    from execbench.eval.run import EvalRequest
+
+    started = time.perf_counter()
+    out = out.expanduser().resolve()
+    try:
+        models.resolve(models.LOCAL)  # fail fast, before building anything, if the model is missing
+    except models.ModelError as exc:
+        console.print(f"[bold red]error:[/] {exc}")
+        return 2
+    console.rule("[bold]1/2 build a small dataset from the built-in sources")
+    columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TextColumn("{task.fields[tasks]} tasks"), TimeElapsedColumn())
+    with Progress(*columns, console=console) as bar:
+        def progress(label: str) -> Any:
+            handle = bar.add_task(f"build {label}", total=CANDIDATES_PER_SOURCE, tasks=0)
+
+            def update(done: int, total: int, n_tasks: int, n_rejected: int) -> None:
+                bar.update(handle, completed=done, total=total, tasks=n_tasks)
+
+            return update
+
+        try:
+            demo = build_demo_dataset(out, per_source=per_source, progress=progress)
+        except (RuntimeError, *_errors()) as exc:
+            console.print(f"[bold red]error:[/] {exc}")
+            return 2
+    for label, why in demo.skipped.items():
+        console.print(f"[yellow]skipped {label}:[/] {why}")
+    parts = ", ".join(f"{count} from {label}" for label, count in demo.by_source.items())
+    console.print(f"dataset: {demo.path} ({demo.tasks} tasks: {parts})")
+    console.rule("[bold]2/2 evaluate the local model (SmolLM2-135M-Instruct, offline)")
+    defaults: dict[str, Any] = {"max_tokens": max_tokens}
+    if not os.environ.get("INSPECT_DISPLAY"):
+        defaults["display"] = "rich"  # inline progress under the build's, not a full-screen app
+    request = EvalRequest(dataset=demo.path, model=models.LOCAL, mode="direct", log_dir=out / "logs", extra=extra,
+                          defaults=defaults)
+    outcome, code = _run(console, request, "`execbench demo`")
+    if outcome is None:
+        return code
+    console.rule("[bold]summary")
+    code = _report(console, outcome, report=out / "report.html")
+    console.print(f"demo finished in {time.perf_counter() - started:.0f} s. The 135M model is tiny: expect low "
+                  "scores; the point is the pipeline. Try a real model with "
+                  f"[cyan]execbench eval {demo.path} --model …[/]")
+    return code

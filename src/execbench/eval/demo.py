@@ -1,0 +1,112 @@
+"""``execbench demo``: a small mixed dataset from the built-in sources, evaluated offline.
+
+For every family with built-in demo sources, build a few candidates per source with the
+real build engine (sandboxed execution, build cache), keep the tasks with the shortest
+prompts (arms in turn), merge them into one dataset, evaluate the default local model on it and
+summarise. Everything lands under ``out`` (``dataset/``, ``logs/``, ``build/``).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from execbench import families
+from execbench.dataset import DatasetWriter, read_tasks
+from execbench.dataset.cache import BuildCache
+from execbench.families.build import ProgressFn, build_dataset
+
+# Built-in sources per family (a family may declare ``demo_sources`` itself instead).
+DEMO_SOURCES: dict[str, tuple[str, ...]] = {
+    "trace": ("humaneval", "advanced"),
+    "state": ("classic",),
+}
+CANDIDATES_PER_SOURCE = 2
+TASKS_PER_SOURCE = 4
+DEMO_MAX_TOKENS = 160  # the 135M model rambles: keep answers short so the demo stays fast
+
+
+@dataclass
+class DemoDataset:
+    path: Path
+    tasks: int
+    by_source: dict[str, int]
+    skipped: dict[str, str]  # family/source -> why it contributed nothing
+
+
+def demo_sources() -> dict[str, tuple[str, ...]]:
+    chosen = {}
+    for name in families.names():
+        plugin = families.get(name)
+        sources = tuple(getattr(plugin, "demo_sources", ()) or DEMO_SOURCES.get(name, ()))
+        if sources:
+            chosen[name] = sources
+    return chosen
+
+
+def _size(task: Any) -> int:
+    """How much reading the task asks of the model: its prompt fields and its answer."""
+    return len(json.dumps(task.prompt_fields, ensure_ascii=False)) + len(json.dumps(task.answer, ensure_ascii=False))
+
+
+def _pick(tasks: list[Any], n: int) -> list[Any]:
+    """Up to ``n`` tasks, the shortest prompts first, taking the arms in turn (mixed arms)."""
+    by_arm: dict[str, list[Any]] = {}
+    for task in sorted(tasks, key=_size):
+        by_arm.setdefault(task.arm, []).append(task)
+    picked: list[Any] = []
+    while len(picked) < n and any(by_arm.values()):
+        for queue in by_arm.values():
+            if queue and len(picked) < n:
+                picked.append(queue.pop(0))
+    return picked
+
+
+def build_demo_dataset(
+    out: Path,
+    *,
+    candidates: int = CANDIDATES_PER_SOURCE,
+    per_source: int = TASKS_PER_SOURCE,
+    jobs: int = 2,
+    progress: Callable[[str], ProgressFn | None] | None = None,
+) -> DemoDataset:
+    """Build ``out/dataset`` from the built-in demo sources of every available family."""
+    build_root = out / "build"
+    cache = BuildCache()
+    selected = []
+    by_source: dict[str, int] = {}
+    skipped: dict[str, str] = {}
+    try:
+        for family, sources in demo_sources().items():
+            plugin = families.get(family)
+            for source in sources:
+                label = f"{family}/{source}"
+                part = build_root / f"{family}-{source}"
+                try:
+                    build_dataset(plugin, [source], part, options=dict(plugin.default_options), jobs=jobs,
+                                  cache=cache, limit=candidates, progress=progress(label) if progress else None)
+                except Exception as exc:  # a source that fails here must not sink the demo
+                    skipped[label] = f"{type(exc).__name__}: {exc}"
+                    continue
+                tasks = _pick(list(read_tasks(part)), per_source)
+                if not tasks:
+                    skipped[label] = "no task passed the build checks"
+                by_source[label] = len(tasks)
+                selected.extend(tasks)
+    finally:
+        cache.close()
+    if not selected:
+        raise RuntimeError("the demo could not build any task: " + "; ".join(f"{k}: {v}" for k, v in skipped.items()))
+    path = out / "dataset"
+    if path.exists():
+        shutil.rmtree(path)
+    writer = DatasetWriter(path, settings={"demo": True, "sources": {k: list(v) for k, v in demo_sources().items()},
+                                           "candidates_per_source": candidates, "tasks_per_source": per_source})
+    with writer:
+        for task in selected:
+            writer.add(task)
+        writer.close(candidates=None, build_seconds=None, parts=by_source)
+    return DemoDataset(path=path, tasks=len(selected), by_source=by_source, skipped=skipped)

@@ -1,0 +1,176 @@
+"""The evaluation protocol, free of Inspect: prompt variants, sample records, response grading.
+
+Everything family-specific goes through the family plug-in (``prompt`` and ``grade``), so
+a new family is evaluable as soon as it has those two; this module only adds the
+completion accounting of the checkpoint-state paper (001, §4 and table 4):
+
+``response_status``
+    ``completed``  the model returned something: graded, counts in C/R and C/N
+    ``empty``      the request returned no text, no reasoning, and did not hit a token limit:
+                   excluded from C/R, wrong in C/N
+    ``error``      the request failed (transport failure, provider error, after retries):
+                   excluded from C/R, wrong in C/N
+
+A completed response without a usable answer is *wrong*, not excluded. A response cut
+off by the token limit (stop reason ``max_tokens``/``model_length``) or by a sample budget
+(``message_limit``, ``token_limit``, ``time_limit``...: an agent that ran out of turns) is
+marked ``truncated``; if no answer could be extracted from it, its extraction status becomes
+``truncated`` (the answer was cut off) instead of ``no_answer``.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+from execbench import families
+from execbench.dataset import Task, read_tasks
+from execbench.families.base import Prompt
+from execbench.grading import NO_ANSWER, TRUNCATED
+
+MODES = ("direct", "cot", "agent")
+COMPLETED, EMPTY, ERROR = "completed", "empty", "error"
+RESPONSE_STATUSES = (COMPLETED, EMPTY, ERROR)
+TRUNCATING_STOPS = ("max_tokens", "model_length")  # and any "<kind>_limit": a sample budget ran out
+ACTING_STOPS = ("tool_calls",)  # an agent whose last turn was a tool call did respond
+
+
+class EvalSetupError(ValueError):
+    """The requested evaluation cannot be set up (unknown variant, empty dataset, ...)."""
+
+
+# Families with a read-only browser for ``--mode agent``: family -> (module, class with for_task(task)).
+AGENT_BROWSERS: dict[str, tuple[str, str]] = {"repo": ("execbench.families.repo.agent_tools", "RepoBrowser")}
+
+
+def resolve_variant(mode: str | None, variant: str | None, family_names: Iterable[str]) -> str:
+    """The prompt variant to render for every family of the dataset.
+
+    ``--variant`` wins; otherwise ``--mode direct|cot|agent`` names the variant. ``agent``
+    mode (a read-only, tool-using agent) needs families with an agent browser (repo).
+    """
+    names = sorted(set(family_names))
+    if mode is not None and mode not in MODES:
+        raise EvalSetupError(f"unknown mode {mode!r}; known: {', '.join(MODES)}")
+    if mode == "agent":
+        unsupported = [name for name in names
+                       if name not in AGENT_BROWSERS or "agent" not in families.get(name).variants]
+        if unsupported:
+            raise EvalSetupError(
+                f"--mode agent runs a read-only, tool-using agent in the task's repository, so it needs repo "
+                f"(RepoReason) tasks; this dataset has {', '.join(unsupported)} tasks. "
+                "Use --mode direct or --mode cot.")
+    chosen = variant or mode or "direct"
+    for name in names:
+        known = families.get(name).variants
+        if chosen not in known:
+            raise EvalSetupError(f"family {name!r} has no prompt variant {chosen!r}; known: {', '.join(known)}")
+    return chosen
+
+
+def load_tasks(dataset: str | Path, family: str | None = None) -> list[Task]:
+    """The dataset's tasks (optionally one family's), checking that every family is known."""
+    tasks = list(read_tasks(dataset))
+    if family is not None:
+        if family not in families.names():
+            raise EvalSetupError(f"unknown family {family!r}; known: {', '.join(families.names())}")
+        tasks = [task for task in tasks if task.family == family]
+    if not tasks:
+        raise EvalSetupError(f"{dataset}: no {family + ' ' if family else ''}tasks to evaluate")
+    missing = sorted({task.family for task in tasks} - set(families.names()))
+    if missing:
+        raise EvalSetupError(f"{dataset}: family {', '.join(missing)} is not available in this version of execbench")
+    return tasks
+
+
+@dataclass(frozen=True)
+class Rendered:
+    task: Task
+    prompt: Prompt
+    variant: str
+
+    def metadata(self) -> dict[str, Any]:
+        """Sample metadata: who the task is and which prompt protocol it was asked with."""
+        task = self.task
+        return {
+            "family": task.family,
+            "arm": task.arm,
+            "source_id": task.source_id,
+            "language": task.language,
+            "answer_kind": task.answer_kind,
+            "metrics": dict(task.metrics),
+            "variant": self.variant,
+            "template": self.prompt.template,
+            "template_version": self.prompt.version,
+        }
+
+
+def render(tasks: Iterable[Task], variant: str) -> list[Rendered]:
+    return [Rendered(task, families.get(task.family).prompt(task, variant), variant) for task in tasks]
+
+
+def templates(rendered: Iterable[Rendered]) -> dict[str, list[dict[str, str]]]:
+    """Per family, the distinct (template, version) pairs used: for the eval-level metadata."""
+    seen: dict[str, OrderedDict] = {}
+    for item in rendered:
+        seen.setdefault(item.task.family, OrderedDict())[(item.prompt.template, item.prompt.version)] = None
+    return {family: [{"template": t, "version": v} for t, v in pairs] for family, pairs in sorted(seen.items())}
+
+
+def reports_similarity(task: Task) -> bool:
+    """Whether the task's family defines a similarity (probed with an empty response)."""
+    return families.get(task.family).grade(task, "").similarity is not None
+
+
+def grade_response(
+    task: Task,
+    text: str | None,
+    *,
+    stop_reason: str | None = None,
+    error: str | None = None,
+    reasoning: bool = False,
+    output_tokens: int | None = None,
+    reasoning_tokens: int | None = None,
+    input_tokens: int | None = None,
+) -> dict[str, Any]:
+    """Grade one model response with the family's grader; the record logged for the sample.
+
+    Keys: ``correct``, ``status`` (extraction status), ``extracted``, ``similarity``,
+    ``details`` (the grader's), ``response_status``, ``completed``, ``truncated``,
+    ``stop_reason``, ``error``, token counts, and the task's ``family``, ``arm``,
+    ``source_id`` and ``metrics``.
+    """
+    text = text or ""
+    truncated = stop_reason in TRUNCATING_STOPS or (stop_reason or "").endswith("_limit")
+    if error is not None and not text:
+        response_status = ERROR
+    elif not text.strip() and not reasoning and not truncated and stop_reason not in ACTING_STOPS:
+        response_status = EMPTY
+    else:
+        response_status = COMPLETED
+    score = families.get(task.family).grade(task, text if response_status == COMPLETED else "")
+    status = score.status
+    if response_status == COMPLETED and truncated and status == NO_ANSWER:
+        status = TRUNCATED
+    correct = bool(score.correct) and response_status == COMPLETED
+    return {
+        "correct": correct,
+        "status": status,
+        "extracted": score.extracted,
+        "similarity": score.similarity,
+        "details": dict(score.details),
+        "response_status": response_status,
+        "completed": response_status == COMPLETED,
+        "truncated": truncated,
+        "stop_reason": stop_reason,
+        "error": error,
+        "output_tokens": output_tokens,
+        "reasoning_tokens": reasoning_tokens,
+        "input_tokens": input_tokens,
+        "family": task.family,
+        "arm": task.arm,
+        "source_id": task.source_id,
+        "metrics": dict(task.metrics),
+    }

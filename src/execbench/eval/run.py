@@ -1,0 +1,131 @@
+"""``execbench eval``: run an Inspect eval set on a dataset, starting the local model if asked.
+
+The run is an Inspect *eval set* in ``log_dir``: rerunning the same command after an
+interruption (Ctrl-C, crash, failed requests) only runs the samples that have no result
+yet, and the response cache (``$INSPECT_CACHE_DIR``) makes repeated requests free.
+Defaults: temperature 0 (the task's), failed samples retried once in place, errored
+samples scored as ``response_status="error"`` (they count as wrong in C/N, not in C/R).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from execbench.eval import models, protocol
+from execbench.eval.models import LocalModel
+
+LOCAL_MAX_TOKENS = 512  # the local model's default answer budget (small models ramble)
+LOCAL_PARALLEL = 2  # llama.cpp slots (= Inspect connections) for the local model by default
+LOCAL_MAX_RETRIES = 2  # the in-process server does not come back by waiting
+LOCAL_TIMEOUT = 900  # seconds per request, retries included
+
+
+@dataclass
+class EvalRequest:
+    dataset: Path
+    model: str = models.LOCAL
+    mode: str | None = None
+    variant: str | None = None
+    limit: int | None = None
+    epochs: int | None = None
+    max_connections: int | None = None
+    log_dir: Path | None = None
+    cache: bool = True
+    extra: list[str] = field(default_factory=list)  # Inspect flags passed through
+    defaults: dict[str, Any] = field(default_factory=dict)  # eval_set keywords the caller prefers (flags win)
+
+
+@dataclass
+class EvalOutcome:
+    success: bool
+    log_dir: Path
+    logs: list[str]
+    summaries: list[dict[str, Any]]
+    seconds: float
+    server: dict[str, Any] | None = None
+
+
+def default_log_dir(dataset: Path) -> Path:
+    base = Path(os.environ.get("INSPECT_LOG_DIR") or "logs")
+    name = re.sub(r"[^A-Za-z0-9._-]+", "-", (dataset if dataset.is_dir() else dataset.parent).name) or "dataset"
+    return base / name
+
+
+def prepare(request: EvalRequest) -> tuple[list[Any], str, models.LocalModel | models.RemoteModel]:
+    """Fast checks before Inspect is imported: dataset, families, variant, model."""
+    tasks = protocol.load_tasks(request.dataset.expanduser())
+    variant = protocol.resolve_variant(request.mode, request.variant, (t.family for t in tasks))
+    model = models.resolve(request.model)
+    return tasks, variant, model
+
+
+def run_eval(request: EvalRequest, *, status: Callable[[str], None] | None = None) -> EvalOutcome:
+    """Run (or resume) the eval set; raises EvalSetupError/ModelError/PassthroughError on bad input."""
+    say = status or (lambda message: None)
+    started = time.perf_counter()
+    dataset = request.dataset.expanduser().resolve()
+    tasks, variant, model = prepare(request)
+    families_present = sorted({task.family for task in tasks})
+
+    from execbench.eval import passthrough  # imports Inspect from here on
+
+    options = passthrough.parse(request.extra)
+    kwargs: dict[str, Any] = {"retry_attempts": 2, "retry_on_error": 1, "log_dir_allow_dirty": True,
+                              **request.defaults}
+    kwargs.update(options.as_kwargs())
+    if request.limit is not None:
+        kwargs["limit"] = request.limit
+    if request.epochs is not None:
+        kwargs["epochs"] = request.epochs
+    log_dir = (request.log_dir or default_log_dir(dataset)).expanduser().resolve()
+    local = isinstance(model, LocalModel)
+    connections = request.max_connections or (LOCAL_PARALLEL if local else None)
+    if connections is not None:
+        kwargs["max_connections"] = connections
+    if local:
+        kwargs.setdefault("max_tokens", LOCAL_MAX_TOKENS)
+        kwargs.setdefault("max_retries", LOCAL_MAX_RETRIES)
+        kwargs.setdefault("timeout", LOCAL_TIMEOUT)
+    run_meta: dict[str, Any] = {"mode": request.mode, "variant": variant, "model": request.model}
+    kwargs["metadata"] = {**kwargs.get("metadata", {}), "execbench_run": run_meta}
+
+    from inspect_ai import eval_set
+
+    from execbench.eval._registry import task_for
+
+    family = families_present[0] if len(families_present) == 1 else None
+    task = task_for(family)(dataset=str(dataset), variant=variant, mode=request.mode, cache=request.cache)
+
+    def run(model_name: str) -> tuple[bool, list[Any]]:
+        say(f"evaluating {len(tasks)} tasks ({', '.join(families_present)}, variant {variant}) "
+            f"with {model_name}; logs in {log_dir}")
+        return eval_set(tasks=[task], log_dir=str(log_dir), model=model_name, **kwargs)
+
+    server_info = None
+    if local:
+        from execbench.eval.server import LocalServer
+
+        say(f"starting llama.cpp on {model.path.name} ({model.size / 1e6:.0f} MB, "
+            f"{connections} slots)…")
+        with LocalServer(model, parallel=connections or LOCAL_PARALLEL) as server:
+            server_info = server.describe()
+            run_meta["local_model"] = server_info
+            say(f"llama.cpp ready at {server.address} in {server.startup_seconds:.1f} s "
+                f"({server.threads} threads)")
+            with server.environment():
+                success, logs = run(model.inspect_name)
+    else:
+        success, logs = run(model.inspect_name)
+
+    from execbench.eval.summary import summarize_paths
+
+    if not logs or any(log.status == "cancelled" for log in logs):
+        raise KeyboardInterrupt  # Inspect returns no logs when the user cancelled the eval set
+    paths = [str(log.location) for log in logs]
+    return EvalOutcome(success=bool(success), log_dir=log_dir, logs=paths, summaries=summarize_paths(paths),
+                       seconds=time.perf_counter() - started, server=server_info)

@@ -1,0 +1,150 @@
+"""Summaries of evaluation logs with the completion accounting of paper 001.
+
+For every (family, arm) and overall:
+
+``N``  planned responses: the samples the run selected (after ``--limit``) × epochs
+``R``  completed responses (a response came back; see :mod:`execbench.eval.protocol`)
+``C``  correct answers
+``C/R`` completed-response accuracy, ``C/N`` all-planned accuracy (a failed request, an
+empty response or a sample that never ran counts as wrong).
+
+Everything is read from the log (sample ids, metadata and scores), so a log is enough.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any, Iterable
+
+from execbench.eval.protocol import COMPLETED, EMPTY, ERROR
+
+TOTAL = ("all", "")
+
+
+def _group_of(sample_id: str) -> tuple[str, str]:
+    family = sample_id.split("/", 1)[0]
+    arm = sample_id.rsplit("#", 1)[1] if "#" in sample_id else ""
+    return family, arm
+
+
+def summarize_rows(rows: Iterable[dict[str, Any]], planned: dict[tuple[str, str], int]) -> dict[str, Any]:
+    """Aggregate graded rows (one per response) against the planned counts per (family, arm).
+
+    A row holds ``family``, ``arm``, ``correct``, ``response_status``, ``status``,
+    ``similarity``, ``truncated`` and ``output_tokens`` (missing keys count as absent).
+    """
+    buckets: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        buckets[(row.get("family", "?"), row.get("arm", "?"))].append(row)
+    keys = sorted(set(planned) | set(buckets))
+    groups = {key: _aggregate(buckets.get(key, []), planned.get(key, len(buckets.get(key, [])))) for key in keys}
+    every = [row for key in keys for row in buckets.get(key, [])]
+    total = _aggregate(every, sum(g["N"] for g in groups.values()))
+    return {"total": total, "groups": [{"family": f, "arm": a, **groups[(f, a)]} for f, a in keys]}
+
+
+def _aggregate(rows: list[dict[str, Any]], planned: int) -> dict[str, Any]:
+    planned = max(planned, len(rows))
+    responses = Counter(row.get("response_status") for row in rows)
+    completed = responses[COMPLETED]
+    correct = sum(1 for row in rows if row.get("correct") and row.get("response_status") == COMPLETED)
+    sims = [row["similarity"] for row in rows if row.get("similarity") is not None]
+    tokens = [row["output_tokens"] for row in rows if isinstance(row.get("output_tokens"), int)]
+    return {
+        "N": planned,
+        "R": completed,
+        "C": correct,
+        "accuracy_completed": correct / completed if completed else None,
+        "accuracy_planned": correct / planned if planned else None,
+        "errors": responses[ERROR],
+        "empty": responses[EMPTY],
+        "not_run": planned - len(rows),
+        "truncated": sum(1 for row in rows if row.get("truncated")),
+        "extraction": dict(sorted(Counter(row.get("status") for row in rows if row.get("response_status") == COMPLETED).items())),
+        "similarity": sum(sims) / len(sims) if sims else None,
+        "output_tokens_mean": sum(tokens) / len(tokens) if tokens else None,
+    }
+
+
+def rows_from_log(log: Any) -> list[dict[str, Any]]:
+    """One row per sample and epoch: the grade record the scorer wrote (or an empty one)."""
+    rows = []
+    for sample in log.samples or []:
+        grade: dict[str, Any] = {}
+        for score in (sample.scores or {}).values():
+            if score.metadata and "response_status" in score.metadata:
+                grade = score.metadata
+                break
+        family, arm = _group_of(str(sample.id))
+        meta = sample.metadata or {}
+        if not grade:  # never scored (cancelled mid-sample, or scoring failed): an error
+            grade = {"response_status": ERROR, "correct": False, "status": None,
+                     "error": sample.error.message if sample.error else "not scored"}
+        rows.append({"id": str(sample.id), "epoch": sample.epoch, "family": meta.get("family", family),
+                     "arm": meta.get("arm", arm), **grade})
+    return rows
+
+
+def planned_from_log(log: Any) -> dict[tuple[str, str], int]:
+    epochs = log.eval.config.epochs or 1
+    ids = log.eval.dataset.sample_ids
+    if ids is None:  # very old logs: fall back to what ran
+        ids = sorted({str(sample.id) for sample in log.samples or []})
+    planned: Counter[tuple[str, str]] = Counter()
+    for sample_id in ids:
+        planned[_group_of(str(sample_id))] += epochs
+    return dict(planned)
+
+
+def summarize_log(log: Any) -> dict[str, Any]:
+    """The summary of one Inspect ``EvalLog`` (read with its samples)."""
+    summary = summarize_rows(rows_from_log(log), planned_from_log(log))
+    meta = (log.eval.metadata or {}).get("execbench", {})
+    summary.update({
+        "log": str(log.location),
+        "status": log.status,
+        "task": log.eval.task,
+        "model": log.eval.model,
+        "variant": meta.get("variant"),
+        "prompts": meta.get("prompts"),
+        "dataset": (meta.get("dataset") or {}).get("path"),
+    })
+    return summary
+
+
+def summarize_paths(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
+    from inspect_ai.log import read_eval_log
+
+    return [summarize_log(read_eval_log(str(path))) for path in paths]
+
+
+def _pct(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:.1f}%"
+
+
+def render(summaries: list[dict[str, Any]], console: Any, title: str | None = None) -> None:
+    """A rich table per log: C/R and C/N per family/arm and overall."""
+    from rich import box
+    from rich.table import Table
+
+    for summary in summaries:
+        table = Table(title=title or f"{summary['task']} · {summary['model']} · {summary.get('variant')}",
+                      title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True,
+                      caption="C/R: correct of completed responses · C/N: correct of planned · miss: failed, "
+                              "empty or never run (wrong in C/N) · trunc: cut off by the token limit · "
+                              "tok: mean output tokens",
+                      caption_justify="left")
+        table.add_column("tasks", no_wrap=True)
+        for column in ("N", "R", "C", "C/R", "C/N", "sim", "miss", "trunc", "tok"):
+            table.add_column(column, justify="right", no_wrap=True)
+        rows = summary["groups"] + ([{"family": "all", "arm": "", **summary["total"]}] if len(summary["groups"]) > 1 else [])
+        for row in rows:
+            label = row["family"] if row["arm"] in ("", row["family"]) else f"{row['family']}/{row['arm']}"
+            sim, tokens = row["similarity"], row["output_tokens_mean"]
+            missing = row["errors"] + row["empty"] + row["not_run"]
+            table.add_row(label, str(row["N"]), str(row["R"]), str(row["C"]), _pct(row["accuracy_completed"]),
+                          _pct(row["accuracy_planned"]), "–" if sim is None else f"{sim:.2f}", str(missing),
+                          str(row["truncated"]), "–" if tokens is None else f"{tokens:.0f}",
+                          style="bold" if row["family"] == "all" else None)
+        console.print(table)

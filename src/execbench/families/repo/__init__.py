@@ -1,0 +1,55 @@
+"""The ``repo`` family (RepoReason): predict the masked value of a unit-test assertion in a
+real repository. Sources: ``pypi:NAME==VERSION``, a local checkout, or ``default`` (the
+paper's seven libraries, pinned). Pipeline and decisions: ``docs/repo-family.md``.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any, Iterable, Iterator
+
+from execbench.dataset import Task
+from execbench.families.base import Candidate, Family, Outcome, Prompt
+from execbench.families.repo import build, prompt
+from execbench.grading import Score
+
+
+class RepoFamily(Family):
+    name = "repo"
+    version = "1"
+    variants = tuple(prompt.VARIANTS)
+    default_options = build.DEFAULT_OPTIONS
+
+    def candidates(self, sources: list[str], options: dict[str, Any]) -> Iterator[Candidate]:
+        return build.candidates(sources, options)
+
+    def build_candidate(self, candidate: Candidate, options: dict[str, Any]) -> Outcome:
+        return build.build_candidate(candidate, options)
+
+    def prompt(self, task: Task, variant: str = "direct") -> Prompt:
+        return prompt.render(task, variant)
+
+    def grade(self, task: Task, response: str) -> Score:
+        from execbench.families.repo.compare import grade_answer  # written alongside; imported lazily
+
+        return grade_answer(task, response)
+
+    def summarize(self, results: Iterable[tuple[Task, Score]]) -> dict[str, Any]:
+        rows = list(results)
+        n = len(rows)
+        out: dict[str, Any] = {"n": n, "accuracy": sum(s.correct for _, s in rows) / n if n else None}
+        by_library: dict[str, list[bool]] = defaultdict(list)
+        by_difficulty: dict[str, list[bool]] = defaultdict(list)
+        for task, score in rows:
+            by_library[task.prompt_fields.get("library", "?")].append(score.correct)
+            label = (task.provenance.get("difficulty") or {}).get("label")
+            if label:
+                by_difficulty[label].append(score.correct)
+        for name, values in sorted(by_library.items()):
+            out[f"accuracy/{name}"] = sum(values) / len(values)
+        for name, values in sorted(by_difficulty.items()):
+            out[f"accuracy/{name}"] = sum(values) / len(values)
+        return out
+
+
+FAMILY = RepoFamily()

@@ -1,0 +1,349 @@
+"""pytest plugin shipped into the sandbox (``-p _execbench_repo_plugin``); never imported by
+the parent. It depends only on the standard library, pytest and a copy of
+``execbench.tracing.tracer`` shipped next to it.
+
+What it does, driven by the JSON spec named in ``$EXECBENCH_REPO_SPEC``:
+
+* serves ``spec["sources"][path]`` as the text of the test-side module at ``path`` (an
+  import hook; files on disk are untouched and line numbers are the files'), with the
+  probe and verify helpers in the module's globals;
+* keeps only the node ids in ``spec["keep"]`` (when given);
+* around each test call (``spec["trace"]``) runs a :class:`Tracer` over the served files and the
+  library files, depth-limited, and keeps the call records of the test function's subtree
+  (the function is depth 0) when the test's complexity score reaches ``spec["threshold"]``;
+* records probe values (rendered without calling user code; sympy objects are rendered
+  with ``str`` after the test, tracing off) and verify outcomes;
+* writes one JSON line per test to ``spec["output"]``, flushed as it goes.
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.machinery
+import inspect
+import json
+import math
+import os
+import signal
+import sys
+import time
+import warnings
+from typing import Any
+
+import pytest
+
+from execbench.tracing.tracer import TraceLimits, Tracer
+
+MAX_RENDER = 2000
+MAX_EXECUTIONS = 16
+PROBE = "__execbench_probe__"
+VERIFY = "__execbench_verify__"
+
+_spec: dict[str, Any] = {}
+_served: dict[str, str] = {}  # realpath → module text
+_current: dict[str, Any] | None = None
+_out = None
+
+
+class TestTimeout(Exception):
+    pass
+
+
+# --- rendering values (exact builtin types only: no user code runs) -----------------------
+
+class _TooBig(Exception):
+    pass
+
+
+def _literal(value: Any, budget: list[int]) -> str:
+    cls = type(value)
+    if value is None or cls is bool:
+        text = repr(value)
+    elif cls is int:
+        if value.bit_length() > 4000:
+            raise _TooBig
+        text = repr(value)
+    elif cls is float:
+        if not math.isfinite(value):
+            raise ValueError("non-finite float")
+        text = repr(value)
+    elif cls is complex:
+        if not (math.isfinite(value.real) and math.isfinite(value.imag)):
+            raise ValueError("non-finite complex")
+        text = repr(value)
+    elif cls is str or cls is bytes:
+        if len(value) > MAX_RENDER:
+            raise _TooBig
+        text = repr(value)
+    elif cls is list:
+        text = "[" + ", ".join(_literal(v, budget) for v in value) + "]"
+    elif cls is tuple:
+        items = [_literal(v, budget) for v in value]
+        text = "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+    elif cls is dict:
+        text = "{" + ", ".join(f"{_literal(k, budget)}: {_literal(v, budget)}" for k, v in value.items()) + "}"
+    elif cls is set or cls is frozenset:
+        items = sorted(_literal(v, budget) for v in value)
+        if not items:
+            text = "set()" if cls is set else "frozenset()"
+        else:
+            body = "{" + ", ".join(items) + "}"
+            text = body if cls is set else f"frozenset({body})"
+    else:
+        raise ValueError(f"no literal form for {cls.__module__}.{cls.__qualname__}")
+    budget[0] -= len(text)
+    if budget[0] < 0:
+        raise _TooBig
+    return text
+
+
+def _type_name(value: Any) -> str:
+    cls = type(value)
+    return cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
+
+
+def render(value: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": _type_name(value)}
+    try:
+        out["literal"] = _literal(value, [MAX_RENDER])
+    except _TooBig:
+        out["too_big"] = True
+    except (ValueError, RecursionError):
+        pass
+    return out
+
+
+def _sympy_like(value: Any) -> bool:
+    if type(value).__module__.startswith("sympy"):
+        return True
+    if type(value) in (list, tuple, set, frozenset):
+        return any(_sympy_like(v) for v in list(value)[:50])
+    if type(value) is dict:
+        return any(_sympy_like(k) or _sympy_like(v) for k, v in list(value.items())[:50])
+    return False
+
+
+def _record_value(value: Any) -> dict[str, Any]:
+    rendered = render(value)
+    if "literal" not in rendered and _spec.get("render_sympy") and _sympy_like(value):
+        rendered["_defer"] = value  # rendered with str() after the test, tracing off
+    return rendered
+
+
+def _finish_values(values: list[dict[str, Any]]) -> None:
+    for rendered in values:
+        value = rendered.pop("_defer", None)
+        if value is not None:
+            try:
+                text = str(value)
+                if len(text) <= MAX_RENDER:
+                    rendered["sympy"] = text
+                else:
+                    rendered["too_big"] = True
+            except Exception as exc:  # noqa: BLE001
+                rendered["error"] = type(exc).__name__
+
+
+# --- helpers injected into the test module ----------------------------------------------
+
+def probe(key: str, side: int, value: Any) -> Any:
+    if _current is not None:
+        runs = _current["probes"].setdefault(key, [])
+        if side == 0 or not runs or len(runs[-1]) > 1:
+            if len(runs) < MAX_EXECUTIONS:
+                runs.append({})
+            else:
+                _current["overflow"].add(key)
+                return value
+        runs[-1][str(side)] = _record_value(value)
+        _current["_values"].append(runs[-1][str(side)])
+    return value
+
+
+def verify(key: str, value: Any, *checks: Any) -> bool:
+    if _current is None:
+        return True
+    results = []
+    for check in checks:
+        try:
+            results.append(check(value) is True)
+        except AssertionError:
+            results.append(False)
+        except Exception as exc:  # noqa: BLE001 - a candidate that cannot even be evaluated
+            results.append(f"error:{type(exc).__name__}")
+    runs = _current["verify"].setdefault(key, [])
+    if len(runs) < MAX_EXECUTIONS:
+        rendered = _record_value(value)
+        _current["_values"].append(rendered)
+        runs.append({"value": rendered, "checks": results})
+    return True
+
+
+# --- serving the test module's text ------------------------------------------------------
+
+class _Loader(importlib.machinery.SourceFileLoader):
+    def _text(self) -> str:
+        return _served[os.path.realpath(self.path)]
+
+    def get_code(self, fullname: str):  # noqa: ANN201
+        with warnings.catch_warnings():  # e.g. `is` with a literal, under filterwarnings=error
+            warnings.simplefilter("ignore", SyntaxWarning)
+            return compile(self._text(), self.path, "exec", dont_inherit=True)
+
+    def get_source(self, fullname: str) -> str:
+        return self._text()
+
+    def exec_module(self, module: Any) -> None:
+        module.__dict__[PROBE] = probe
+        module.__dict__[VERIFY] = verify
+        super().exec_module(module)
+
+
+class _Finder(importlib.abc.MetaPathFinder):
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None):  # noqa: ANN201
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if spec is not None and spec.origin and os.path.realpath(spec.origin) in _served:
+            spec.loader = _Loader(fullname, spec.origin)
+            return spec
+        return None
+
+
+# --- pytest hooks ----------------------------------------------------------------------------
+
+def pytest_configure(config: Any) -> None:
+    global _out
+    with open(os.environ["EXECBENCH_REPO_SPEC"], encoding="utf-8") as fh:
+        _spec.update(json.load(fh))
+    _served.update({os.path.realpath(k): v for k, v in _spec["sources"].items()})
+    sys.meta_path.insert(0, _Finder())
+    _out = open(_spec["output"], "w", encoding="utf-8")
+
+
+def pytest_unconfigure(config: Any) -> None:
+    if _out is not None:
+        _out.close()
+
+
+def _write(record: dict[str, Any]) -> None:
+    if _out is not None:
+        _out.write(json.dumps(record, default=str) + "\n")
+        _out.flush()
+
+
+def pytest_collection_modifyitems(session: Any, config: Any, items: list) -> None:
+    keep = _spec.get("keep")
+    if keep is not None:
+        wanted = set(keep)
+        selected = [i for i in items if i.nodeid in wanted]
+        deselected = [i for i in items if i.nodeid not in wanted]
+        if deselected:
+            config.hook.pytest_deselected(items=deselected)
+        items[:] = selected
+    roots = [os.path.realpath(r) for r in _spec.get("import_roots", [])]
+    for package in _spec.get("packages", []):
+        module = sys.modules.get(package)
+        origin = getattr(module, "__file__", None)
+        if module is not None and origin and not any(os.path.realpath(origin).startswith(r + os.sep) for r in roots):
+            _write({"fatal": f"{package} imported from {origin}, not from the source tree"})
+            pytest.exit("library imported from outside the source tree", returncode=3)
+
+
+def _alarm(signum: int, frame: Any) -> None:
+    raise TestTimeout(f"test exceeded {_spec.get('timeout')} s")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: Any, nextitem: Any):  # noqa: ANN201
+    global _current
+    _current = {"nodeid": item.nodeid, "probes": {}, "verify": {}, "phases": {}, "overflow": set(),
+                "_values": []}
+    timeout = float(_spec.get("timeout", 0) or 0)
+    previous = signal.signal(signal.SIGALRM, _alarm) if timeout else None
+    if timeout:
+        signal.setitimer(signal.ITIMER_REAL, timeout)
+    started = time.perf_counter()
+    try:
+        return (yield)
+    finally:
+        if timeout:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+        record, _current = _current, None
+        _finish_values(record.pop("_values"))
+        record["overflow"] = sorted(record["overflow"])
+        record["seconds"] = round(time.perf_counter() - started, 4)
+        _write(record)
+
+
+def _entry_code(item: Any):  # noqa: ANN202
+    obj = getattr(item, "obj", None)
+    obj = getattr(obj, "__func__", obj)
+    try:
+        obj = inspect.unwrap(obj)
+    except Exception:  # noqa: BLE001
+        pass
+    return getattr(obj, "__code__", None)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: Any):  # noqa: ANN201
+    if not _spec.get("trace") or _current is None:
+        return (yield)
+    files = [*_spec["sources"], *_spec["library_files"]]
+    tracer = Tracer(files, limits=TraceLimits(**_spec["limits"]), record_calls=True)
+    tracer.start()
+    try:
+        return (yield)
+    finally:
+        tracer.stop()
+        _current["trace"] = _summarize_trace(tracer.result(), _entry_code(item))
+
+
+def pytest_runtest_setup(item: Any) -> None:
+    code = _entry_code(item)
+    if _current is not None and code is not None:
+        _current["function"] = [os.path.realpath(code.co_filename), code.co_firstlineno, code.co_qualname]
+
+
+def _summarize_trace(result: dict[str, Any], code: Any) -> dict[str, Any]:
+    if result.get("status") != "ok":
+        return {"status": result.get("status"), "too_large": result.get("too_large")}
+    calls = result.get("calls", [])
+    entry = None
+    if code is not None:
+        for call in calls:
+            if (call["depth"] == 0 and call["firstlineno"] == code.co_firstlineno
+                    and os.path.realpath(call["file"]) == os.path.realpath(code.co_filename)):
+                entry = call
+                break
+    if entry is None:
+        return {"status": "no_entry", "n_records": len(calls)}
+    keep_ids = {entry["id"]}
+    subtree = []
+    for call in calls:  # records are in creation order: parents before children
+        if call["id"] in keep_ids or call["parent"] in keep_ids:
+            keep_ids.add(call["id"])
+            subtree.append(call)
+    files = {c["file"] for c in subtree}
+    funcs = {(c["file"], c["firstlineno"], c["func"]) for c in subtree}
+    depth = max(c["depth"] for c in subtree)
+    stats = {"files": len(files), "funcs": len(funcs), "calls": len(subtree), "depth": depth}
+    score = (stats["files"] / 4) * 0.1 + (stats["funcs"] / 15) * 0.2 + (stats["calls"] / 30) * 0.5 \
+        + (stats["depth"] / 4) * 0.2
+    out = {"status": "ok", "stats": stats, "score": round(score, 6), "entry": entry["id"],
+           "args": entry["args"], "line_events": result.get("line_events")}
+    if score >= float(_spec.get("threshold", 0.0)):
+        out["calls"] = subtree
+    return out
+
+
+def pytest_runtest_logreport(report: Any) -> None:
+    if _current is None:
+        return
+    phase = {"outcome": report.outcome}
+    if report.failed or (report.skipped and report.when != "call"):
+        text = getattr(report, "longreprtext", "") or ""
+        phase["message"] = text.strip().splitlines()[-1][:300] if text.strip() else ""
+    if hasattr(report, "wasxfail"):
+        phase["xfail"] = True
+    _current["phases"][report.when] = phase

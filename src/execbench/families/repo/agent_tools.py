@@ -1,0 +1,142 @@
+"""Read-only repository browsing for agent mode: list, read and search, confined to one
+repository's source tree.
+
+Every path is resolved (symlinks followed) and must stay inside the tree; the test file of
+the task (and anything else in ``refused``) cannot be read, listed or searched. Errors are
+returned as :class:`ToolError` with a short message an agent can act on. No code runs.
+The eval engineer wraps these as Inspect tools (FIELD-NOTES: Inspect's ``local`` sandbox
+is no boundary, so the confinement lives here).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+MAX_READ_CHARS = 16_000
+MAX_LIST = 500
+MAX_MATCHES = 100
+MAX_FILE_BYTES = 2_000_000
+_SKIP_DIRS = {".git", "__pycache__", ".tox", ".venv", "node_modules", ".mypy_cache", ".pytest_cache"}
+
+
+class ToolError(ValueError):
+    """A refused or failed tool call (the message is meant for the agent)."""
+
+
+@dataclass
+class RepoBrowser:
+    root: Path
+    refused: set[str] = field(default_factory=set)  # paths relative to root
+
+    def __post_init__(self) -> None:
+        self.root = Path(os.path.realpath(self.root))
+        if not self.root.is_dir():
+            raise ToolError(f"repository root {self.root} is not a directory")
+        self._refused = {Path(os.path.realpath(self.root / r)) for r in self.refused}
+
+    @classmethod
+    def for_task(cls, task: Any) -> "RepoBrowser":
+        """The browser a repo task asks for: its source tree, minus its test file."""
+        fields = task.prompt_fields
+        refused = {fields["test_file"]}
+        if fields.get("function_file"):
+            refused.add(fields["function_file"])
+        return cls(Path(fields["repo_root"]), refused)
+
+    # -- confinement ---------------------------------------------------------------------
+    def _resolve(self, path: str) -> Path:
+        if not isinstance(path, str) or "\x00" in path:
+            raise ToolError("invalid path")
+        candidate = Path(path)
+        if candidate.is_absolute():
+            raise ToolError("paths must be relative to the repository root")
+        real = Path(os.path.realpath(self.root / candidate))
+        if real != self.root and self.root not in real.parents:
+            raise ToolError(f"{path!r} is outside the repository")
+        if self._is_refused(real):
+            raise ToolError(f"{path!r} is not available (it contains the test being asked about)")
+        return real
+
+    def _is_refused(self, real: Path) -> bool:
+        return real in self._refused
+
+    def _rel(self, real: Path) -> str:
+        return real.relative_to(self.root).as_posix() or "."
+
+    # -- tools ------------------------------------------------------------------------------
+    def list_dir(self, path: str = ".") -> list[str]:
+        """Entries of a directory (directories end with '/')."""
+        real = self._resolve(path)
+        if not real.is_dir():
+            raise ToolError(f"{path!r} is not a directory")
+        out = []
+        for entry in sorted(real.iterdir(), key=lambda p: p.name):
+            if entry.name in _SKIP_DIRS:
+                continue
+            target = Path(os.path.realpath(entry))
+            if (target != self.root and self.root not in target.parents) or self._is_refused(target):
+                continue  # symlinks out of the tree and refused files are not shown
+            out.append(self._rel(entry.parent / entry.name) + ("/" if target.is_dir() else ""))
+            if len(out) >= MAX_LIST:
+                out.append(f"... (more than {MAX_LIST} entries)")
+                break
+        return out
+
+    def read_file(self, path: str, start_line: int = 1, end_line: int | None = None) -> str:
+        """Lines ``start_line..end_line`` (1-based, inclusive) of a text file, numbered."""
+        real = self._resolve(path)
+        if not real.is_file():
+            raise ToolError(f"{path!r} is not a file")
+        if real.stat().st_size > MAX_FILE_BYTES:
+            raise ToolError(f"{path!r} is too large to read")
+        try:
+            lines = real.read_text(encoding="utf-8").splitlines()
+        except UnicodeDecodeError:
+            raise ToolError(f"{path!r} is not a text file") from None
+        start = max(1, int(start_line))
+        end = len(lines) if end_line is None else min(len(lines), int(end_line))
+        out, size = [], 0
+        for number in range(start, end + 1):
+            line = f"{number:>5} | {lines[number - 1]}"
+            size += len(line) + 1
+            if size > MAX_READ_CHARS:
+                out.append(f"... (output cut at {MAX_READ_CHARS} characters; read from line {number})")
+                break
+            out.append(line)
+        return "\n".join(out)
+
+    def search(self, pattern: str, path: str = ".", *, regex: bool = False, glob: str = "*.py") -> list[str]:
+        """``file:line: text`` for lines matching ``pattern`` (a substring, or a regular
+        expression with ``regex=True``) in files under ``path`` matching ``glob``."""
+        if not pattern or len(pattern) > 200:
+            raise ToolError("pattern must be 1 to 200 characters")
+        try:
+            matcher = re.compile(pattern if regex else re.escape(pattern))
+        except re.error as exc:
+            raise ToolError(f"bad regular expression: {exc}") from None
+        base = self._resolve(path)
+        files = [base] if base.is_file() else sorted(base.rglob(glob))
+        out: list[str] = []
+        for file in files:
+            if any(part in _SKIP_DIRS for part in file.relative_to(self.root).parts):
+                continue
+            real = Path(os.path.realpath(file))
+            if (self.root not in real.parents) or self._is_refused(real) or not real.is_file():
+                continue
+            if real.stat().st_size > MAX_FILE_BYTES:
+                continue
+            try:
+                text = real.read_text(encoding="utf-8")
+            except (UnicodeDecodeError, OSError):
+                continue
+            for number, line in enumerate(text.splitlines(), 1):
+                if matcher.search(line):
+                    out.append(f"{self._rel(file)}:{number}: {line.strip()[:200]}")
+                    if len(out) >= MAX_MATCHES:
+                        out.append(f"... (more than {MAX_MATCHES} matches)")
+                        return out
+        return out

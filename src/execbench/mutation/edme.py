@@ -1,0 +1,692 @@
+"""The Execution-Driven Mutation Engine for ``repo`` tasks (paper 000, §3.3 and appendix D).
+
+Per test function that has tasks in the original dataset:
+
+1. **Mutation with probes** (one teacher call, up to ``max_retries`` with error feedback):
+   the teacher rewrites the function with visual mutations (renamed locals, restructured
+   control flow, no comments) and logical mutations (changed constants, inputs,
+   parameters), replacing every assertion by ``print(f"DEBUG_RESULT: {expr}")``. Hard
+   constraints (table 9) are checked on the reply: same signature, same decorators
+   (``parametrize`` kept), no new imports, no assertion left, at least one probe, and
+   the API-call sequence of the original (appendix D.3). Probe-format deviations are
+   corrected automatically (:func:`execbench.mutation.probes.fix_probe_format`).
+2. **Value capture**: the probed function is spliced into its module and run by the repo
+   family's runner (``families.repo.runner.run_tests``) in the sandbox, with the
+   repository's venv and source tree. Each probe's value is routed through the family's
+   probe helper, so the captured value is its runtime value in literal form (or sympy
+   text, or its type), per test instance and execution; printed ``DEBUG_RESULT`` lines are
+   parsed too when the output is available. Strict mode: a run without a captured value
+   is a failure.
+3. **Assertion reconstruction** (second teacher call, up to ``max_retries``): from the
+   captured values and the original assertions' style, the teacher writes assertions back;
+   the function is run again and every instance must pass.
+
+Validation gate (appendix D.5): executability (stage 2 passed with values), assertion
+validity (stage 3 passed) and API preservation. Only valid functions are kept: they are
+spliced into the module, and the module goes through the repo family's own
+``build_test_file`` (tracing, DVP, masking, verification, slicing). Every attempt is in
+``mutation_log.jsonl`` (appendix D.1 artifacts: original excerpt, probe code, captured
+values, final test, validation metadata, attempts, time).
+
+Mutant tasks pair with originals by (test instance, index of the assertion in the
+function): the teacher is asked to rebuild one assertion per probe, in order.
+"""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import hashlib
+import json
+import textwrap
+import time
+from collections import Counter
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from execbench.dataset import Task, read_manifest, read_tasks
+from execbench.dataset.cache import BuildCache
+from execbench.families.base import SourceError
+from execbench.mutation import engine
+from execbench.mutation.apicalls import api_calls, check_preserved
+from execbench.mutation.probes import (ProbeError, extract_code, fix_probe_format, marker_prints,
+                                       parse_code, parse_debug_results, probes, route_probes)
+from execbench.mutation.teacher import Reply, Teacher, Turn
+
+PROMPT_VERSION = "1"
+MAX_VALUE_CHARS = 600  # per captured value shown to the teacher
+MAX_VALUES = 60
+
+SYSTEM_MUTATE = """\
+You rewrite one Python unit test so that it exercises the same library code on different facts.
+Return ONLY the rewritten test function, complete, in one ```python code block. No explanations.
+
+Apply, in one step:
+1. Visual mutations: rename local variables, restructure the control flow, change the visual layout,
+   remove comments.
+2. Logical mutations: change literal constants, input data and parameters, so that the values the
+   test checks are different from the original ones.
+3. Probe injection: replace EVERY assertion (`assert ...`, `self.assertEqual(...)`, ...) by a print
+   of the value it checks, exactly in this form:
+       print(f"DEBUG_RESULT: {expression}")
+   The prefix `DEBUG_RESULT: ` and the f-string are mandatory (not print("DEBUG_RESULT:", x)).
+   Keep the probes in the order of the original assertions, one probe per assertion.
+
+Hard constraints:
+- Keep the function name and signature exactly (no new parameters, no new defaults).
+- Keep every decorator unchanged (pytest.mark.parametrize must remain intact).
+- Do not add imports: reuse the imports and helpers the module already has.
+- Keep the API calls listed below, in the same order (you may change their arguments).
+"""
+
+SYSTEM_RECONSTRUCT = """\
+You turn DEBUG_RESULT probes back into assertions. The probed test below was run; the value each
+probe printed is given (captured from the real execution, as Python literals where possible).
+Return ONLY the complete test function, in one ```python code block. No explanations.
+
+Rules:
+- Replace each `print(f"DEBUG_RESULT: {expression}")` by one assertion that checks `expression`
+  against its captured value. Change nothing else.
+- Match the style of the original assertions: `is` vs `==`, unittest methods (self.assertEqual)
+  vs `assert`, constructors such as Rational(2, 3) or FiniteSet(1, 2) instead of 0.666... or {1, 2},
+  the same collection types.
+- The captured values are the truth: do not guess other values.
+- Keep the signature and the decorators unchanged; do not add imports.
+"""
+
+
+@dataclass(frozen=True)
+class TeacherSettings:
+    seed: int = 0
+    max_retries: int = 3  # teacher calls per stage (the first try included)
+    temperature: float = 0.7
+    max_tokens: int = 16384
+    local_max_tokens: int = 1024
+    concurrency: int = 2  # test functions in flight
+    cache: bool = True  # Inspect's response cache: reruns are free and repeatable
+
+
+# -- one test function ---------------------------------------------------------------------
+
+@dataclass
+class FunctionJob:
+    repo: Any  # execbench.sources.repos.Repo
+    rel: str  # module path relative to the repo root
+    module_text: str
+    qualname: str
+    firstlineno: int
+    end_lineno: int
+    node: ast.FunctionDef | ast.AsyncFunctionDef
+    class_name: str | None
+    assertions: list[str]  # original assertion statements (style reference)
+    nodeids: list[str]
+    options: dict[str, Any]
+
+    @property
+    def lines(self) -> list[str]:
+        return self.module_text.splitlines(keepends=True)
+
+    @property
+    def excerpt(self) -> str:
+        return "".join(self.lines[self.firstlineno - 1:self.end_lineno])
+
+    @property
+    def indent(self) -> str:
+        first = self.lines[self.firstlineno - 1]
+        return first[: len(first) - len(first.lstrip())]
+
+    def imports(self) -> str:
+        tree = ast.parse(self.module_text)
+        out = [ast.get_source_segment(self.module_text, n) or "" for n in tree.body
+               if isinstance(n, (ast.Import, ast.ImportFrom))]
+        return "\n".join(out)
+
+    def imported_names(self) -> set[str]:
+        names = set()
+        for node in ast.walk(ast.parse(self.module_text)):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                names.update(a.asname or a.name.split(".")[0] for a in node.names)
+        return names
+
+    def helpers(self) -> list[str]:
+        tree = ast.parse(self.module_text)
+        return [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef))
+                and not n.name.startswith("test")]
+
+    def splice(self, function_text: str) -> str:
+        """The module with this function's lines replaced by ``function_text`` (indented)."""
+        body = textwrap.indent(textwrap.dedent(function_text).strip("\n") + "\n", self.indent)
+        lines = self.lines
+        return "".join(lines[: self.firstlineno - 1]) + body + "".join(lines[self.end_lineno:])
+
+
+def _function_in(tree: ast.Module, job: FunctionJob) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    name = job.node.name
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+            return node
+        if isinstance(node, ast.ClassDef):
+            for inner in node.body:
+                if isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef)) and inner.name == name:
+                    return inner
+    return None
+
+
+def _segment(code: str, node: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
+    lines = code.splitlines(keepends=True)
+    first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+    return textwrap.dedent("".join(lines[first - 1:node.end_lineno]))
+
+
+def _is_assertion(stmt: ast.AST) -> bool:
+    if isinstance(stmt, ast.Assert):
+        return True
+    return (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)
+            and isinstance(stmt.value.func, ast.Attribute) and stmt.value.func.attr.startswith("assert"))
+
+
+def constraint_errors(job: FunctionJob, code: str, stage: str, *, strict: bool = True
+                      ) -> tuple[list[str], str | None, Any]:
+    """(violations, function text, function node) of a teacher reply for ``stage``
+    ("probe" or "final"); the text is None when the function could not be found. Not
+    ``strict`` (offline mutation): assertions that ask no value question may stay."""
+    try:
+        tree = parse_code(code)
+    except ProbeError as exc:
+        return [str(exc)], None, None
+    node = _function_in(tree, job)
+    if node is None:
+        return [f"the reply does not define the function {job.node.name!r}"], None, None
+    errors = []
+    if type(node) is not type(job.node):
+        errors.append("signature drift: async/def changed")
+    if ast.dump(node.args) != ast.dump(job.node.args):
+        errors.append(f"signature drift: the parameters must stay exactly ({ast.unparse(job.node.args)})")
+    if [ast.dump(d) for d in node.decorator_list] != [ast.dump(d) for d in job.node.decorator_list]:
+        errors.append("decorators changed: keep every decorator (pytest.mark.parametrize) exactly")
+    if any(isinstance(n, (ast.Import, ast.ImportFrom)) for n in ast.walk(node)):
+        errors.append("new imports inside the function: reuse the module's imports")
+    known = job.imported_names()
+    added = sorted({a.asname or a.name.split(".")[0] for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))
+                    for a in n.names} - known)
+    if added:
+        errors.append(f"new imports: {', '.join(added)}; reuse the module's imports")
+    asserts = [n for n in ast.walk(node) if _is_assertion(n)]
+    if stage == "probe":
+        if asserts and strict:
+            errors.append(f"{len(asserts)} assertion(s) left (line {asserts[0].lineno} of your code): "
+                          "replace every assertion by a DEBUG_RESULT print")
+        if not probes(node):
+            errors.append('no probe: print the checked values as print(f"DEBUG_RESULT: {expression}")')
+        elif len(marker_prints(node)) != len(probes(node)):
+            errors.append('probe format: use exactly print(f"DEBUG_RESULT: {expression}")')
+    else:
+        if marker_prints(node):
+            errors.append("DEBUG_RESULT prints left: replace each by an assertion")
+        if not asserts:
+            errors.append("no assertion: rebuild one assertion per probe")
+    preserved = check_preserved(api_calls(job.node, skip_assertions=True), _segment(code, node), node)
+    if not preserved.preserved:
+        errors.append(preserved.message())
+    return errors, _segment(code, node), node
+
+
+def _mutate_prompt(job: FunctionJob) -> str:
+    required = list(dict.fromkeys(api_calls(job.node, skip_assertions=True)))
+    context = f"method of class {job.class_name}" if job.class_name else "module-level function"
+    return "\n".join([
+        f"Target function: {job.node.name} ({context}) in {job.rel}",
+        f"API calls to preserve, in order: {', '.join(required) if required else '(none)'}",
+        "", "Module imports (reuse them; do not add any):", job.imports() or "(none)",
+        f"Module helpers available: {', '.join(job.helpers()) or '(none)'}",
+        "", "Original test:", "```python", textwrap.dedent(job.excerpt).rstrip(), "```",
+        "", "Rewrite it now: mutate it and replace every assertion by a DEBUG_RESULT print.",
+    ])
+
+
+def _reconstruct_prompt(job: FunctionJob, probed: str, values: list[dict[str, Any]]) -> str:
+    return "\n".join([
+        "Captured runtime values (JSON; probe i is the i-th DEBUG_RESULT print):",
+        json.dumps(values, ensure_ascii=False, indent=1),
+        "", "Original assertions (style reference):", *[f"    {a}" for a in job.assertions],
+        "", "Module imports:", job.imports() or "(none)",
+        "", "Probed test to convert:", "```python", probed.rstrip(), "```",
+    ])
+
+
+def _short(text: str, limit: int = MAX_VALUE_CHARS) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _value_view(rendered: dict[str, Any]) -> dict[str, Any]:
+    view: dict[str, Any] = {"type": rendered.get("type")}
+    for key in ("literal", "sympy"):
+        if key in rendered:
+            view[key] = _short(str(rendered[key]))
+    if rendered.get("too_big"):
+        view["too_big"] = True
+    return view
+
+
+RunFn = Callable[[str, list[str]], Any]  # (module text, keep node ids) -> TestRun
+
+
+def _run_failure(run: Any, nodeids: list[str]) -> str | None:
+    by_node = {r["nodeid"]: r for r in run.records}
+    if run.fatal:
+        return f"the test run failed: {run.fatal}"
+    missing = [n for n in nodeids if n not in by_node]
+    if missing:
+        tail = run.stderr_tail.strip().splitlines()[-6:]
+        return f"the test did not run ({run.reason}): " + " | ".join(tail)[:1500]
+    for nodeid in nodeids:
+        for when, phase in by_node[nodeid].get("phases", {}).items():
+            if phase.get("outcome") != "passed":
+                return f"{nodeid}: {phase.get('outcome')} in {when}: {phase.get('message', '')}"[:1500]
+    return None
+
+
+@dataclass
+class Draft:
+    """One authoring attempt: the code (or the reason there is none) and its cost."""
+
+    code: str | None
+    error: str | None = None
+    seconds: float = 0.0
+    output_tokens: int | None = None
+    reply_chars: int = 0
+
+
+class TeacherSession:
+    """Stages 1 and 3 written by a teacher model, with error feedback in the conversation."""
+
+    mode = "teacher"
+
+    def __init__(self, job: FunctionJob, teacher: Teacher) -> None:
+        self.job = job
+        self.teacher = teacher
+        self.messages: list[Turn] = []
+        self.last: str = ""
+        self.calls = 0
+
+    async def _ask(self) -> Draft:
+        self.calls += 1
+        reply: Reply = await self.teacher.generate(self.messages)
+        self.last = reply.text
+        if reply.error:
+            return Draft(None, error=reply.error, seconds=reply.seconds)
+        return Draft(extract_code(reply.text), seconds=reply.seconds, output_tokens=reply.output_tokens,
+                     reply_chars=len(reply.text))
+
+    async def probe(self, attempt: int) -> Draft:
+        if attempt == 1:
+            self.messages = [("system", SYSTEM_MUTATE), ("user", _mutate_prompt(self.job))]
+        return await self._ask()
+
+    async def reconstruct(self, attempt: int, probed: str, values: list[dict[str, Any]]) -> Draft:
+        if attempt == 1:
+            shown = [{"probe": i, "instances": v["executions"]} for i, v in enumerate(values)][:MAX_VALUES]
+            self.messages = [("system", SYSTEM_RECONSTRUCT), ("user", _reconstruct_prompt(self.job, probed, shown))]
+        return await self._ask()
+
+    def feedback(self, message: str) -> None:
+        if self.last:
+            self.messages += [("assistant", self.last), ("user", message)]
+
+
+async def mutate_function(job: FunctionJob, session: Any, settings: TeacherSettings, run: RunFn,
+                          helper: str, author: str) -> dict[str, Any]:
+    """The three stages for one test function; returns its artifact record (D.1)."""
+    started = time.perf_counter()
+    record: dict[str, Any] = {
+        "kind": "function", "mode": session.mode, "teacher": author, "prompt_version": PROMPT_VERSION,
+        "repo": job.repo.spec, "module": job.rel, "function": job.qualname, "nodeids": job.nodeids,
+        "original": job.excerpt, "api_calls": api_calls(job.node, skip_assertions=True),
+        "probe_code": None, "captured": None, "final": None, "attempts": [],
+        "validation": {"executability": False, "assertion_validity": False, "api_calls_preserved": False},
+        "validation_status": "invalid", "mutation_attempts": 0, "assertion_attempts": 0, "teacher_calls": 0,
+        "reason": None,
+    }
+
+    def finish() -> dict[str, Any]:
+        record["teacher_calls"] = getattr(session, "calls", 0)
+        record["execution_time"] = round(time.perf_counter() - started, 3)
+        return record
+
+    # Stage 1 + 2: mutation with probes, run, capture
+    probed_text: str | None = None
+    values: list[dict[str, Any]] = []
+    for attempt in range(1, settings.max_retries + 1):
+        record["mutation_attempts"] = attempt
+        draft = await session.probe(attempt)
+        entry: dict[str, Any] = {"stage": "probe", "attempt": attempt, "seconds": round(draft.seconds, 3),
+                                 "output_tokens": draft.output_tokens, "reply_chars": draft.reply_chars}
+        record["attempts"].append(entry)
+        if draft.code is None:
+            entry.update(status="teacher-error" if session.mode == "teacher" else "error", error=draft.error)
+            continue
+        code = draft.code
+        try:
+            corrected = fix_probe_format(code)
+            code, entry["probe_format_fixes"] = corrected.code, corrected.fixed
+        except ProbeError:
+            pass
+        errors, text, node = constraint_errors(job, code, "probe", strict=session.mode == "teacher")
+        if errors:
+            entry.update(status="constraint", errors=errors)
+            session.feedback("Your function violates these constraints:\n- " + "\n- ".join(errors)
+                             + "\nReturn the corrected function.")
+            continue
+        routed, keys = route_probes(node, helper)
+        result = await asyncio.to_thread(run, job.splice(routed), job.nodeids)
+        failure = _run_failure(result, job.nodeids)
+        captured = _captured(result, keys, job.nodeids)
+        entry["printed_tail"] = parse_debug_results(result.stderr_tail)[:20]
+        if failure is None and not any(v["executions"] for v in captured):
+            failure = "no DEBUG_RESULT value was captured (the probes did not run)"
+        if failure:
+            entry.update(status="execution", error=failure)
+            session.feedback(f"Running your test failed:\n{failure}\nFix the function (keep all constraints) "
+                             "and return it.")
+            continue
+        entry["status"] = "ok"
+        probed_text, values = text, captured
+        record["probe_code"] = text
+        record["captured"] = captured
+        record["validation"]["executability"] = True
+        break
+    if probed_text is None:
+        record["reason"] = f"stage 1/2: no executable probed mutant in {settings.max_retries} attempts"
+        return finish()
+
+    # Stage 3: assertion reconstruction, re-run
+    for attempt in range(1, settings.max_retries + 1):
+        record["assertion_attempts"] = attempt
+        draft = await session.reconstruct(attempt, probed_text, values)
+        entry = {"stage": "assertions", "attempt": attempt, "seconds": round(draft.seconds, 3),
+                 "output_tokens": draft.output_tokens, "reply_chars": draft.reply_chars}
+        record["attempts"].append(entry)
+        if draft.code is None:
+            entry.update(status="teacher-error" if session.mode == "teacher" else "error", error=draft.error)
+            if session.mode != "teacher":
+                break  # a programmatic reconstruction does not change on retry
+            continue
+        errors, text, node = constraint_errors(job, draft.code, "final")
+        if errors:
+            entry.update(status="constraint", errors=errors)
+            session.feedback("Your function violates these constraints:\n- " + "\n- ".join(errors)
+                             + "\nReturn the corrected function.")
+            continue
+        result = await asyncio.to_thread(run, job.splice(text), job.nodeids)
+        failure = _run_failure(result, job.nodeids)
+        if failure:
+            entry.update(status="assertion", error=failure)
+            session.feedback(f"The rebuilt test does not pass:\n{failure}\nUse the captured values exactly and "
+                             "return the function.")
+            continue
+        entry["status"] = "ok"
+        record["final"] = text
+        record["validation"].update(assertion_validity=True, api_calls_preserved=True)
+        record["validation_status"] = "valid"
+        break
+    else:
+        record["reason"] = f"stage 3: no passing reconstruction in {settings.max_retries} attempts"
+    if record["validation_status"] != "valid" and record["reason"] is None:
+        record["reason"] = "stage 3: " + (record["attempts"][-1].get("error") or "no reconstruction")
+    return finish()
+
+
+def _captured(run: Any, keys: list[str], nodeids: list[str]) -> list[dict[str, Any]]:
+    """Per probe: its values per test instance and execution (literal / sympy text / type)."""
+    by_node = {r["nodeid"]: r for r in run.records}
+    out = []
+    for key in keys:
+        executions = []
+        for nodeid in nodeids:
+            runs = (by_node.get(nodeid) or {}).get("probes", {}).get(key) or []
+            for number, item in enumerate(runs):
+                rendered = item.get("0")
+                if rendered:
+                    executions.append({"instance": nodeid, "execution": number, **_value_view(rendered)})
+        out.append({"probe": key, "executions": executions})
+    return out
+
+
+# -- the dataset driver ---------------------------------------------------------------------
+
+def _jobs_for_module(repo: Any, rel: str, originals: list[Task], options: dict[str, Any]
+                     ) -> tuple[list[FunctionJob], str, dict[str, str]]:
+    """Jobs for the functions with tasks in ``rel``; the module text; failures by qualname."""
+    from execbench.families.repo import assertions as A
+
+    path = repo.root / rel
+    text = path.read_text(encoding="utf-8")
+    functions = A.test_functions(text)
+    by_name: dict[str, Any] = {}
+    for (qualname, _first), function in functions.items():
+        by_name.setdefault(qualname, function)
+    jobs, failures = [], {}
+    wanted: dict[str, list[str]] = {}
+    for task in originals:
+        wanted.setdefault(task.prompt_fields["function"], [])
+        if task.prompt_fields["test_id"] not in wanted[task.prompt_fields["function"]]:
+            wanted[task.prompt_fields["function"]].append(task.prompt_fields["test_id"])
+    for qualname, nodeids in wanted.items():
+        function = by_name.get(qualname)
+        if function is None:
+            failures[qualname] = f"function {qualname} not found in {rel}"
+            continue
+        jobs.append(FunctionJob(
+            repo=repo, rel=rel, module_text=text, qualname=qualname, firstlineno=function.firstlineno,
+            end_lineno=function.node.end_lineno, node=function.node,
+            class_name=function.class_node.name if function.class_node is not None else None,
+            assertions=[a.text for a in function.assertions], nodeids=sorted(nodeids), options=options))
+    return jobs, text, failures
+
+
+def _assertion_index(module_text: str) -> dict[tuple[str, int], int]:
+    """(function qualname, assertion line) -> index of the assertion in its function."""
+    from execbench.families.repo import assertions as A
+
+    out = {}
+    for (qualname, _), function in A.test_functions(module_text).items():
+        for assertion in function.assertions:
+            out[(qualname, assertion.line)] = assertion.index
+    return out
+
+
+def splice_all(module_text: str, jobs: list[FunctionJob], finals: dict[str, str]) -> str:
+    """The module with every function in ``finals`` (by qualname) replaced, bottom-up."""
+    text = module_text
+    for job in sorted(jobs, key=lambda j: -j.firstlineno):
+        if job.qualname in finals:
+            job_now = FunctionJob(**{**job.__dict__, "module_text": text})
+            text = job_now.splice(finals[job.qualname])
+    return text
+
+
+def _answer_text(answer: Any) -> str:
+    return " ".join(str(answer).split())
+
+
+def _link_module(repo: Any, rel: str, originals: list[Task], outcome: Any, mutated_text: str,
+                 valid: set[str], records: dict[str, dict[str, Any]], failures: dict[str, str],
+                 seed: int, author: str, mode: str) -> engine.UnitResult:
+    result = engine.UnitResult()
+    original_index = _assertion_index((repo.root / rel).read_text(encoding="utf-8"))
+    mutated_index = _assertion_index(mutated_text)
+    mutants: dict[tuple[str, int], dict[str, Any]] = {}
+    for task in outcome.tasks if outcome is not None else []:
+        fields = task["prompt_fields"]
+        if fields.get("function") not in valid or fields.get("function_file") != rel:
+            continue  # an unmutated function of the same module
+        index = mutated_index.get((fields["function"], fields["assertion_line"]))
+        if index is not None:
+            mutants[(fields["test_id"], index)] = task
+    rejected: dict[str, dict[str, Any]] = {}
+    for r in outcome.rejected if outcome is not None else []:
+        rejected.setdefault(r["candidate"].split("@L")[0].split("/", 1)[-1], r)
+    operators = ["teacher"] if mode == "teacher" else ["rename", "literals", "strip-comments", "probe-rebuild"]
+    for original in originals:
+        fields = original.prompt_fields
+        qualname = fields["function"]
+        record = records.get(qualname, {})
+        common = {"mode": mode, "attempts": record.get("mutation_attempts", 0) + record.get("assertion_attempts", 0),
+                  "seconds": record.get("execution_time", 0.0), "seed": seed, "teacher": author}
+        if qualname not in valid:
+            reason = failures.get(qualname) or record.get("reason") or "no valid mutant"
+            result.rejected.append({"candidate": original.id, "stage": "mutation", "reason": reason[:500]})
+            result.log.append(engine.task_log(original, status="failed", reason=reason[:500], **common))
+            continue
+        index = original_index.get((qualname, fields["assertion_line"]))
+        task = mutants.get((fields["test_id"], index)) if index is not None else None
+        if task is None:
+            why = rejected.get(fields["test_id"])
+            reason = ("the mutant's matching assertion was not admitted by the repo family"
+                      + (f" ({why['stage']}: {why['reason']})" if why else ""))
+            result.rejected.append({"candidate": original.id, "stage": "mutation", "reason": reason[:500]})
+            result.log.append(engine.task_log(original, status="failed", reason=reason[:500], **common))
+            continue
+        changed = _answer_text(task["answer"]) != _answer_text(original.answer)
+        mutation = {"mode": mode, "teacher": author, "seed": seed, "operators": operators,
+                    "answer_changed": changed, "assertion_index": index, "prompt_version": PROMPT_VERSION}
+        # the original's source (repo key) + "-mut", the mutant's own case (its assertion line):
+        # a repository re-prepared later may report another key (local trees get rebuilt)
+        source = original.id.split("/", 2)[1]
+        case = task["id"].split("/", 2)[2]
+        linked = engine.link(task, original, mutation, task_id=f"repo/{engine.mutated_source(source)}/{case}")
+        linked["source_id"] = f"{engine.mutated_source(source)}/{task['source_id'].partition('/')[2]}"
+        result.tasks.append(linked)
+        result.log.append(engine.task_log(original, status="admitted" if changed else "flagged",
+                                          mutant_id=linked["id"], answer_changed=changed, **common))
+    return result
+
+
+def _failed_unit(originals: list[Task], reason: str, mode: str) -> engine.UnitResult:
+    result = engine.UnitResult()
+    for original in originals:
+        result.rejected.append({"candidate": original.id, "stage": "mutation", "reason": reason[:500]})
+        result.log.append(engine.task_log(original, status="failed", mode=mode, attempts=0, seconds=0.0,
+                                          reason=reason[:500]))
+    return result
+
+
+async def mutate_module(spec: str, rel: str, originals: list[Task], *, session_for: Callable[[FunctionJob], Any],
+                        author: str, mode: str, settings: TeacherSettings, options: dict[str, Any],
+                        gate: asyncio.Semaphore) -> engine.UnitResult:
+    """All functions of one test module that have tasks: stages 1-3 each, then the module
+    with every valid function spliced in goes through ``build_test_file``."""
+    from execbench.families.repo.assertions import PROBE
+    from execbench.families.repo.build import build_test_file
+    from execbench.families.repo.runner import run_tests
+    from execbench.sources import repos
+
+    try:
+        repo = await asyncio.to_thread(repos.prepare, spec)
+        function_jobs, text, failures = _jobs_for_module(repo, rel, originals, options)
+    except (SourceError, OSError, SyntaxError) as exc:
+        return _failed_unit(originals, f"repository unavailable: {exc}", mode)
+    prov = originals[0].provenance.get("test_sha256")
+    if prov and prov != hashlib.sha256(text.encode()).hexdigest():
+        return _failed_unit(originals, f"{rel} changed since the original build (test_sha256 differs)", mode)
+    test_path = repo.root / rel
+
+    def run(module_text: str, keep: list[str]) -> Any:
+        return run_tests(repo, test_path, {str(test_path): module_text}, trace=False, options=options,
+                         keep=keep, hash_seed=0)
+
+    async def one(job: FunctionJob) -> dict[str, Any]:
+        async with gate:
+            return await mutate_function(job, session_for(job), settings, run, PROBE, author)
+
+    records = list(await asyncio.gather(*(one(job) for job in function_jobs)))
+    by_name = {r["function"]: r for r in records}
+    finals = {r["function"]: r["final"] for r in records if r["validation_status"] == "valid"}
+    mutated_text = splice_all(text, function_jobs, finals)
+    outcome = None
+    if finals:
+        outcome = await asyncio.to_thread(build_test_file, repo, rel, mutated_text, options, origin="mutation")
+    result = _link_module(repo, rel, originals, outcome, mutated_text, set(finals), by_name, failures,
+                          settings.seed, author, mode)
+    unit = {"kind": "unit", "unit": f"{spec}::{rel}", "family": "repo", "mode": mode, "teacher": author,
+            "seed": settings.seed, "functions": [r["function"] for r in records], "valid": sorted(finals),
+            "mutated_module_sha256": hashlib.sha256(mutated_text.encode()).hexdigest(),
+            "mutated_module": mutated_text if finals else None,
+            "module_build": None if outcome is None else {
+                "tasks": len(outcome.tasks), "rejected": len(outcome.rejected),
+                "rejected_by_stage": dict(Counter(r["stage"] for r in outcome.rejected))}}
+    result.log[:0] = [unit, *records]
+    return result
+
+
+def _modules(tasks: list[Task]) -> dict[tuple[str, str], list[Task]]:
+    modules: dict[tuple[str, str], list[Task]] = {}
+    for task in tasks:
+        fields = task.prompt_fields
+        modules.setdefault((fields["repo_spec"], fields["function_file"]), []).append(task)
+    return modules
+
+
+def function_yields(results: list[engine.UnitResult]) -> dict[str, int]:
+    functions = [e for r in results for e in r.log if e.get("kind") == "function"]
+    return {"teacher_calls": sum(f["teacher_calls"] for f in functions), "functions": len(functions),
+            "valid": sum(f["validation_status"] == "valid" for f in functions),
+            "invalid": sum(f["validation_status"] != "valid" for f in functions)}
+
+
+def mutate_repo_dataset(
+    dataset: str | Path,
+    out: str | Path,
+    *,
+    teacher: str | Teacher = "local",
+    settings: TeacherSettings | None = None,
+    cache: BuildCache | None = None,
+    progress: engine.ProgressFn | None = None,
+    limit: int | None = None,
+) -> dict[str, Any]:
+    """Teacher-driven mutation of every repo task of ``dataset`` into ``out``; returns the manifest.
+    ``teacher`` is a model name (``local``, ``local/PATH.gguf``, any Inspect model) or a
+    ready :class:`Teacher`. Test functions run ``settings.concurrency`` at a time."""
+    from execbench import families
+    from execbench.mutation.teacher import open_teacher
+
+    settings = settings or TeacherSettings()
+    started = time.perf_counter()
+    dataset = Path(dataset)
+    tasks = [t for t in read_tasks(dataset) if t.family == "repo"]
+    if not tasks:
+        raise engine.MutationSetupError(f"{dataset}: no repo tasks (teacher mutation is for the repo family; "
+                                        "use --offline for trace and state)")
+    if any("original_id" in t.provenance for t in tasks):
+        raise engine.MutationSetupError(f"{dataset} already holds mutants; mutate the original dataset")
+    manifest = read_manifest(dataset) if dataset.is_dir() else {}
+    options = engine._family_options(families.get("repo"), manifest)
+    modules = _modules(tasks)
+    keys = list(modules)[:limit] if limit is not None else list(modules)
+    teacher_name = teacher if isinstance(teacher, str) else teacher.name
+    run_settings = {"mode": "teacher", "teacher": teacher_name, **asdict(settings), "prompt_version": PROMPT_VERSION,
+                    "original": {"path": str(dataset.resolve()), "content_hash": manifest.get("content_hash"),
+                                 "settings": manifest.get("settings")}}
+
+    async def run_all(active: Teacher) -> list[engine.UnitResult]:
+        gate = asyncio.Semaphore(max(1, settings.concurrency))
+        results: list[engine.UnitResult] = []
+        for done, (spec, rel) in enumerate(keys, 1):
+            results.append(await mutate_module(
+                spec, rel, modules[(spec, rel)], session_for=lambda job: TeacherSession(job, active),
+                author=active.name, mode="teacher", settings=settings, options=options, gate=gate))
+            if progress:
+                progress(done, len(keys), sum(len(r.tasks) for r in results),
+                         sum(1 for r in results for e in r.log if e.get("kind") == "task" and e["status"] == "failed"))
+        return results
+
+    if isinstance(teacher, str):
+        with open_teacher(teacher, temperature=settings.temperature, max_tokens=settings.max_tokens,
+                          seed=settings.seed, cache=settings.cache, local_max_tokens=settings.local_max_tokens,
+                          parallel=max(1, settings.concurrency)) as active:
+            results = asyncio.run(run_all(active))
+    else:
+        results = asyncio.run(run_all(teacher))
+    return engine.write_dataset(out, run_settings, results, started=started, cache=cache, mode="teacher",
+                                units=len(keys), extra_yields=function_yields(results))

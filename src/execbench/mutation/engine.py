@@ -1,0 +1,339 @@
+"""Dataset-level driver: original dataset → mutated twin dataset + ``mutation_log.jsonl``.
+
+A family *adapter* (``mutation/trace.py``, ``mutation/state.py``, ...) groups the
+original tasks into units (one program or test with its runs), proposes mutants, and
+hands every mutant to the family's own ``build_candidate`` — the same code path, checks
+and oracles as ``execbench build``. The engine only orchestrates: seeds, parallelism,
+the build cache, linking each admitted mutant to its original, and the records.
+
+Identity: a mutant of ``<family>/<source>/<case>#<arm>`` is
+``<family>/<source>-mut/<case>#<arm>`` with ``provenance.original_id`` = the original id
+and ``provenance.mutation`` = {mode, seed, attempt, operators, answer_changed, ...}.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import random
+import re
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Protocol
+
+from execbench.dataset import DatasetError, DatasetWriter, Task, read_manifest, read_tasks
+from execbench.dataset.cache import BuildCache, content_key
+from execbench.families.base import Candidate, Family, Outcome, SourceError
+
+LOG = "mutation_log.jsonl"
+SUFFIX = "-mut"
+OPERATORS = ("rename", "literals", "strip-comments", "inputs")
+_ID = re.compile(r"^(?P<family>[a-z]+)/(?P<source>[^/#\s]+)/(?P<case>[^#\s]+)#(?P<arm>[a-z-]+)$")
+
+ProgressFn = Callable[[int, int, int, int], None]  # units done, units, admitted mutants, failed originals
+
+
+class MutationSetupError(ValueError):
+    """The mutation run cannot start (unknown family, empty dataset, bad settings)."""
+
+
+@dataclass(frozen=True)
+class OfflineSettings:
+    seed: int = 0
+    attempts: int = 4  # builds per unit while looking for admitted, answer-changing mutants
+    operators: tuple[str, ...] = OPERATORS
+    max_literals: int = 2  # program constants perturbed per mutant (operator "literals")
+    keep_unchanged: bool = True  # keep (flagged) mutants whose answer equals the original's
+    selection_repeats: int = 1  # hash-seed repeats while selecting; the final build uses the original's
+    patience: int = 2  # stop a unit after this many attempts in a row without a new answer change
+
+    def __post_init__(self) -> None:
+        unknown = set(self.operators) - set(OPERATORS)
+        if unknown:
+            raise MutationSetupError(f"unknown operators {sorted(unknown)}; known: {', '.join(OPERATORS)}")
+        if self.attempts < 1:
+            raise MutationSetupError("attempts must be at least 1")
+
+
+def mutated_source(source: str) -> str:
+    return source + SUFFIX
+
+
+def mutated_id(original_id: str) -> str:
+    """``trace/humaneval/HumanEval-0/3#trace`` → ``trace/humaneval-mut/HumanEval-0/3#trace``."""
+    match = _ID.match(original_id)
+    if not match:
+        raise DatasetError(f"task id {original_id!r} is not of the form <family>/<source>/<case>#<arm>")
+    return f"{match['family']}/{mutated_source(match['source'])}/{match['case']}#{match['arm']}"
+
+
+def split_source_id(source_id: str) -> tuple[str, str]:
+    source, _, case = source_id.partition("/")
+    return source, case
+
+
+@dataclass
+class Unit:
+    """One unit of mutation work: original tasks sharing a program (or test)."""
+
+    key: str
+    family: str
+    originals: list[Task]
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class UnitResult:
+    tasks: list[dict[str, Any]] = field(default_factory=list)  # linked mutant task records
+    rejected: list[dict[str, Any]] = field(default_factory=list)
+    log: list[dict[str, Any]] = field(default_factory=list)
+
+
+class Context:
+    """What an adapter may use: the family plug-in, its original build options, a cached
+    ``build_candidate``, seeded random generators and the settings."""
+
+    def __init__(self, family: Family, options: dict[str, Any], settings: Any, cache: BuildCache,
+                 mode: str = "offline", manifest: dict[str, Any] | None = None) -> None:
+        self.family = family
+        self.options = options
+        self.settings = settings
+        self.cache = cache
+        self.mode = mode
+        self.manifest = manifest or {}  # the original dataset's manifest (its build settings)
+
+    def original_candidates(self) -> dict[str, Candidate]:
+        """The family's own candidates for the original build's sources, by key ({} if the
+        sources cannot be read any more, e.g. a temporary directory that is gone)."""
+        settings = self.manifest.get("settings") or {}
+        if settings.get("family") != self.family.name:
+            return {}
+        try:
+            return {c.key: c for c in self.family.candidates(list(settings.get("sources") or []), self.options)}
+        except (SourceError, OSError, ValueError):
+            return {}
+
+    def rng(self, *parts: Any) -> random.Random:
+        """A generator seeded by the run seed and ``parts`` (stable across processes)."""
+        return random.Random("|".join(map(str, (self.settings.seed, *parts))))
+
+    def build(self, key: str, payload: dict[str, Any], options: dict[str, Any] | None = None) -> Outcome:
+        """The family's own ``build_candidate`` on ``payload``, through the build cache (same
+        key scheme as ``execbench build``, so entries are shared)."""
+        options = self.options if options is None else options
+        cache_key = content_key(self.family.name, self.family.version, platform.python_version(), payload, options)
+        cached = self.cache.get(cache_key)
+        if cached is not None:
+            return Outcome(**cached)
+        try:
+            outcome = self.family.build_candidate(Candidate(key=key, payload=payload), options)
+        except SourceError as exc:
+            outcome = Outcome()
+            outcome.reject(key, "source", str(exc))
+        self.cache.put(cache_key, {"tasks": outcome.tasks, "rejected": outcome.rejected})
+        return outcome
+
+
+class Adapter(Protocol):
+    family: str
+
+    def units(self, tasks: list[Task], ctx: Context) -> list[Unit]: ...
+
+    def mutate(self, unit: Unit, ctx: Context) -> UnitResult: ...
+
+
+_ADAPTERS = {"trace": "execbench.mutation.trace", "state": "execbench.mutation.state",
+             "repo": "execbench.mutation.repo_offline"}
+
+
+def adapter_for(family: str) -> Adapter:
+    import importlib
+
+    try:
+        module = _ADAPTERS[family]
+    except KeyError:
+        raise MutationSetupError(f"offline mutation is not available for family {family!r} "
+                                 f"(available: {', '.join(sorted(_ADAPTERS))})") from None
+    return importlib.import_module(module).ADAPTER
+
+
+def link(record: dict[str, Any], original: Task, mutation: dict[str, Any], *, task_id: str | None = None
+         ) -> dict[str, Any]:
+    """A mutant task record as built by the family, renamed and linked to its original.
+    The id is ``task_id`` or :func:`mutated_id` of the original's id."""
+    out = dict(record)
+    out["id"] = task_id or mutated_id(original.id)
+    provenance = dict(out.get("provenance", {}))
+    provenance["original_id"] = original.id
+    provenance["mutation"] = {"original_source_id": original.source_id, **mutation}
+    out["provenance"] = provenance
+    return out
+
+
+def task_log(original: Task, *, status: str, mode: str, attempts: int, seconds: float, mutant_id: str | None = None,
+             answer_changed: bool | None = None, reason: str | None = None, **extra: Any) -> dict[str, Any]:
+    """One ``mutation_log.jsonl`` record for an original task (paper 000, appendix D.1)."""
+    return {"kind": "task", "original_id": original.id, "family": original.family, "mode": mode, "status": status,
+            "mutant_id": mutant_id, "answer_changed": answer_changed, "attempts": attempts,
+            "seconds": round(seconds, 3), "reason": reason, **extra}
+
+
+# -- the driver ---------------------------------------------------------------------------------
+
+def _family_options(family: Family, manifest: dict[str, Any]) -> dict[str, Any]:
+    options = dict(family.default_options)
+    built = (manifest.get("settings") or {}).get("options") or {}
+    options.update({k: v for k, v in built.items() if k in options})
+    return options
+
+
+def yields(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """Counts over task log records: originals, admitted, answer_changed, flagged, failed."""
+    tasks = [r for r in records if r.get("kind") == "task"]
+    status = Counter(r["status"] for r in tasks)
+    in_dataset = status["admitted"] + status["flagged"]
+    return {
+        "originals": len(tasks),
+        "mutants": in_dataset,  # written to tasks.jsonl
+        "answer_changed": status["admitted"],
+        "flagged_unchanged": status["flagged"] + status["dropped"],
+        "dropped_unchanged": status["dropped"],
+        "failed": status["failed"],
+        "admitted_rate": round(in_dataset / len(tasks), 4) if tasks else None,
+        "changed_rate": round(status["admitted"] / len(tasks), 4) if tasks else None,
+    }
+
+
+def mutate_dataset(
+    dataset: str | Path,
+    out: str | Path,
+    *,
+    settings: OfflineSettings | None = None,
+    jobs: int = 2,
+    cache: BuildCache | None = None,
+    progress: ProgressFn | None = None,
+    limit: int | None = None,
+    families_filter: list[str] | None = None,
+) -> dict[str, Any]:
+    """Offline (no model) mutation of every task in ``dataset`` into ``out``; returns the manifest."""
+    from execbench import families
+
+    settings = settings or OfflineSettings()
+    cache = cache or BuildCache(enabled=False)
+    started = time.perf_counter()
+    dataset = Path(dataset)
+    tasks = list(read_tasks(dataset))
+    if families_filter:
+        tasks = [t for t in tasks if t.family in families_filter]
+    if not tasks:
+        raise MutationSetupError(f"{dataset}: no tasks to mutate")
+    originals = [t for t in tasks if "original_id" not in t.provenance]
+    if len(originals) != len(tasks):
+        raise MutationSetupError(f"{dataset} already holds mutants ({len(tasks) - len(originals)} tasks "
+                                 "have provenance.original_id); mutate the original dataset")
+    manifest = read_manifest(dataset) if dataset.is_dir() else {}
+    units: list[tuple[Adapter, Context, Unit]] = []
+    for family_name in sorted({t.family for t in tasks}):
+        try:
+            plugin = families.get(family_name)
+        except KeyError as exc:
+            raise MutationSetupError(str(exc.args[0])) from None
+        adapter = adapter_for(family_name)
+        ctx = Context(plugin, _family_options(plugin, manifest), settings, cache, manifest=manifest)
+        for unit in adapter.units([t for t in tasks if t.family == family_name], ctx):
+            units.append((adapter, ctx, unit))
+    if limit is not None:
+        units = units[:limit]
+    run_settings = {"mode": "offline", **asdict(settings), "original": {
+        "path": str(dataset.resolve()), "content_hash": manifest.get("content_hash"),
+        "settings": manifest.get("settings")}}
+    with ThreadPoolExecutor(max(1, jobs)) as pool:
+        futures = [pool.submit(_safe_mutate, adapter, unit, ctx) for adapter, ctx, unit in units]
+        return write_dataset(out, run_settings, (f.result() for f in futures), started=started, cache=cache,
+                             mode="offline", units=len(units), progress=progress)
+
+
+def write_dataset(out: str | Path, run_settings: dict[str, Any], results: Iterable[UnitResult], *,
+                  started: float, cache: BuildCache | None, mode: str, units: int,
+                  progress: ProgressFn | None = None, extra_yields: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Write unit results (in order) as a dataset directory plus ``mutation_log.jsonl``."""
+    cache = cache or BuildCache(enabled=False)
+    hits, misses = cache.hits, cache.misses
+    records: list[dict[str, Any]] = []
+    admitted = failed = done = 0
+    out = Path(out)
+    with DatasetWriter(out, settings={"mutation": run_settings}) as writer, _LogWriter(out) as log:
+        for result in results:
+            done += 1
+            for record in result.tasks:
+                writer.add(Task.from_json(record))
+            for rejection in result.rejected:
+                writer.reject(**rejection)
+            for entry in result.log:
+                log.write(entry)
+                records.append(entry)
+            admitted += len(result.tasks)
+            failed += sum(1 for e in result.log if e.get("kind") == "task" and e["status"] == "failed")
+            if progress:
+                progress(done, units, admitted, failed)
+        summary = {**yields(records), **(extra_yields or {})}
+        log.close()
+        return writer.close(
+            candidates=units,
+            build_seconds=round(time.perf_counter() - started, 3),
+            cache={"hits": cache.hits - hits, "misses": cache.misses - misses},
+            mutation={"mode": mode, "yields": summary, "log": LOG},
+        )
+
+
+def _safe_mutate(adapter: Adapter, unit: Unit, ctx: Context) -> UnitResult:
+    """An adapter bug on one unit fails that unit's originals, visibly, not the whole run."""
+    started = time.perf_counter()
+    try:
+        return adapter.mutate(unit, ctx)
+    except Exception as exc:  # noqa: BLE001 - recorded per original task, with the reason
+        reason = f"mutation error: {type(exc).__name__}: {exc}"[:500]
+        result = UnitResult()
+        for original in unit.originals:
+            result.rejected.append({"candidate": original.id, "stage": "mutation", "reason": reason})
+            result.log.append(task_log(original, status="failed", mode=ctx.mode, attempts=0,
+                                       seconds=time.perf_counter() - started, reason=reason))
+        return result
+
+
+class _LogWriter:
+    """``mutation_log.jsonl``, written under a temporary name and renamed when complete."""
+
+    def __init__(self, directory: Path) -> None:
+        directory.mkdir(parents=True, exist_ok=True)
+        self.final = directory / LOG
+        self.partial = directory / f".{LOG}.partial"
+        self.fh = open(self.partial, "w", encoding="utf-8")
+
+    def write(self, record: dict[str, Any]) -> None:
+        self.fh.write(json.dumps(record, sort_keys=True, ensure_ascii=False) + "\n")
+
+    def close(self) -> None:
+        if not self.fh.closed:
+            self.fh.close()
+            os.replace(self.partial, self.final)
+
+    def __enter__(self) -> "_LogWriter":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if not self.fh.closed:  # an error: leave no half log behind
+            self.fh.close()
+            self.partial.unlink(missing_ok=True)
+
+
+def read_log(directory: str | Path) -> list[dict[str, Any]]:
+    path = Path(directory) / LOG
+    if not path.exists():
+        return []
+    with open(path, encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]

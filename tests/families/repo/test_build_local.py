@@ -1,0 +1,120 @@
+"""End to end on a small local repository: tracing, selection, both DVP funnels, probe and
+verify round trip in the sandbox, and the text-in entry point the mutation engine uses."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from execbench import families
+from execbench.dataset import read_rejected, read_tasks
+from execbench.families.build import build_dataset
+from execbench.families.repo import build
+from execbench.sources import repos
+
+FIXTURE = Path(__file__).parent / "fixtures" / "minilib"
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def local_repo(tmp_path_factory):
+    root = tmp_path_factory.mktemp("repo") / "minilib"
+    shutil.copytree(FIXTURE, root)
+    return root
+
+
+@pytest.fixture(scope="module")
+def built(local_repo, tmp_path_factory):
+    out = tmp_path_factory.mktemp("out") / "ds"
+    manifest = build_dataset(families.get("repo"), [str(local_repo)], out,
+                             options=dict(build.DEFAULT_OPTIONS), jobs=1)
+    tasks = {t.id.split("::", 1)[1].split("#")[0]: t for t in read_tasks(out)}
+    rejected = list(read_rejected(out))
+    return manifest, tasks, rejected
+
+
+def _reason(rejected, test, line=None):
+    found = [r for r in rejected if f"::{test}" in r["candidate"] and (line is None or r.get("line") == line)]
+    return [(r["stage"], r["reason"].split(":")[0]) for r in found]
+
+
+def test_tasks_and_answers_come_from_execution(built):
+    manifest, tasks, rejected = built
+    answers = {key: (t.answer, t.answer_kind) for key, t in tasks.items()}
+    assert answers == {
+        "test_literals@L19": ("7", "python-literal"),
+        "test_literals@L20": ("'c'", "python-literal"),
+        "test_resolved_variable@L29": ("14", "python-literal"),
+        "CounterTest::test_unittest_style@L82": ("4", "python-literal"),
+        "CounterTest::test_unittest_style@L83": ("['a', 'b', 'c', 'd']", "python-literal"),
+    }
+    assert manifest["tasks"] == 5
+    resolved = tasks["test_resolved_variable@L29"]
+    assert resolved.provenance["resolved_from_variable"] is True
+    assert resolved.prompt_fields["masked_assertion"] == "assert c.total() == ___"
+
+
+def test_rejections_per_stage_and_funnel(built):
+    _, _, rejected = built
+    assert _reason(rejected, "test_literals", 21) == [("dvp-semantic", "multi_solution_operator")]
+    assert _reason(rejected, "test_literals", 22) == [("dvp-morphology", "dynamic_call")]
+    assert _reason(rejected, "test_literals", 23) == [("dvp-morphology", "complex_expression")]
+    assert _reason(rejected, "test_identity_fails_verification") == [("dvp-morphology",
+                                                                      "identity_with_non_singleton_value")]
+    assert _reason(rejected, "test_unstable_order") == [("dvp-semantic", "unstable_value")]
+    assert _reason(rejected, "test_loop_values") == [("dvp-semantic", "multiple_values")]
+    assert _reason(rejected, "test_memory_address") == [("dvp-semantic", "memory_address")]
+    assert _reason(rejected, "test_random_signal") == [("dvp-semantic", "nondeterministic_in_test")]
+    assert _reason(rejected, "test_failing") == [("execution", "failed in call")]
+    assert [r["stage"] for r in rejected if "::test_trivial" in r["candidate"]] == ["selection"]
+    assert _reason(rejected, "test_unittest_style", 84) == [("dvp-semantic", "no_expected_operand")]
+    assert _reason(rejected, "test_unittest_style", 85) == [("dvp-semantic", "approximate_comparison")]
+
+
+def test_task_record_prompt_fields_metrics_and_trace(built, local_repo):
+    _, tasks, _ = built
+    task = tasks["test_literals@L19"]
+    fields = task.prompt_fields
+    assert fields["test_source"].splitlines()[1:] == [
+        "    c = filled()",
+        "    assert c.total() == ___  # Question",
+        "    assert c.top() == ___",
+        "    assert c.total() > 1",
+        "    assert c.count(\"a\") == c.count(\"b\")",
+        "    assert c.total() == LIMIT + 1",
+    ]
+    assert fields["repo_root"] == str(local_repo) and fields["test_file"] == "tests/test_core.py"
+    assert fields["input_parameters"] == "{}"
+    assert "from minilib import Counter, Thing, merge_counts" in fields["test_context"]
+    metrics = task.metrics
+    assert metrics["n_files"] == 3 and metrics["max_depth"] == 3 and metrics["complexity_score"] >= 0.3
+    assert {"esv", "mcl", "dfi"} <= set(metrics)
+    assert task.provenance["slicing"] in ("ok", "slicing unavailable") or task.provenance["slicing"].startswith(
+        "slicing failed")
+    stored = build.load_trace(task.provenance["trace_ref"])
+    assert stored["target"] == {"file": "tests/test_core.py", "line": 19, "expr": "7", "end_line": 19,
+                                "function": "test_literals"}
+    files = {c["file"] for c in stored["calls"]}
+    assert files == {"tests/test_core.py", "minilib/core.py", "minilib/util.py"}
+    assert set(stored["sources"]) == files
+    entry = stored["calls"][0]
+    assert entry["depth"] == 0 and entry["func"] == "test_literals"
+    unittest_task = tasks["CounterTest::test_unittest_style@L82"]
+    assert json.loads(unittest_task.prompt_fields["input_parameters"]) == {"self": "<tests.test_core.CounterTest>"}
+    assert unittest_task.prompt_fields["masked_assertion"] == "self.assertEqual(___, len(c.items))"
+
+
+def test_mutated_text_goes_through_the_same_path(local_repo):
+    repo = repos.prepare(str(local_repo))
+    source = (local_repo / "tests" / "test_core.py").read_text()
+    mutated = source.replace('c.add("c", 2)', 'c.add("c", 5)')
+    outcome = build.build_test_file(repo, "tests/test_core.py", mutated, dict(build.DEFAULT_OPTIONS),
+                                    origin="mutation")
+    answers = {t["id"].split("::", 1)[1].split("#")[0]: t["answer"] for t in outcome.tasks}
+    assert answers["test_literals@L19"] == "10"  # re-executed, not copied from the text
+    assert all(t["provenance"]["origin"] == "mutation" for t in outcome.tasks)
+    assert Counter(r["stage"] for r in outcome.rejected)["dvp-morphology"] == 3
