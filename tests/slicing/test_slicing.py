@@ -171,3 +171,16 @@ def test_analysis_cache_and_speed():
     assert first["esv"] == n
     assert end - middle < max(middle - start, 0.05)  # the cached run skips the analysis
     assert end - start < 5
+
+
+def test_except_as_handler_is_sliced():
+    """gast gives the name of `except E as e` no end line: it must not crash the analysis."""
+    program = ("def parse(s):\n    try:\n        return int(s)\n    except ValueError as e:\n"
+               "        return len(str(e))\n\n\ndef test_parse():\n    n = parse('x')\n    assert n == 43\n")
+    run = trace_calls(program, ["test_parse()"], record_calls=True, trace_limits=TraceLimits(max_depth=3))
+    assert run.ok and run.result["calls"][0]["status"] == "ok", run.reason
+    calls = run.result["calls"][0]["calls"]
+    file = calls[0]["file"]
+    r = slice_metrics(calls, {file: program}, {"file": file, "line": 10, "expr": "43"})
+    assert sorted(calls[i]["func"] for i in r["relevant_calls"]) == ["parse", "test_parse"]
+    assert r["relevant_lines"][file] == [2, 3, 4, 5, 9, 10]

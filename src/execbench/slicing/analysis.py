@@ -516,7 +516,8 @@ class _FrameAnalysis:
         if parts is not None and parts and parts[0] is node:
             last = node.end_lineno
         else:
-            last = max([node.lineno] + [p.end_lineno for p in parts])
+            # gast's synthetic nodes (e.g. the name of `except E as e`) carry no positions
+            last = max([node.lineno] + [p.end_lineno for p in parts if getattr(p, "end_lineno", None) is not None])
         if isinstance(node, _DEFS):
             last = max(last, node.lineno)
         reads: list[Read] = []
