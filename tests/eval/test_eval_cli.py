@@ -44,6 +44,7 @@ def test_eval_reports_setup_errors_without_a_traceback(dataset, tmp_path):
         (["--mode", "agent"], "repo"),
         (["--model", "nonsense"], "provider/model"),
         (["--model", SCRIPTED, "--bogus-flag", "1"], "not an Inspect"),
+        (["--model", "nosuchprovider/x"], "not recognized"),
     ]
     for args, message in cases:
         result = runner.invoke(app, ["eval", str(dataset), "--log-dir", str(tmp_path / "l"), *args])

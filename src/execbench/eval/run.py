@@ -64,6 +64,18 @@ def prepare(request: EvalRequest) -> tuple[list[Any], str, models.LocalModel | m
     return tasks, variant, model
 
 
+def _check_provider(name: str, kwargs: dict[str, Any]) -> None:
+    """Create the model once before the eval set: a missing key or unknown provider is a usage error."""
+    from inspect_ai.model import get_model
+
+    try:
+        get_model(name, base_url=kwargs.get("model_base_url"), **kwargs.get("model_args", {}))
+    except Exception as exc:
+        if type(exc).__name__ == "PrerequisiteError" or isinstance(exc, (ValueError, ImportError)):
+            raise models.ModelError(f"model {name!r}: {exc}") from None
+        raise
+
+
 def run_eval(request: EvalRequest, *, status: Callable[[str], None] | None = None) -> EvalOutcome:
     """Run (or resume) the eval set; raises EvalSetupError/ModelError/PassthroughError on bad input."""
     say = status or (lambda message: None)
@@ -95,6 +107,9 @@ def run_eval(request: EvalRequest, *, status: Callable[[str], None] | None = Non
     kwargs["metadata"] = {**kwargs.get("metadata", {}), "execbench_run": run_meta}
 
     from inspect_ai import eval_set
+
+    if not local:
+        _check_provider(model.inspect_name, kwargs)
 
     from execbench.eval._registry import task_for
 
