@@ -8,17 +8,13 @@ Every template starts with ``{# version: N #}``. The type-specific hint follows 
 
 from __future__ import annotations
 
-import re
-from functools import lru_cache
 from pathlib import Path
-
-import jinja2
 
 from execbench.dataset import Task
 from execbench.families.base import Message, Prompt
+from execbench.families.templates import PromptTemplates
 
-TEMPLATES = Path(__file__).parent / "prompts"
-_VERSION = re.compile(r"\{#\s*version:\s*(\d+)\s*#\}")
+TEMPLATES = PromptTemplates(Path(__file__).parent / "prompts")
 VARIANTS = {"direct": "direct", "cot": "cot", "agent": "agent"}
 
 _EXAMPLES = ("Type-specific examples: Boolean: True or False (NOT 'x == y' or 'bool(x)') String: \"hello\" "
@@ -53,18 +49,8 @@ def hint(answer_form: str, answer_type: str) -> str:
     return "Return ONLY the answer expression."
 
 
-@lru_cache(maxsize=None)
-def _environment() -> jinja2.Environment:
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), undefined=jinja2.StrictUndefined,
-                              keep_trailing_newline=False, trim_blocks=True, autoescape=False)
 
 
-@lru_cache(maxsize=None)
-def template_version(name: str) -> str:
-    match = _VERSION.search((TEMPLATES / f"{name}.jinja").read_text(encoding="utf-8"))
-    if not match:
-        raise ValueError(f"prompt template {name!r} has no version header")
-    return match.group(1)
 
 
 def render(task: Task, variant: str = "direct") -> Prompt:
@@ -73,7 +59,8 @@ def render(task: Task, variant: str = "direct") -> Prompt:
     except KeyError:
         raise ValueError(f"unknown repo prompt variant {variant!r}; known: {', '.join(VARIANTS)}") from None
     f = task.prompt_fields
-    text = _environment().get_template(f"{template}.jinja").render(
+    text = TEMPLATES.render(
+        template,
         blank=f["masked_assertion"],
         hint=hint(f.get("answer_form", ""), f.get("answer_type", "")),
         agent=variant == "agent",
@@ -86,4 +73,4 @@ def render(task: Task, variant: str = "direct") -> Prompt:
         input_parameters=f.get("input_parameters", "{}"),
     )
     return Prompt([Message("user", text.strip() + "\n")], template=f"repo/{variant}",
-                  version=template_version(template))
+                  version=TEMPLATES.version(template))

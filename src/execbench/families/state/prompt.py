@@ -10,38 +10,19 @@ before the same envelope). Each template file starts with ``{# version: N #}``.
 
 from __future__ import annotations
 
-import re
-from functools import lru_cache
 from pathlib import Path
-
-import jinja2
 
 from execbench.dataset import Task
 from execbench.families.base import Message, Prompt
+from execbench.families.templates import PromptTemplates
 
-TEMPLATES = Path(__file__).parent / "prompts"
+TEMPLATES = PromptTemplates(Path(__file__).parent / "prompts")
 VARIANTS = ("direct", "cot")
 USER_MESSAGE = "Return the requested prediction."
-_VERSION = re.compile(r"\{#\s*version:\s*(\d+)\s*#\}")
 
 
-@lru_cache(maxsize=None)
-def _environment() -> jinja2.Environment:
-    return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(TEMPLATES),
-        undefined=jinja2.StrictUndefined,
-        keep_trailing_newline=False,
-        trim_blocks=True,
-        autoescape=False,
-    )
 
 
-@lru_cache(maxsize=None)
-def template_version(name: str) -> str:
-    match = _VERSION.search((TEMPLATES / f"{name}.jinja").read_text(encoding="utf-8"))
-    if not match:
-        raise ValueError(f"prompt template {name!r} has no version header")
-    return match.group(1)
 
 
 def _display(text: str) -> str:
@@ -52,7 +33,6 @@ def render(task: Task, variant: str = "direct") -> Prompt:
     if variant not in VARIANTS:
         raise ValueError(f"unknown state prompt variant {variant!r}; known: {', '.join(VARIANTS)}")
     fields = task.prompt_fields
-    text = _environment().get_template(f"{variant}.jinja").render(
-        program=_display(fields["program"]), input=_display(fields["input"]))
+    text = TEMPLATES.render(variant, program=_display(fields["program"]), input=_display(fields["input"]))
     return Prompt([Message("system", text.strip() + "\n"), Message("user", USER_MESSAGE)],
-                  template=f"state/{variant}", version=template_version(variant))
+                  template=f"state/{variant}", version=TEMPLATES.version(variant))

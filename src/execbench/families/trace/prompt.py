@@ -9,18 +9,14 @@ checked against the real tracer by the tests.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
-
-import jinja2
 
 from execbench.dataset import Task
 from execbench.families.base import Message, Prompt
+from execbench.families.templates import PromptTemplates
 
-TEMPLATES = Path(__file__).parent / "prompts"
-_VERSION = re.compile(r"\{#\s*version:\s*(\d+)\s*#\}")
+TEMPLATES = PromptTemplates(Path(__file__).parent / "prompts")
 
 
 @dataclass(frozen=True)
@@ -63,23 +59,8 @@ def number_lines(program: str, annotation: str = "number") -> str:
     return "\n".join(f"{label.format(n=n, w=width)} | {line}".rstrip() for n, line in enumerate(lines, 1))
 
 
-@lru_cache(maxsize=None)
-def _environment() -> jinja2.Environment:
-    return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(TEMPLATES),
-        undefined=jinja2.StrictUndefined,
-        keep_trailing_newline=False,
-        trim_blocks=True,
-        autoescape=False,
-    )
 
 
-@lru_cache(maxsize=None)
-def template_version(name: str) -> str:
-    match = _VERSION.search((TEMPLATES / f"{name}.jinja").read_text(encoding="utf-8"))
-    if not match:
-        raise ValueError(f"prompt template {name!r} has no version header")
-    return match.group(1)
 
 
 def render(task: Task, variant: str = "direct") -> Prompt:
@@ -92,7 +73,8 @@ def render(task: Task, variant: str = "direct") -> Prompt:
     chosen = [CONCURRENT_EXAMPLE] if concurrent else []
     chosen += EXAMPLES[: spec.examples - len(chosen)] if spec.examples > len(chosen) else []
     examples = [{"program": number_lines(p, spec.annotation), "call": c, "answer": a} for p, c, a in chosen]
-    text = _environment().get_template(f"{spec.template}.jinja").render(
+    text = TEMPLATES.render(
+        spec.template,
         program=number_lines(fields["program"], spec.annotation),
         call=fields.get("call"),
         stdin=fields.get("stdin"),
@@ -100,4 +82,4 @@ def render(task: Task, variant: str = "direct") -> Prompt:
         examples=examples,
     )
     return Prompt([Message("user", text.strip() + "\n")], template=f"trace/{variant}",
-                  version=template_version(spec.template))
+                  version=TEMPLATES.version(spec.template))
