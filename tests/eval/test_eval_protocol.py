@@ -44,6 +44,7 @@ def test_sample_metadata_records_identity_metrics_and_template():
     assert meta["metrics"] == {"trace_length": 3, "loc": 5}
     assert meta["template"] == "trace/cot" and meta["template_version"] == "1" and meta["variant"] == "cot"
     assert protocol.templates([item]) == {"trace": [{"template": "trace/cot", "version": "1"}]}
+    assert (meta["topic"], meta["repository"], meta["original_id"]) == ("synthetic", None, None)
 
 
 def test_completed_correct_answer():

@@ -104,6 +104,10 @@ class Rendered:
             "variant": self.variant,
             "template": self.prompt.template,
             "template_version": self.prompt.version,
+            # what analysis groups by, so that logs suffice without the dataset
+            "topic": task.prompt_fields.get("topic"),
+            "repository": task.prompt_fields.get("library"),
+            "original_id": task.provenance.get("original_id"),
         }
 
 

@@ -92,7 +92,11 @@ def test_task_record_prompt_fields_metrics_and_trace(built, local_repo):
     assert "from minilib import Counter, Thing, merge_counts" in fields["test_context"]
     metrics = task.metrics
     assert metrics["n_files"] == 3 and metrics["max_depth"] == 3 and metrics["complexity_score"] >= 0.3
-    assert {"esv", "mcl", "dfi"} <= set(metrics)
+    assert {"esv", "mcl", "dfi", "slice_files"} <= set(metrics)
+    if task.provenance["slicing"] == "ok":  # stored so a metric can be checked without re-slicing
+        relevant = task.provenance["slice"]["relevant_lines"]
+        assert metrics["slice_files"] == len(relevant) >= 1
+        assert "tests/test_core.py" in " ".join(relevant)
     assert task.provenance["slicing"] in ("ok", "slicing unavailable") or task.provenance["slicing"].startswith(
         "slicing failed")
     stored = build.load_trace(task.provenance["trace_ref"])

@@ -16,7 +16,7 @@ from execbench.grading import Score
 
 class RepoFamily(Family):
     name = "repo"
-    version = "2"  # 2: slices of except-as handlers no longer fail (outcomes changed)
+    version = "2"  # 2: except-as slices no longer fail; relevant_lines and slice_files stored
     variants = tuple(prompt.VARIANTS)
     default_options = build.DEFAULT_OPTIONS
 

@@ -540,12 +540,14 @@ def _task(repo: Repo, rel: str, modules: list[Module], items: dict[str, Item], p
     metrics: dict[str, float | int | None] = {
         "complexity_score": trace["score"], "n_files": stats["files"], "n_funcs": stats["funcs"],
         "n_calls": stats["calls"], "max_depth": stats["depth"], "answer_chars": len(answer["text"]),
-        "esv": None, "mcl": None, "dfi": None,
+        "esv": None, "mcl": None, "dfi": None, "slice_files": None,
     }
     if sliced:
         for name in ("esv", "mcl", "dfi"):
             value = sliced.get(name)
             metrics[name] = value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+        # reasoning scope (RepoReason B.1): 1 file = intra-file, more = cross-file
+        metrics["slice_files"] = len(sliced.get("relevant_lines") or {}) or None
     case = f"{_safe(nodeid)}@L{assertion.line}"
     value_type = answer.get("type") or "object"
     fields = {
@@ -579,7 +581,8 @@ def _task(repo: Repo, rel: str, modules: list[Module], items: dict[str, Item], p
         "hash_seeds": [0, 1],
         "trace_ref": trace_ref,
         "slicing": slice_status,
-        "slice": {k: sliced.get(k) for k in ("relevant_calls", "source_variables") if k in sliced} if sliced else None,
+        "slice": ({k: sliced.get(k) for k in ("relevant_calls", "relevant_lines", "source_variables") if k in sliced}
+                  if sliced else None),
         "sdist_sha256": repo.sdist_sha256,
         "tree_sha256": repo.tree_sha256,
         "test_sha256": hashlib.sha256(module.source.encode()).hexdigest(),
