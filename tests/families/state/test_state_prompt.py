@@ -30,7 +30,7 @@ def test_direct_prompt_is_the_papers_template():
 
 def test_every_variant_has_a_versioned_template_and_the_envelope():
     for variant in FAMILY.variants:
-        assert (TEMPLATES / f"{variant}.jinja").read_text().startswith("{# version: ")
+        assert (TEMPLATES.directory / f"{variant}.jinja").read_text().startswith("{# version: ")
         prompt = FAMILY.prompt(make_task("print(1)", ""), variant)
         assert '{"output": "<exact text>"}' in prompt.messages[0].content
         assert prompt.template == f"state/{variant}"
