@@ -16,7 +16,7 @@ Each round runs, in alternating order so both share the machine's noise:
                from its Inspect log.
 
 Overhead = execbench wall / raw wall − 1 (target: under 10%). Medians over rounds.
-Run: ``python benchmarks/eval_overhead.py [--tasks 24] [--tokens 96] [--connections 2] [--rounds 2]``;
+Run: ``python benchmarks/eval_overhead.py [--tasks 12] [--tokens 64] [--connections 2] [--rounds 3]``;
 prints JSON; recorded results: benchmarks/RESULTS.md.
 """
 
@@ -32,6 +32,9 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[1] / "src"  # this checkout's execbench, in both arms
+sys.path.insert(0, str(SRC))
 
 
 def build_dataset(root: Path, n: int) -> Path:
@@ -97,8 +100,9 @@ def run_harness(dataset: Path, tokens: int, connections: int, log_dir: Path) -> 
     command = [sys.executable, "-m", "execbench.cli", "eval", str(dataset), "--model", "local", "--no-cache",
                "--max-connections", str(connections), "--log-dir", str(log_dir), "--max-tokens", str(tokens),
                "--extra-body", json.dumps({"ignore_eos": True}), "--display", "none"]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(SRC), os.environ.get("PYTHONPATH")]))}
     started = time.perf_counter()
-    result = subprocess.run(command, capture_output=True, text=True)
+    result = subprocess.run(command, capture_output=True, text=True, env=env)
     wall = time.perf_counter() - started
     if result.returncode != 0:
         raise SystemExit(f"execbench eval failed ({result.returncode}):\n{result.stderr[-3000:]}")
@@ -115,13 +119,18 @@ def run_harness(dataset: Path, tokens: int, connections: int, log_dir: Path) -> 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--tasks", type=int, default=24)
-    parser.add_argument("--tokens", type=int, default=96)
+    parser.add_argument("--tasks", type=int, default=12)
+    parser.add_argument("--tokens", type=int, default=64)
     parser.add_argument("--connections", type=int, default=2)
-    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-    root = Path(tempfile.mkdtemp(prefix="execbench-eval-overhead-"))
+    with tempfile.TemporaryDirectory(prefix="execbench-eval-overhead-") as tmp:
+        summary = measure(Path(tmp), args)
+    print(json.dumps(summary, indent=2))
+
+
+def measure(root: Path, args: argparse.Namespace) -> dict:
     os.environ.setdefault("INSPECT_CACHE_DIR", str(root / "inspect-cache"))
     dataset = build_dataset(root, args.tasks)
     load_before = os.getloadavg()
@@ -153,7 +162,7 @@ def main() -> None:
                      "eval_only_vs_requests": round(harness_eval / raw_requests - 1, 4)},
         "rounds": rounds,
     }
-    print(json.dumps(summary, indent=2))
+    return summary
 
 
 if __name__ == "__main__":

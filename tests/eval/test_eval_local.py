@@ -106,6 +106,16 @@ def test_eval_with_the_local_model_end_to_end(humaneval_dataset, tmp_path):
     local = outcome.server
     assert local["path"].endswith(".gguf") and local["threads"] >= 1 and local["parallel"] == 2
 
+    # A second run into a fresh eval set is answered from the response cache: the server came
+    # back on the same port (the cache key includes the base URL), TIME_WAIT notwithstanding.
+    again = run_eval(EvalRequest(dataset=humaneval_dataset, model="local", log_dir=tmp_path / "again",
+                                 extra=["--max-tokens", "24"]))
+    assert again.server["address"] == local["address"]
+    from inspect_ai.log import read_eval_log
+
+    events = [e for s in read_eval_log(again.logs[0]).samples for e in s.events if e.event == "model"]
+    assert len(events) == 3 and all(e.cache == "read" for e in events)
+
 
 def test_eval_through_openai_api_provider_against_the_local_server(humaneval_dataset, tmp_path, monkeypatch):
     """The path for vLLM, Ollama and hosted APIs: <SERVICE>_BASE_URL + openai-api/<service>/<model>."""
@@ -126,7 +136,8 @@ def test_demo_builds_evaluates_and_points_to_the_logs(tmp_path):
     from execbench.eval.commands import demo_command
 
     console = Console(record=True, width=120)
-    code = demo_command(console, tmp_path / "demo", per_source=1, max_tokens=16, extra=[])
+    sources = {"trace": ("humaneval", "advanced")}  # the other families' builds have their own tests
+    code = demo_command(console, tmp_path / "demo", per_source=1, max_tokens=16, extra=[], sources=sources)
     text = console.export_text()
     assert code == 0, text
     tasks = list(read_tasks(tmp_path / "demo" / "dataset"))

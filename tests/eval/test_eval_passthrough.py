@@ -26,6 +26,7 @@ def test_lists_json_and_model_args():
     assert options.generate == {"stop_seqs": ["END", "STOP"], "extra_body": {"top_k": 5}}
     assert options.model_args == {"stream": False, "client_timeout": 30}
     assert options.as_kwargs()["model_args"] == {"stream": False, "client_timeout": 30}
+    assert parse(["--stop-seqs", "[x"]).generate == {"stop_seqs": ["[x"]}
 
 
 @pytest.mark.parametrize("args, message", [

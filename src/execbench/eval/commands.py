@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from execbench.eval import models
@@ -59,7 +60,7 @@ def _run(console: Console, request: Any, again: str) -> tuple[Any, int]:
         console.print(f"[yellow]interrupted.[/] Run {again} again to resume: finished samples are kept.")
         return None, 130
     except (*_errors(), PassthroughError) as exc:
-        console.print(f"[bold red]error:[/] {exc}")
+        console.print(f"[bold red]error:[/] {escape(str(exc))}")
         return None, 2
 
 
@@ -87,7 +88,8 @@ def models_command(console: Console, as_json: bool = False) -> int:
     return 0
 
 
-def demo_command(console: Console, out: Path, *, per_source: int, max_tokens: int, extra: list[str]) -> int:
+def demo_command(console: Console, out: Path, *, per_source: int, max_tokens: int, extra: list[str],
+                 sources: dict[str, tuple[str, ...]] | None = None) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from execbench.eval.demo import CANDIDATES_PER_SOURCE, build_demo_dataset
@@ -98,7 +100,7 @@ def demo_command(console: Console, out: Path, *, per_source: int, max_tokens: in
     try:
         models.resolve(models.LOCAL)  # fail fast, before building anything, if the model is missing
     except models.ModelError as exc:
-        console.print(f"[bold red]error:[/] {exc}")
+        console.print(f"[bold red]error:[/] {escape(str(exc))}")
         return 2
     console.rule("[bold]1/2 build a small dataset from the built-in sources")
     columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -113,12 +115,12 @@ def demo_command(console: Console, out: Path, *, per_source: int, max_tokens: in
             return update
 
         try:
-            demo = build_demo_dataset(out, per_source=per_source, progress=progress)
+            demo = build_demo_dataset(out, per_source=per_source, progress=progress, sources=sources)
         except (RuntimeError, *_errors()) as exc:
-            console.print(f"[bold red]error:[/] {exc}")
+            console.print(f"[bold red]error:[/] {escape(str(exc))}")
             return 2
     for label, why in demo.skipped.items():
-        console.print(f"[yellow]skipped {label}:[/] {why}")
+        console.print(f"[yellow]skipped {label}:[/] {escape(why)}")
     parts = ", ".join(f"{count} from {label}" for label, count in demo.by_source.items())
     console.print(f"dataset: {demo.path} ({demo.tasks} tasks: {parts})")
     console.rule("[bold]2/2 evaluate the local model (SmolLM2-135M-Instruct, offline)")

@@ -25,8 +25,8 @@ DEMO_SOURCES: dict[str, tuple[str, ...]] = {
     "state": ("classic",),
 }
 CANDIDATES_PER_SOURCE = 2
-TASKS_PER_SOURCE = 4
-DEMO_MAX_TOKENS = 160  # the 135M model rambles: keep answers short so the demo stays fast
+TASKS_PER_SOURCE = 3
+PROMPT_CHARS = 4000  # prompt fields + answer, in characters: keeps every demo prompt near 1,000 tokens
 
 
 @dataclass
@@ -53,15 +53,22 @@ def _size(task: Any) -> int:
 
 
 def _pick(tasks: list[Any], n: int) -> list[Any]:
-    """Up to ``n`` tasks, the shortest prompts first, taking the arms in turn (mixed arms)."""
+    """Up to ``n`` tasks, the shortest prompts first, taking the arms in turn (mixed arms).
+
+    Tasks over :data:`PROMPT_CHARS` are used only if too few others exist: on 2 cores a
+    3,000-token prompt costs the 135M model more than the rest of the demo together.
+    """
+    ordered = sorted(tasks, key=_size)
+    small = [task for task in ordered if _size(task) <= PROMPT_CHARS]
     by_arm: dict[str, list[Any]] = {}
-    for task in sorted(tasks, key=_size):
+    for task in small:
         by_arm.setdefault(task.arm, []).append(task)
     picked: list[Any] = []
     while len(picked) < n and any(by_arm.values()):
         for queue in by_arm.values():
             if queue and len(picked) < n:
                 picked.append(queue.pop(0))
+    picked += [task for task in ordered if task not in picked][: n - len(picked)]
     return picked
 
 
@@ -72,17 +79,19 @@ def build_demo_dataset(
     per_source: int = TASKS_PER_SOURCE,
     jobs: int = 2,
     progress: Callable[[str], ProgressFn | None] | None = None,
+    sources: dict[str, tuple[str, ...]] | None = None,
 ) -> DemoDataset:
-    """Build ``out/dataset`` from the built-in demo sources of every available family."""
+    """Build ``out/dataset`` from the built-in demo sources of every available family (or ``sources``)."""
+    sources = demo_sources() if sources is None else sources
     build_root = out / "build"
     cache = BuildCache()
     selected = []
     by_source: dict[str, int] = {}
     skipped: dict[str, str] = {}
     try:
-        for family, sources in demo_sources().items():
+        for family, names in sources.items():
             plugin = families.get(family)
-            for source in sources:
+            for source in names:
                 label = f"{family}/{source}"
                 part = build_root / f"{family}-{source}"
                 try:
@@ -103,7 +112,7 @@ def build_demo_dataset(
     path = out / "dataset"
     if path.exists():
         shutil.rmtree(path)
-    writer = DatasetWriter(path, settings={"demo": True, "sources": {k: list(v) for k, v in demo_sources().items()},
+    writer = DatasetWriter(path, settings={"demo": True, "sources": {k: list(v) for k, v in sources.items()},
                                            "candidates_per_source": candidates, "tasks_per_source": per_source})
     with writer:
         for task in selected:

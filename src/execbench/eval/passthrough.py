@@ -79,6 +79,7 @@ def _coerce(name: str, raw: str, annotation: Any) -> Any:
     candidates.append(raw)
     if "," in raw:
         candidates.append([part.strip() for part in raw.split(",") if part.strip()])
+    candidates.append([raw])  # a one-element list option
     problem = ""
     for candidate in candidates:
         try:

@@ -72,7 +72,9 @@ def _check_provider(name: str, kwargs: dict[str, Any]) -> None:
         get_model(name, base_url=kwargs.get("model_base_url"), **kwargs.get("model_args", {}))
     except Exception as exc:
         if type(exc).__name__ == "PrerequisiteError" or isinstance(exc, (ValueError, ImportError)):
-            raise models.ModelError(f"model {name!r}: {exc}") from None
+            from rich.text import Text
+
+            raise models.ModelError(f"model {name!r}: {Text.from_markup(str(exc)).plain}") from None
         raise
 
 

@@ -59,7 +59,10 @@ def default_threads() -> int:
 
 
 def _port_is_free(port: int) -> bool:
+    """Nothing listens on 127.0.0.1:port (connections left in TIME_WAIT by a previous run do not count:
+    the server binds with SO_REUSEADDR, like this probe)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             probe.bind(("127.0.0.1", port))
         except OSError:
@@ -189,6 +192,6 @@ class LocalServer:
                     os.environ[key] = value
 
     def describe(self) -> dict[str, Any]:
-        return {"server": "llama.cpp (xllamacpp, in-process)", "threads": self.threads,
+        return {"server": "llama.cpp (xllamacpp, in-process)", "address": self.address, "threads": self.threads,
                 "parallel": self.parallel, "slot_context": self.slot_context,
                 "startup_seconds": round(self.startup_seconds or 0.0, 3), **self.model.describe()}
