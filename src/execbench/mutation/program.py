@@ -41,6 +41,7 @@ from typing import Any, Iterable
 from execbench.mutation import scopes as _scopes
 from execbench.mutation import text as _text
 from execbench.mutation import values as _values
+from execbench.sourcetext import SourceText
 
 MAX_SOURCE_CHARS = 400_000
 MAX_CALL_CHARS = 20_000
@@ -392,7 +393,7 @@ def mutate_program(
     """Mutate ``source`` (see the module docstring); raises :class:`MutationError`."""
     tree = parse(source)
     assert isinstance(tree, ast.Module)
-    pos = _text.Positions(source)
+    pos = SourceText(source)
     protected_set = set(protected)
     result = ProgramMutation(text=source)
     edits: list[_text.Edit] = []
@@ -604,7 +605,7 @@ def perturb_call(call: str, rng: random.Random, vocab: _values.Vocabulary | froz
     if not isinstance(vocab, _values.Vocabulary):
         vocab = _values.Vocabulary(tags=frozenset(vocab))
     tree = parse(call, "call", mode="eval")
-    pos = _text.Positions(call)
+    pos = SourceText(call)
     args = _arguments(tree.body)  # type: ignore[attr-defined]
     if not args:
         return call

@@ -2,7 +2,7 @@
 
 Edits replace exact spans of the original text (everything else, formatting included,
 is kept), so a mutant reads like its original. ``ast`` column offsets are UTF-8 byte
-offsets; :class:`Positions` converts them to character offsets.
+offsets; :class:`execbench.sourcetext.SourceText` converts them to character offsets.
 """
 
 from __future__ import annotations
@@ -22,27 +22,6 @@ class Edit:
     end: int
     old: str
     new: str
-
-
-class Positions:
-    """(line, byte column) as ``ast`` reports them → character offset into ``text``."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.lines = text.splitlines(keepends=True)
-        self.starts = [0]
-        for line in self.lines:
-            self.starts.append(self.starts[-1] + len(line))
-
-    def offset(self, lineno: int, col_bytes: int) -> int:
-        line = self.lines[lineno - 1] if 0 < lineno <= len(self.lines) else ""
-        prefix = line.encode("utf-8")[:col_bytes].decode("utf-8", errors="strict")
-        return self.starts[lineno - 1] + len(prefix)
-
-    def span(self, node: object) -> tuple[int, int]:
-        start = self.offset(node.lineno, node.col_offset)  # type: ignore[attr-defined]
-        end = self.offset(node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]
-        return start, end
 
 
 def apply(text: str, edits: list[Edit]) -> str:

@@ -144,15 +144,22 @@ class AnalysisCache:
     def __init__(self) -> None:
         self._modules: dict[tuple[str, str], _Module | None] = {}
         self._codes: dict[tuple[str, int, str, str], CodeInfo] = {}
+        self._digests: dict[str, str] = {}  # source text -> digest (str hashes are cached, digests are not)
+
+    def _digest(self, source: str) -> str:
+        digest = self._digests.get(source)
+        if digest is None:
+            digest = self._digests[source] = _digest(source)
+        return digest
 
     def module(self, file: str, source: str) -> "_Module | None":
-        key = (file, _digest(source))
+        key = (file, self._digest(source))
         if key not in self._modules:
             self._modules[key] = _Module.parse(source)
         return self._modules[key]
 
     def code(self, file: str, source: str, func: str, firstlineno: int) -> CodeInfo:
-        key = (file, firstlineno, func, _digest(source))
+        key = (file, firstlineno, func, self._digest(source))
         info = self._codes.get(key)
         if info is None:
             info = analyse(file, source, func, firstlineno, self)

@@ -19,7 +19,10 @@ import ast
 import copy
 import textwrap
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Iterable
+
+from execbench.sourcetext import SourceText, source_text
 
 # unittest method → comparison it asserts
 UNITTEST: dict[str, str] = {
@@ -102,27 +105,9 @@ class TestFunction:
         return Span(self.firstlineno, 0, self.node.end_lineno, self.node.end_col_offset)  # type: ignore[arg-type]
 
 
-class _Source:
-    """Byte-column ↔ character-offset conversion for one source text."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.lines = text.splitlines(keepends=True)
-        self.starts = [0]
-        for line in self.lines:
-            self.starts.append(self.starts[-1] + len(line))
-
-    def offset(self, lineno: int, col: int) -> int:
-        line = self.lines[lineno - 1]
-        return self.starts[lineno - 1] + len(line.encode("utf-8")[:col].decode("utf-8", "replace"))
-
-    def segment(self, span: Span) -> str:
-        return self.text[self.offset(span.lineno, span.col):self.offset(span.end_lineno, span.end_col)]
-
-
 def segment(source: str, node_or_span: ast.AST | Span) -> str:
     span = node_or_span if isinstance(node_or_span, Span) else Span.of(node_or_span)
-    return _Source(source).segment(span)
+    return source_text(source).segment(span.lineno, span.col, span.end_lineno, span.end_col)
 
 
 def _walk_body(stmts: Iterable[ast.stmt]) -> Iterable[ast.stmt]:
@@ -139,7 +124,7 @@ def _walk_body(stmts: Iterable[ast.stmt]) -> Iterable[ast.stmt]:
             yield from _walk_body(case.body)
 
 
-def _assertion(stmt: ast.stmt, source: _Source, index: int) -> Assertion | None:
+def _assertion(stmt: ast.stmt, source: SourceText, index: int) -> Assertion | None:
     if isinstance(stmt, ast.Assert):
         test = stmt.test
         if isinstance(test, ast.Compare):
@@ -151,7 +136,7 @@ def _assertion(stmt: ast.stmt, source: _Source, index: int) -> Assertion | None:
             op, operands = "boolean", []
         else:
             op, operands = "truthy", []
-        return Assertion(index, "assert", op, Span.of(stmt), source.segment(Span.of(stmt)),
+        return Assertion(index, "assert", op, Span.of(stmt), segment(source.text, stmt),
                          operands=operands, node=stmt)
     if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
         func = stmt.value.func
@@ -164,7 +149,7 @@ def _assertion(stmt: ast.stmt, source: _Source, index: int) -> Assertion | None:
                 operands = [kw[k] for k in ("first", "second") if k in kw] if not args else operands
                 if len(operands) < 2:
                     op, operands = "unparsed", []
-            return Assertion(index, "call", op, Span.of(stmt), source.segment(Span.of(stmt)),
+            return Assertion(index, "call", op, Span.of(stmt), segment(source.text, stmt),
                              method=func.attr, operands=operands, node=stmt)
     return None
 
@@ -189,7 +174,7 @@ def _local_names(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
 def test_functions(source: str) -> dict[tuple[str, int], TestFunction]:
     """Every function and method of a test module, keyed by (qualname, co_firstlineno)."""
     tree = ast.parse(source)
-    src = _Source(source)
+    src = source_text(source)
     out: dict[tuple[str, int], TestFunction] = {}
 
     def visit(body: list[ast.stmt], prefix: str, cls: ast.ClassDef | None) -> None:
@@ -220,7 +205,7 @@ class Splice:
 
 def apply(source: str, splices: list[Splice]) -> str:
     """Replace spans (non-overlapping) with texts."""
-    src = _Source(source)
+    src = source_text(source)
     out, pos = [], 0
     for splice in sorted(splices, key=lambda s: (s.span.lineno, s.span.col)):
         start = src.offset(splice.span.lineno, splice.span.col)
@@ -244,12 +229,12 @@ def pad(text: str, lines: int) -> str:
 def probe_splices(source: str, items: list[tuple[str, Assertion]]) -> list[Splice]:
     """Wrap each compared operand: ``__execbench_probe__(key, side, <operand>)``; the value
     passes through unchanged, in the original evaluation order."""
-    src = _Source(source)
+    src = source_text(source)
     splices = []
     for key, assertion in items:
         for side, operand in enumerate(assertion.operands[:2]):
             span = Span.of(operand)
-            splices.append(Splice(span, f"{PROBE}({key!r}, {side}, ({src.segment(span)}))"))
+            splices.append(Splice(span, f"{PROBE}({key!r}, {side}, ({segment(source, span)}))"))
     return splices
 
 
@@ -287,7 +272,7 @@ def verify_splice(source: str, key: str, assertion: Assertion, masked: int, cand
     ``assert A == B`` → ``assert __execbench_verify__(key, (A), lambda v: bool(v == (C1)), ...)``
     ``self.assertEqual(B, A)`` → ``__execbench_verify__(key, (A), lambda v: (self.assertEqual((C1), v), True)[1], ...)``
     """
-    src = _Source(source)
+    src = source_text(source)
     actual = assertion.operands[1 - masked]
     node = assertion.node
     checks = []
@@ -298,7 +283,7 @@ def verify_splice(source: str, key: str, assertion: Assertion, masked: int, cand
             checks.append(f"lambda {VALUE}: bool({ast.unparse(replaced.test)})")  # type: ignore[attr-defined]
         else:
             checks.append(f"lambda {VALUE}: ({ast.unparse(replaced.value)}, True)[1]")  # type: ignore[attr-defined]
-    call = f"{VERIFY}({key!r}, ({src.segment(Span.of(actual))}), {', '.join(checks)})"
+    call = f"{VERIFY}({key!r}, ({segment(source, actual)}), {', '.join(checks)})"
     body = pad(call, assertion.span.lines)
     text = f"assert {body}" if assertion.kind == "assert" else body
     return Splice(assertion.span, text)
@@ -366,15 +351,18 @@ def statement_text(source: str, assertion: Assertion, masked: int) -> str:
         return " ".join(stmt.split())
 
 
+@lru_cache(maxsize=8)
+def _imports(source: str) -> tuple[str, ...]:
+    """The module's top-level import statements (parsed once per module, not per task)."""
+    return tuple(segment(source, node) for node in ast.parse(source).body
+                 if isinstance(node, (ast.Import, ast.ImportFrom)))
+
+
 def context_text(source: str, function: TestFunction, max_lines: int = 60) -> str:
     """What a reader of the test file sees around the function: the module's imports and,
     for a method, its class header and class-level assignments."""
-    tree = ast.parse(source)
-    src = _Source(source)
-    parts: list[str] = []
-    for node in tree.body:
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            parts.append(src.segment(Span.of(node)))
+    src = source_text(source)
+    parts = list(_imports(source))
     if function.class_node is not None:
         cls = function.class_node
         header_end = cls.body[0].lineno - 1 if cls.body else cls.lineno
