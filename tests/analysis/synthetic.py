@@ -7,19 +7,10 @@ import json
 import numpy as np
 import pandas as pd
 
+from analysis.inspect_fixture import LOOP
 from execbench.analysis.schema import STATE_ARMS, normalize
 
-PROGRAM = (
-    "def f(xs):\n"            # 1
-    "    total = 0\n"         # 2
-    "    # running sum\n"     # 3
-    "    for x in xs:\n"      # 4
-    "        if x > 1:\n"     # 5
-    "            total += x\n"  # 6
-    "        else:\n"         # 7
-    "            total -= 1\n"  # 8
-    "    return total\n"      # 9
-)
+PROGRAM = LOOP  # lines: 1 def, 2 total = 0, 3 comment, 4 for, 5 if, 6 +=, 7 else, 8 -=, 9 return
 ORACLE = [2, 4, 5, 6, 4, 5, 8, 4, 9]  # f([2, 0])
 WRONG = [  # one wrong answer per first-deviation category
     ORACLE[:3] + [7] + ORACLE[4:],          # nonsense line (bare else:)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import Any, Iterable, Iterator
 
 from execbench.dataset import Task
@@ -51,19 +52,24 @@ class SourceError(ValueError):
 
 
 class Family(ABC):
+    """A family is its ``build`` module (``candidates``, ``build_candidate``, ``DEFAULT_OPTIONS``)
+    and its ``prompt`` module (``render``, ``VARIANTS``); a subclass names them and adds grading."""
+
     name: str
     version: str  # bump when outcomes change: it is part of every build-cache key
     variants: tuple[str, ...] = ("direct", "cot")
     default_options: dict[str, Any] = {}  # build settings a user may override with --set
+    builder: ModuleType  # families/<name>/build.py
+    renderer: ModuleType  # families/<name>/prompt.py
 
-    @abstractmethod
-    def candidates(self, sources: list[str], options: dict[str, Any]) -> Iterator[Candidate]: ...
+    def candidates(self, sources: list[str], options: dict[str, Any]) -> Iterator[Candidate]:
+        return self.builder.candidates(sources, options)
 
-    @abstractmethod
-    def build_candidate(self, candidate: Candidate, options: dict[str, Any]) -> Outcome: ...
+    def build_candidate(self, candidate: Candidate, options: dict[str, Any]) -> Outcome:
+        return self.builder.build_candidate(candidate, options)
 
-    @abstractmethod
-    def prompt(self, task: Task, variant: str = "direct") -> Prompt: ...
+    def prompt(self, task: Task, variant: str = "direct") -> Prompt:
+        return self.renderer.render(task, variant)
 
     @abstractmethod
     def grade(self, task: Task, response: str) -> Score: ...

@@ -6,10 +6,10 @@ paper's seven libraries, pinned). Pipeline and decisions: ``docs/repo-family.md`
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable
 
 from execbench.dataset import Task
-from execbench.families.base import Candidate, Family, Outcome, Prompt
+from execbench.families.base import Family
 from execbench.families.repo import build, prompt
 from execbench.grading import Score
 
@@ -19,15 +19,7 @@ class RepoFamily(Family):
     version = "2"  # 2: except-as slices no longer fail; relevant_lines and slice_files stored
     variants = tuple(prompt.VARIANTS)
     default_options = build.DEFAULT_OPTIONS
-
-    def candidates(self, sources: list[str], options: dict[str, Any]) -> Iterator[Candidate]:
-        return build.candidates(sources, options)
-
-    def build_candidate(self, candidate: Candidate, options: dict[str, Any]) -> Outcome:
-        return build.build_candidate(candidate, options)
-
-    def prompt(self, task: Task, variant: str = "direct") -> Prompt:
-        return prompt.render(task, variant)
+    builder, renderer = build, prompt
 
     def grade(self, task: Task, response: str) -> Score:
         from execbench.families.repo.compare import grade_answer  # written alongside; imported lazily

@@ -11,10 +11,10 @@ Case format, instrumentation, admission checks and metric conventions:
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable
 
 from execbench.dataset import Task
-from execbench.families.base import Candidate, Family, Outcome, Prompt
+from execbench.families.base import Family
 from execbench.families.state import build, grade, prompt
 from execbench.grading import Score
 
@@ -24,15 +24,7 @@ class StateFamily(Family):
     version = "1"
     variants = prompt.VARIANTS
     default_options = build.DEFAULT_OPTIONS
-
-    def candidates(self, sources: list[str], options: dict[str, Any]) -> Iterator[Candidate]:
-        return build.candidates(sources, options)
-
-    def build_candidate(self, candidate: Candidate, options: dict[str, Any]) -> Outcome:
-        return build.build_candidate(candidate, options)
-
-    def prompt(self, task: Task, variant: str = "direct") -> Prompt:
-        return prompt.render(task, variant)
+    builder, renderer = build, prompt
 
     def grade(self, task: Task, response: str) -> Score:
         return grade.grade(task, response)

@@ -7,10 +7,10 @@ Answer format and the concurrency notation: ``docs/trace-format.md``.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable
 
 from execbench.dataset import Task
-from execbench.families.base import Candidate, Family, Outcome, Prompt
+from execbench.families.base import Family
 from execbench.families.trace import build, prompt
 from execbench.grading import Score, grade_trace, trace_summary
 
@@ -20,15 +20,7 @@ class TraceFamily(Family):
     version = "1"
     variants = tuple(prompt.VARIANTS)
     default_options = build.DEFAULT_OPTIONS
-
-    def candidates(self, sources: list[str], options: dict[str, Any]) -> Iterator[Candidate]:
-        return build.candidates(sources, options)
-
-    def build_candidate(self, candidate: Candidate, options: dict[str, Any]) -> Outcome:
-        return build.build_candidate(candidate, options)
-
-    def prompt(self, task: Task, variant: str = "direct") -> Prompt:
-        return prompt.render(task, variant)
+    builder, renderer = build, prompt
 
     def grade(self, task: Task, response: str) -> Score:
         return grade_trace(task.answer, response)
