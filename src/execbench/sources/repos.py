@@ -90,7 +90,7 @@ DEFAULT_CORPUS: tuple[RepoConfig, ...] = (
                    "sympy/simplify/tests/test_radsimp.py",
                    "sympy/functions/combinatorial/tests/test_comb_numbers.py",
                    "sympy/polys/tests/test_partfrac.py",
-                   "sympy/series/tests/test_limits.py",
+                   "sympy/functions/elementary/tests/test_integers.py",
                ),
                note="pure Python (mpmath dependency, gmpy2 not installed)"),
 )
