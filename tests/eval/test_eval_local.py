@@ -147,3 +147,27 @@ def test_demo_builds_evaluates_and_points_to_the_logs(tmp_path):
     assert "C/R" in text and "C/N" in text
     assert f"inspect view --log-dir {tmp_path / 'demo' / 'logs'}" in text.replace("\n", "")
     assert "execbench report" in text
+
+
+def test_agent_mode_against_the_real_server_offers_the_tools_and_ends_cleanly(tmp_path):
+    """The agent loop with a real OpenAI-compatible server: the request carries the read-only
+    tools (llama.cpp accepts them through its jinja chat template), and a model that never
+    calls ``finish`` ends as a completed, truncated answer, not an error."""
+    from inspect_ai.log import read_eval_log
+
+    from eval_support import write_repo_dataset
+    from execbench.eval.run import EvalRequest, run_eval
+
+    dataset = write_repo_dataset(tmp_path)
+    outcome = run_eval(EvalRequest(dataset=dataset, model="local", mode="agent", log_dir=tmp_path / "logs",
+                                   extra=["--max-tokens", "32", "--message-limit", "4"]))
+    assert outcome.success
+    (sample,) = read_eval_log(outcome.logs[0]).samples
+    model_events = [e for e in sample.events if e.event == "model"]
+    assert model_events and all(e.error is None for e in model_events)
+    offered = {tool.name for tool in model_events[0].tools}
+    assert {"list_dir", "read_file", "search", "finish"} <= offered
+    (score,) = sample.scores.values()
+    assert score.metadata["response_status"] == "completed" and score.metadata["status"] in STATUSES
+    total = outcome.summaries[0]["total"]
+    assert total["N"] == total["R"] == 1 and total["errors"] == 0
