@@ -184,3 +184,20 @@ def test_except_as_handler_is_sliced():
     r = slice_metrics(calls, {file: program}, {"file": file, "line": 10, "expr": "43"})
     assert sorted(calls[i]["func"] for i in r["relevant_calls"]) == ["parse", "test_parse"]
     assert r["relevant_lines"][file] == [2, 3, 4, 5, 9, 10]
+
+
+def test_multi_line_assertion_is_anchored_by_any_of_its_lines():
+    """`assert (\\n  LITERAL\\n  == f(x)\\n)`: Python's line events skip the `assert (` line
+    (yarl's test_bytes, jinja2's test_chainable_undefined); the statement's span anchors it."""
+    program = ("def f(x):\n    return x * 2\n\n\ndef test_f():\n    x = 21\n    assert (\n"
+               "        42\n        == f(x)\n    )\n")
+    run = trace_calls(program, ["test_f()"], record_calls=True, trace_limits=TraceLimits(max_depth=3))
+    assert run.ok and run.result["calls"][0]["status"] == "ok", run.reason
+    calls = run.result["calls"][0]["calls"]
+    file = calls[0]["file"]
+    assert 7 not in calls[0]["lines"]  # the premise: the first line of the statement never fires
+    with pytest.raises(SliceError):
+        slice_metrics(calls, {file: program}, {"file": file, "line": 7, "expr": "42"})
+    r = slice_metrics(calls, {file: program}, {"file": file, "line": 7, "end_line": 10, "expr": "42"})
+    assert sorted(calls[i]["func"] for i in r["relevant_calls"]) == ["f", "test_f"]
+    assert r["relevant_lines"][file] == [2, 6, 8, 9]  # lines with events: 7 and 10 never fire

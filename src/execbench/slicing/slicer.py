@@ -50,7 +50,7 @@ def slice_metrics(
 
     ``trace_calls``: call records of one test run (``execbench.tracing`` format);
     ``sources``: file path (as in the records) -> source text; ``target``: ``{"file",
-    "line", "expr"}``, the assertion's file and line and the source of the masked
+    "line", "expr"}`` and optionally ``"end_line"``, the assertion's file and lines and the source of the masked
     expression (names and calls inside it are not slice criteria: they are the answer).
     Raises :class:`SliceError` when the assertion line was not executed by any record.
     """
@@ -66,11 +66,14 @@ def slice_metrics(
         return sources.get(file, norm_sources.get(_norm(file)))
 
     line = int(target["line"])
+    # A multi-line assertion's line events need not include its first line (Python reports the
+    # line of the first evaluated sub-expression), so any line of the statement anchors it.
+    span = set(range(line, max(line, int(target.get("end_line") or line)) + 1))
     want = _norm(str(target["file"]))
-    anchors = [c for c in trace_calls if _norm(c["file"]) == want and line in c.get("lines", ())]
+    anchors = [c for c in trace_calls if _norm(c["file"]) == want and not span.isdisjoint(c.get("lines", ()))]
     if not anchors and not os.path.isabs(want):  # a relative path: match it as a suffix
         anchors = [c for c in trace_calls if _norm(c["file"]).endswith(os.sep + want)
-                   and line in c.get("lines", ())]
+                   and not span.isdisjoint(c.get("lines", ()))]
     if not anchors:
         raise SliceError(f"assertion line {line} of {target['file']} was not executed")
     anchor = min(anchors, key=lambda c: (c.get("depth", 0), c["id"]))

@@ -16,7 +16,7 @@ from execbench.grading import Score
 
 class RepoFamily(Family):
     name = "repo"
-    version = "2"  # 2: except-as slices no longer fail; relevant_lines and slice_files stored
+    version = "3"  # 2: except-as slices no longer fail; relevant_lines and slice_files stored; 3: multi-line asserts anchor their slice
     variants = tuple(prompt.VARIANTS)
     default_options = build.DEFAULT_OPTIONS
     builder, renderer = build, prompt
