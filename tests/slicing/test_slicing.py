@@ -46,6 +46,14 @@ def sliced(traces, name: str, assertion: str, expr: str) -> dict:
                          {"file": file, "line": line_of(assertion), "expr": expr})
 
 
+def trace_one(program: str, call: str) -> tuple[list[dict], str]:
+    """Call records of one traced call (depth 3, as for the repo family) and the program's path."""
+    run = trace_calls(program, [call], record_calls=True, trace_limits=TraceLimits(max_depth=3))
+    assert run.ok and run.result["calls"][0]["status"] == "ok", run.reason
+    calls = run.result["calls"][0]["calls"]
+    return calls, calls[0]["file"]
+
+
 def lines(result: dict) -> list[int]:
     (only,) = result["relevant_lines"].values()
     return only
@@ -177,10 +185,7 @@ def test_except_as_handler_is_sliced():
     """gast gives the name of `except E as e` no end line: it must not crash the analysis."""
     program = ("def parse(s):\n    try:\n        return int(s)\n    except ValueError as e:\n"
                "        return len(str(e))\n\n\ndef test_parse():\n    n = parse('x')\n    assert n == 43\n")
-    run = trace_calls(program, ["test_parse()"], record_calls=True, trace_limits=TraceLimits(max_depth=3))
-    assert run.ok and run.result["calls"][0]["status"] == "ok", run.reason
-    calls = run.result["calls"][0]["calls"]
-    file = calls[0]["file"]
+    calls, file = trace_one(program, "test_parse()")
     r = slice_metrics(calls, {file: program}, {"file": file, "line": 10, "expr": "43"})
     assert sorted(calls[i]["func"] for i in r["relevant_calls"]) == ["parse", "test_parse"]
     assert r["relevant_lines"][file] == [2, 3, 4, 5, 9, 10]
@@ -191,10 +196,7 @@ def test_multi_line_assertion_is_anchored_by_any_of_its_lines():
     (yarl's test_bytes, jinja2's test_chainable_undefined); the statement's span anchors it."""
     program = ("def f(x):\n    return x * 2\n\n\ndef test_f():\n    x = 21\n    assert (\n"
                "        42\n        == f(x)\n    )\n")
-    run = trace_calls(program, ["test_f()"], record_calls=True, trace_limits=TraceLimits(max_depth=3))
-    assert run.ok and run.result["calls"][0]["status"] == "ok", run.reason
-    calls = run.result["calls"][0]["calls"]
-    file = calls[0]["file"]
+    calls, file = trace_one(program, "test_f()")
     assert 7 not in calls[0]["lines"]  # the premise: the first line of the statement never fires
     with pytest.raises(SliceError):
         slice_metrics(calls, {file: program}, {"file": file, "line": 7, "expr": "42"})
