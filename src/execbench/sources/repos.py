@@ -317,12 +317,28 @@ def find_packages(root: Path, name: str) -> tuple[Path, tuple[str, ...]]:
     raise SourceError(f"{root}: cannot find the importable package of {name!r} (tried src/ and the root)")
 
 
+_BUILD_OUTPUT_DIRS = frozenset({"build", "dist"})  # top level: what pip/setuptools write into a tree
+_NEVER_SOURCE_DIRS = frozenset({"__pycache__", "site-packages", "node_modules"})
+
+
+def _hashed(rel: tuple[str, ...]) -> bool:
+    """Whether a .py file (path parts relative to the tree) is source of the checkout, not
+    a build artefact, an install or a hidden directory (.git, .venv, .tox, ...)."""
+    if rel[0] in _BUILD_OUTPUT_DIRS:
+        return False
+    return not any(part.startswith(".") or part in _NEVER_SOURCE_DIRS or part.endswith(".egg-info")
+                   for part in rel[:-1])
+
+
 def tree_hash(root: Path) -> str:
+    """Hash of the tree's Python sources: stable across ``pip install`` of the tree (which
+    writes build/ and *.egg-info into it)."""
     h = hashlib.sha256()
     for path in sorted(root.rglob("*.py")):
-        rel = path.relative_to(root).as_posix()
-        if "/." in f"/{rel}" or "__pycache__" in rel:
+        parts = path.relative_to(root).parts
+        if not _hashed(parts):
             continue
+        rel = "/".join(parts)
         h.update(rel.encode() + b"\0")
         h.update(path.read_bytes())
         h.update(b"\0")

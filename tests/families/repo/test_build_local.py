@@ -122,3 +122,16 @@ def test_mutated_text_goes_through_the_same_path(local_repo):
     assert answers["test_literals@L19"] == "10"  # re-executed, not copied from the text
     assert all(t["provenance"]["origin"] == "mutation" for t in outcome.tasks)
     assert Counter(r["stage"] for r in outcome.rejected)["dvp-morphology"] == 3
+
+
+def test_tree_hash_ignores_what_installing_the_tree_writes_into_it(tmp_path):
+    root = tmp_path / "minilib"
+    shutil.copytree(FIXTURE, root)
+    before = repos.tree_hash(root)
+    for artefact in ("build/lib/minilib/core.py", "minilib.egg-info/x.py", "dist/y.py", ".venv/lib/z.py",
+                     "minilib/__pycache__/w.py"):
+        (root / artefact).parent.mkdir(parents=True, exist_ok=True)
+        (root / artefact).write_text("x = 1\n")
+    assert repos.tree_hash(root) == before
+    (root / "minilib" / "extra.py").write_text("y = 2\n")  # a real source change
+    assert repos.tree_hash(root) != before
