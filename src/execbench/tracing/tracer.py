@@ -9,7 +9,13 @@ It records, for frames whose code belongs to a chosen set of files:
   executed lines, argument/return summaries made without calling user code;
 * opcode-event counts (``f_trace_opcodes``) as the native trace length, when asked;
 * hard caps on events and on summary bytes: over a cap tracing stops and the result
-  says ``too_large`` instead of returning a truncated trace.
+  says ``too_large`` instead of returning a truncated trace (with ``stop_on_cap``,
+  :class:`TraceCapExceeded` is also raised into the program so it does not run on untraced);
+* an optional ``observer`` called at every line event of a followed frame (the state
+  family's :class:`execbench.tracing.state.StateMeter`).
+
+Code whose qualified name starts with ``skip_prefix`` (instrumentation helpers) is not
+followed. ``record_lines=False`` keeps only the counts (long runs of the state family).
 
 Frames outside the chosen files get no local tracer, so they cost one call event each.
 Generator/coroutine resumes are merged into the call record of their frame.
@@ -22,7 +28,7 @@ import sys
 import threading
 from dataclasses import dataclass, field
 from types import CodeType, FrameType
-from typing import Any
+from typing import Any, Callable
 
 from execbench.tracing.summary import summarize
 
@@ -34,6 +40,11 @@ _COMPREHENSIONS = {"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"}
 
 class TraceTooLarge(Exception):
     """Raised inside the tracer when a cap is exceeded; tracing stops."""
+
+
+class TraceCapExceeded(BaseException):
+    """Raised into the traced program when a cap is hit and ``stop_on_cap`` is set, so it stops
+    instead of running on untraced (a BaseException: ``except Exception`` does not swallow it)."""
 
 
 @dataclass
@@ -89,13 +100,20 @@ class Tracer:
         record_calls: bool = True,
         count_opcodes: bool = False,
         summarize_values: bool = True,
+        record_lines: bool = True,
+        skip_prefix: str | None = None,
+        observer: Callable[[FrameType], None] | None = None,
+        stop_on_cap: bool = False,
     ) -> None:
         self.files = set(files)
-        self.primary = files[0]
+        self.primary = files[0] if record_lines else None
         self.limits = limits or TraceLimits()
         self.record_calls = record_calls
         self.count_opcodes = count_opcodes
         self.summarize_values = summarize_values
+        self.skip_prefix = skip_prefix
+        self.observer = observer
+        self.stop_on_cap = stop_on_cap
         self.lines: list[Any] = []  # ints, and lists for concurrent segments
         self.line_events = 0
         self.opcodes = 0
@@ -135,7 +153,8 @@ class Tracer:
         if self.too_large:
             out["too_large"] = self.too_large
             return out
-        out["lines"] = self.lines
+        if self.primary is not None:
+            out["lines"] = self.lines
         if self.record_calls:
             out["calls"] = [c.to_json() for c in self.calls]
         return out
@@ -206,7 +225,8 @@ class Tracer:
     def _wanted(self, code: CodeType) -> bool:
         wanted = self._code_wanted.get(code)
         if wanted is None:
-            wanted = code.co_filename in self.files
+            wanted = code.co_filename in self.files and not (
+                self.skip_prefix is not None and code.co_qualname.startswith(self.skip_prefix))
             self._code_wanted[code] = wanted
         return wanted
 
@@ -291,7 +311,11 @@ class Tracer:
             self.line_events += 1
             if self.line_events > self.limits.max_line_events:
                 self._abort(f"more than {self.limits.max_line_events} line events")
+                if self.stop_on_cap:
+                    raise TraceCapExceeded(self.too_large)
                 return None
+            if self.observer is not None:
+                self.observer(frame)
             lineno = frame.f_lineno
             if self.record_calls:
                 record = self._active.get(frame)

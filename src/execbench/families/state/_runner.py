@@ -9,8 +9,9 @@ interpreter starts and inherited by forks).
 Jobs (in order; a job whose ``needs`` did not all succeed is skipped):
 
 * ``python``: run ``program`` as ``__main__`` (fresh module, ``sys.argv = [program]``) with
-  ``stdin`` as standard input, optionally under the :class:`StateLoadTracer`
-  (``measure``: ``{"state": bool, "max_line_events": N, "state_budget": N}``); the value
+  ``stdin`` as standard input, optionally measured (``measure``: ``{"state": bool,
+  "max_line_events": N, "state_budget": N}``: the tracer's opcode and line-event counts,
+  and the state meter of :mod:`execbench.tracing.state`); the value
   of a global named by ``dump_global`` is returned (profiling runs);
 * ``exec``: ``execve`` ``argv`` (g++, a compiled program, gcov) in the subdirectory ``cwd``.
 
@@ -58,6 +59,30 @@ def _redirect(job: dict[str, Any], out: str, err: str) -> None:
         os.close(fd)
 
 
+def _measuring_tracer(program: str, measure: dict[str, Any]) -> tuple[Any, Any]:
+    """The tracer of a measured run: opcodes and line events of the program's own frames
+    (not of ``_checkpoint`` helpers), every depth, no line list, the program stopped at the
+    cap; plus the state meter when ``measure["state"]``."""
+    from execbench.tracing.state import StateMeter
+    from execbench.tracing.tracer import TraceLimits, Tracer
+
+    meter = StateMeter([program], budget=int(measure.get("state_budget", 300_000))) \
+        if measure.get("state", False) else None
+    cap = int(measure.get("max_line_events", 2_000_000))
+    limits = TraceLimits(max_line_events=cap, max_calls=sys.maxsize)
+    tracer = Tracer([program], limits=limits, record_calls=False, count_opcodes=True, summarize_values=False,
+                    record_lines=False, skip_prefix="_checkpoint", observer=meter, stop_on_cap=True)
+    return tracer, meter
+
+
+def _measured(tracer: Any, meter: Any) -> dict[str, Any]:
+    result = tracer.result()
+    out = {key: result[key] for key in ("status", "opcodes", "line_events", "too_large") if key in result}
+    if meter is not None:
+        out.update(meter.result())
+    return out
+
+
 def _python_child(job: dict[str, Any], out: str, err: str, extra: str) -> int:
     """The forked child of a python job: returns the program's exit code."""
     import types
@@ -78,20 +103,13 @@ def _python_child(job: dict[str, Any], out: str, err: str, extra: str) -> int:
     sys.modules["__main__"] = module
     namespace = module.__dict__
     measure = job.get("measure")
-    tracer = None
+    tracer = meter = None
     code = 0
     try:
         with open(program, encoding="utf-8") as fh:
             compiled = compile(fh.read(), program, "exec")
         if measure is not None:
-            from execbench.tracing.state_load import StateLoadTracer
-
-            tracer = StateLoadTracer(
-                [program],
-                measure_state=bool(measure.get("state", False)),
-                max_line_events=int(measure.get("max_line_events", 2_000_000)),
-                state_budget=int(measure.get("state_budget", 300_000)),
-            )
+            tracer, meter = _measuring_tracer(program, measure)
             tracer.start()
         try:
             exec(compiled, namespace)  # the program under test, inside the sandbox
@@ -119,7 +137,7 @@ def _python_child(job: dict[str, Any], out: str, err: str, extra: str) -> int:
         pass
     extra_data: dict[str, Any] = {}
     if tracer is not None:
-        extra_data["metrics"] = tracer.result()
+        extra_data["metrics"] = _measured(tracer, meter)
     name = job.get("dump_global")
     if name:
         try:
@@ -256,7 +274,7 @@ def main(argv: list[str]) -> int:
         spec = json.load(fh)
     preload = list(spec.get("preload", []))
     if any(job.get("measure") is not None for job in spec["jobs"]):
-        preload.append("execbench.tracing.state_load")
+        preload += ["execbench.tracing.tracer", "execbench.tracing.state"]
     for module in preload:
         try:
             importlib.import_module(module)

@@ -1,4 +1,4 @@
-"""The state-load tracer (tracing/state_load.py) on programs whose |S_t| is known by hand,
+"""The state meter (tracing/state.py, observing the shared tracer) on programs whose |S_t| is known by hand,
 run in the sandbox through the state family's batch runner."""
 
 from __future__ import annotations

@@ -1,13 +1,8 @@
-"""Native trace length and state load of a Python run (runs inside the sandboxed child).
-
-:class:`StateLoadTracer` follows code from a chosen set of files (the program under test)
-and measures, for the checkpoint-state family (paper 001, section 5):
-
-* ``opcodes``: CPython opcode events (``f_trace_opcodes``) in the program's own frames:
-  the *native trace length*;
-* ``line_events``: line events in the program's own frames (the observations ``t``);
-* ``peak_state`` = max_t |S_t| and ``state_load`` = L = sum_t |S_t|, where S_t is the
-  state reachable from the program's own variables at line event t (when ``measure_state``).
+"""The program state a line event can see, and its size: ``peak_state`` and ``state_load``
+of the checkpoint-state family (paper 001, section 5). Runs inside the sandboxed child, as
+an observer of :class:`execbench.tracing.tracer.Tracer` (``observer=StateMeter(files)``):
+``peak_state`` = max_t |S_t| and ``state_load`` = L = sum_t |S_t|, where S_t is the state
+reachable from the program's own variables at line event t.
 
 Size convention (|S_t|, "slots"):
 
@@ -21,13 +16,10 @@ Size convention (|S_t|, "slots"):
   each key and each value); an instance of a Python class is 1 plus the size of each value
   in its instance ``__dict__`` (read without calling user code); anything else (iterators,
   generators, files, C-level objects) is 1;
-* frames of instrumentation helpers (functions named ``_checkpoint...``) are not followed:
-  their opcodes, lines and locals do not count;
+* frames of instrumentation helpers (functions named ``_checkpoint...``) are not followed
+  (the tracer's ``skip_prefix="_checkpoint"``): their opcodes, lines and locals do not count;
 * a container or instance is counted once per observation (by identity): a second
   reference to it adds 0, so aliases and cycles are not double counted.
-
-Over ``max_line_events`` tracing stops, :class:`TraceCapExceeded` is raised into the program
-so it does not run on untraced, and the result says ``too_large``.
 
 Cost control: a walk costs about |S_t| steps, so a long run with a large state would cost
 sum_t |S_t| steps. The walker has a work budget; each time the work done passes the next
@@ -38,8 +30,6 @@ stride is reported (``state_stride``: 1 means every line event was measured exac
 
 from __future__ import annotations
 
-import sys
-import threading
 import types
 from collections import deque
 from typing import Any
@@ -49,11 +39,6 @@ _SEQUENCES = frozenset({list, tuple, set, frozenset, deque})
 _NOT_STATE = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType,
               type, types.BuiltinMethodType)
 _get_dict = object.__getattribute__
-
-
-class TraceCapExceeded(BaseException):
-    """Raised into the traced program when a cap is hit, so it stops instead of running on
-    untraced (a BaseException: ``except Exception`` in the program does not swallow it)."""
 
 
 def _is_state_name(name: str, value: Any) -> bool:
@@ -130,80 +115,24 @@ def state_size(frame: types.FrameType, files: frozenset[str]) -> tuple[int, int]
     return total, walker.work + 1
 
 
-class StateLoadTracer:
-    """Counts opcodes and line events of ``files`` and, optionally, the state load."""
+class StateMeter:
+    """Line-event observer that measures |S_t| (with the stride sampling above)."""
 
-    def __init__(
-        self,
-        files: list[str],
-        *,
-        measure_state: bool = True,
-        max_line_events: int = 2_000_000,
-        state_budget: int = 300_000,
-    ) -> None:
+    def __init__(self, files: list[str], *, budget: int = 300_000) -> None:
         self.files = frozenset(files)
-        self.measure_state = measure_state
-        self.max_line_events = max_line_events
-        self.state_budget = max(1, state_budget)
-        self.opcodes = 0
-        self.line_events = 0
+        self.budget = max(1, budget)
+        self.events = 0
         self.peak_state = 0
         self.state_load = 0
         self.stride = 1
         self.samples = 0
         self.work = 0
-        self._next_budget = self.state_budget
-        self.too_large: str | None = None
-        self._wanted: dict[types.CodeType, bool] = {}
+        self._next_budget = self.budget
 
-    def start(self) -> None:
-        threading.settrace(self._global)
-        sys.settrace(self._global)
-
-    def stop(self) -> None:
-        sys.settrace(None)
-        threading.settrace(None)  # type: ignore[arg-type]
-
-    def result(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "status": "too_large" if self.too_large else "ok",
-            "opcodes": self.opcodes,
-            "line_events": self.line_events,
-        }
-        if self.too_large:
-            out["too_large"] = self.too_large
-        if self.measure_state:
-            out.update(peak_state=self.peak_state, state_load=self.state_load,
-                       state_stride=self.stride, state_samples=self.samples, state_work=self.work)
-        return out
-
-    def _global(self, frame: types.FrameType, event: str, arg: Any):  # noqa: ANN202
-        if event != "call" or self.too_large:
-            return None
-        code = frame.f_code
-        wanted = self._wanted.get(code)
-        if wanted is None:
-            wanted = self._wanted[code] = (code.co_filename in self.files
-                                           and not code.co_qualname.startswith("_checkpoint"))
-        if not wanted:
-            return None
-        frame.f_trace_opcodes = True
-        return self._local
-
-    def _local(self, frame: types.FrameType, event: str, arg: Any):  # noqa: ANN202
-        if event == "opcode":
-            self.opcodes += 1
-        elif event == "line":
-            self.line_events += 1
-            if self.line_events > self.max_line_events:
-                self.too_large = f"more than {self.max_line_events} line events"
-                self.stop()
-                raise TraceCapExceeded(self.too_large)
-            if self.measure_state and self.line_events % self.stride == 0:
-                self._observe(frame)
-        return self._local
-
-    def _observe(self, frame: types.FrameType) -> None:
+    def __call__(self, frame: types.FrameType) -> None:
+        self.events += 1
+        if self.events % self.stride:
+            return
         size, work = state_size(frame, self.files)
         self.samples += 1
         self.work += work
@@ -212,4 +141,8 @@ class StateLoadTracer:
             self.peak_state = size
         while self.work > self._next_budget:
             self.stride *= 2
-            self._next_budget += self.state_budget
+            self._next_budget += self.budget
+
+    def result(self) -> dict[str, Any]:
+        return {"peak_state": self.peak_state, "state_load": self.state_load, "state_stride": self.stride,
+                "state_samples": self.samples, "state_work": self.work}
