@@ -8,6 +8,7 @@ from typing import Any, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -24,7 +25,7 @@ console = Console(stderr=True)
 
 
 def _fail(message: str) -> None:
-    console.print(f"[bold red]error:[/] {message}")
+    console.print(f"[bold red]error:[/] {escape(message)}")
     raise typer.Exit(2)
 
 
@@ -61,6 +62,8 @@ def build(
     limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Build only the first N candidates."),
     settings: list[str] = typer.Option([], "--set", help="Family build option KEY=VALUE (repeatable), e.g. --set repeats=3."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Ignore and do not fill the build cache."),
+    annotator: Optional[str] = typer.Option(None, "--annotator", help="repo: label each task Easy/Medium/Hard "
+                                            "with this model (any Inspect model, or local) after the build."),
 ) -> None:
     """Build a dataset of tasks whose answers come from running the code."""
     from execbench import families
@@ -73,6 +76,8 @@ def build(
     except KeyError as exc:
         _fail(str(exc.args[0]))
     options = _parse_settings(settings, plugin.default_options)
+    if annotator is not None and family != "repo":
+        _fail("--annotator labels repo tasks only")
     cache = BuildCache(enabled=not no_cache)
     columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                TextColumn("{task.fields[tasks]} tasks, {task.fields[rejected]} rejected"), TimeElapsedColumn())
@@ -100,6 +105,27 @@ def build(
     console.print(f"{manifest['tasks']} tasks from {manifest['candidates']} candidates in "
                   f"{manifest['build_seconds']:.1f} s (cache: {manifest['cache']['hits']} hits); "
                   f"content {manifest['content_hash'][:19]}…")
+    if annotator is not None:
+        _annotate(out, annotator)
+
+
+def _annotate(out: Path, annotator: str) -> None:
+    from execbench.eval.models import ModelError
+    from execbench.eval.server import ServerError
+    from execbench.families.repo.annotate import annotate_dataset
+
+    columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=console, transient=False) as bar:
+        task_bar = bar.add_task(f"difficulty labels ({annotator})", total=None)
+        try:
+            manifest = annotate_dataset(out, annotator, progress=lambda done, total: bar.update(
+                task_bar, completed=done, total=total))
+        except (ModelError, ServerError, ValueError) as exc:
+            _fail(f"annotation: {exc}")
+    note = manifest["annotation"]
+    labels = ", ".join(f"{label} {count}" for label, count in note["labels"].items())
+    console.print(f"labels: {labels} in {note['seconds']:.1f} s"
+                  + (f"; {note['errors']} failed requests, first: {note['first_error']}" if note["errors"] else ""))
 
 
 @app.command()

@@ -171,3 +171,21 @@ def test_agent_mode_against_the_real_server_offers_the_tools_and_ends_cleanly(tm
     assert score.metadata["response_status"] == "completed" and score.metadata["status"] in STATUSES
     total = outcome.summaries[0]["total"]
     assert total["N"] == total["R"] == 1 and total["errors"] == 0
+
+
+def test_difficulty_labels_from_the_local_model(tmp_path):
+    """`--annotator local`: the llama.cpp server starts once for the pass; whatever SmolLM2
+    replies, a task ends with a parsed label and the annotator's name, or with none."""
+    from eval_support import write_repo_dataset
+    from execbench.families.repo.annotate import LEVEL, annotate_dataset
+
+    dataset = write_repo_dataset(tmp_path)
+    manifest = annotate_dataset(dataset, "local")
+    note = manifest["annotation"]
+    assert note["annotator"] == "local" and note["errors"] == 0 and sum(note["labels"].values()) == 1
+    (task,) = read_tasks(dataset)
+    difficulty = task.provenance.get("difficulty")
+    if note["labels"].get("none"):
+        assert difficulty is None and "difficulty" not in task.metrics
+    else:
+        assert difficulty["annotator"] == "local" and task.metrics["difficulty"] == LEVEL[difficulty["label"]]

@@ -1,15 +1,28 @@
 """Difficulty labels (RepoReason §4.2): an annotator model labels each task Easy, Medium or
-Hard from the task text alone. Without an annotator no label is written (never guessed).
+Hard from the task text. Without an annotator no label is written (never guessed).
 
-The model is called through Inspect AI's model API, imported lazily inside :func:`annotate`
-(``import inspect_ai`` costs seconds). The paper's appendix I prompt is not in our copy of
-the paper; :data:`RUBRIC` restates its §4.2 rubric.
+``execbench build repo ... --annotator MODEL`` runs :func:`annotate_dataset` after the build:
+one pass over the finished dataset, so labels never enter the build cache (changing the
+annotator re-runs no test) and a local model's server starts once. ``MODEL`` is any Inspect
+AI model or ``local`` / ``local/PATH.gguf`` (execbench's llama.cpp server), reached through
+:func:`execbench.mutation.teacher.open_teacher`; replies go through Inspect's response cache.
+Each labelled task gets ``provenance.difficulty = {"label", "annotator"}`` and
+``metrics.difficulty`` (1/2/3); a reply that names no label leaves the task unlabelled and
+is counted in the manifest's ``annotation``. The paper's appendix I prompt is not in our
+copy of the paper; :data:`RUBRIC` restates its §4.2 rubric.
 """
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import re
-from typing import Any
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any, Callable
+
+from execbench.dataset import DatasetWriter, Task, read_manifest, read_rejected, read_tasks
 
 LABELS = ("Easy", "Medium", "Hard")
 RUBRIC = """You are grading how hard a code-reasoning task is for an AI model.
@@ -40,17 +53,63 @@ def parse_label(text: str) -> str | None:
     return found[-1].capitalize() if found else None
 
 
-def annotate(task: dict[str, Any], model_name: str) -> str | None:
-    """Ask ``model_name`` (``PROVIDER/MODEL``, any Inspect AI provider) for a label; None if
-    the reply names no label."""
-    import asyncio
+LEVEL = {"Easy": 1, "Medium": 2, "Hard": 3}
+ProgressFn = Callable[[int, int], None]  # done, total
 
-    from inspect_ai.model import GenerateConfig, get_model  # lazy: only when annotating
 
-    model = get_model(model_name, config=GenerateConfig(temperature=0.0, max_tokens=16))
+def labelled(task: Task, label: str | None, annotator: str) -> Task:
+    """``task`` with this annotator's label, or with no label when ``label`` is None (a label
+    from an earlier annotation is replaced either way)."""
+    provenance = {k: v for k, v in task.provenance.items() if k != "difficulty"}
+    metrics = {k: v for k, v in task.metrics.items() if k != "difficulty"}
+    if label is not None:
+        provenance["difficulty"] = {"label": label, "annotator": annotator}
+        metrics["difficulty"] = LEVEL[label]
+    return dataclasses.replace(task, provenance=provenance, metrics=metrics)
 
-    async def ask() -> str:
-        output = await model.generate(annotation_prompt(task))
-        return output.completion
 
-    return parse_label(asyncio.run(ask()))
+async def _label_all(model: Any, tasks: list[Task], connections: int, progress: ProgressFn | None) -> list[Any]:
+    gate = asyncio.Semaphore(max(1, connections))
+    done = 0
+
+    async def one(task: Task) -> Any:
+        nonlocal done
+        async with gate:
+            reply = await model.generate([("user", annotation_prompt(task.to_json()))])
+        done += 1
+        if progress:
+            progress(done, len(tasks))
+        return reply
+
+    return await asyncio.gather(*(one(task) for task in tasks))
+
+
+def annotate_dataset(directory: str | Path, annotator: str, *, connections: int = 4, cache: bool = True,
+                     progress: ProgressFn | None = None) -> dict[str, Any]:
+    """Label every repo task of the dataset at ``directory`` in place; returns the new manifest.
+    ``cache``: Inspect's response cache (a repeated annotation costs no requests)."""
+    from execbench.mutation.teacher import open_teacher
+
+    started = time.perf_counter()
+    manifest = read_manifest(directory)
+    tasks = list(read_tasks(directory))
+    rejected = list(read_rejected(directory))
+    others = [t.id for t in tasks if t.family != "repo"]
+    if others:
+        raise ValueError(f"difficulty labels are for repo tasks; {len(others)} others, e.g. {others[0]}")
+    with open_teacher(annotator, temperature=0.0, max_tokens=16, cache=cache,
+                      parallel=min(connections, 4)) as model:
+        replies = asyncio.run(_label_all(model, tasks, connections, progress))
+    labels = [parse_label(reply.text) for reply in replies]
+    counts = Counter(label or "none" for label in labels)
+    errors = [reply.error for reply in replies if reply.error]
+    settings = {**manifest.get("settings", {}), "annotator": annotator}
+    extra = {key: manifest[key] for key in ("candidates", "build_seconds", "cache") if key in manifest}
+    with DatasetWriter(directory, settings=settings) as writer:
+        for task, label in zip(tasks, labels):
+            writer.add(labelled(task, label, annotator))
+        for record in rejected:
+            writer.reject(**record)
+        return writer.close(**extra, annotation={
+            "annotator": annotator, "labels": dict(sorted(counts.items())), "errors": len(errors),
+            "first_error": errors[0] if errors else None, "seconds": round(time.perf_counter() - started, 3)})

@@ -49,7 +49,6 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "file_timeout": 1200,  # seconds per test module run
     "max_instances": 4,  # parametrised / inherited instances of one test function
     "full": False,  # default corpus: run every test module of sympy and networkx
-    "annotator": "",  # PROVIDER/MODEL for Easy/Medium/Hard labels (empty: no labels)
 }
 _HINT_TYPES = {"int", "float", "complex", "str", "bytes", "bool", "NoneType", "list", "tuple", "dict", "set",
                "frozenset"}
@@ -602,11 +601,4 @@ def _task(repo: Repo, rel: str, modules: list[Module], items: dict[str, Item], p
         "metrics": metrics,
         "provenance": provenance,
     }
-    if options.get("annotator"):
-        from execbench.families.repo.annotate import annotate
-
-        label = annotate(task, options["annotator"])
-        if label is not None:
-            provenance["difficulty"] = {"label": label, "annotator": options["annotator"]}
-            metrics["difficulty"] = {"Easy": 1, "Medium": 2, "Hard": 3}[label]
     return task

@@ -1,0 +1,40 @@
+"""Difficulty labels for repo tasks (`execbench build repo ... --annotator MODEL`): one pass over
+a finished dataset through Inspect's model API, here with the scripted model."""
+
+from __future__ import annotations
+
+from eval_support import SCRIPTED, output, write_repo_dataset
+from execbench.dataset import read_manifest, read_tasks
+from execbench.families.repo.annotate import annotate_dataset, annotation_prompt
+
+
+def test_labels_are_recorded_with_the_annotator_and_replaced_by_a_later_pass(tmp_path, script):
+    dataset = write_repo_dataset(tmp_path)
+    before = read_manifest(dataset)
+    script.handler = lambda n, prompt: output("Reasoning: one call, one multiplication. Label: Easy")
+    manifest = annotate_dataset(dataset, SCRIPTED)
+    (task,) = read_tasks(dataset)
+    assert task.provenance["difficulty"] == {"label": "Easy", "annotator": SCRIPTED}
+    assert task.metrics["difficulty"] == 1 and task.answer == "42"
+    assert manifest["annotation"]["labels"] == {"Easy": 1} and manifest["annotation"]["errors"] == 0
+    assert manifest["settings"] == {**before["settings"], "annotator": SCRIPTED}
+    assert manifest["content_hash"] != before["content_hash"] and manifest["tasks"] == 1
+    assert "assert double(21) == ___" in script.prompts[0] and "Correct answer: 42" in script.prompts[0]
+    assert script.prompts[0].strip() == annotation_prompt(task.to_json()).strip()
+
+    script.handler = lambda n, prompt: output("I cannot tell.")  # no label: none is guessed
+    assert annotate_dataset(dataset, SCRIPTED)["annotation"]["labels"] == {"Easy": 1}  # the response cache
+    manifest = annotate_dataset(dataset, SCRIPTED, cache=False)
+    (task,) = read_tasks(dataset)
+    assert "difficulty" not in task.provenance and "difficulty" not in task.metrics
+    assert manifest["annotation"]["labels"] == {"none": 1}
+
+
+def test_build_refuses_the_annotator_for_other_families(tmp_path):
+    from typer.testing import CliRunner
+
+    from execbench.cli import app
+
+    result = CliRunner().invoke(app, ["build", "trace", "humaneval", "-o", str(tmp_path / "x"),
+                                      "--annotator", "openai/gpt-4o"])
+    assert result.exit_code == 2 and "--annotator labels repo tasks only" in result.output
