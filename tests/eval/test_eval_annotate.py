@@ -3,6 +3,8 @@ a finished dataset through Inspect's model API, here with the scripted model."""
 
 from __future__ import annotations
 
+import pytest
+
 from eval_support import SCRIPTED, output, write_repo_dataset
 from execbench.dataset import read_manifest, read_tasks
 from execbench.families.repo.annotate import annotate_dataset, annotation_prompt
@@ -38,3 +40,15 @@ def test_build_refuses_the_annotator_for_other_families(tmp_path):
     result = CliRunner().invoke(app, ["build", "trace", "humaneval", "-o", str(tmp_path / "x"),
                                       "--annotator", "openai/gpt-4o"])
     assert result.exit_code == 2 and "--annotator labels repo tasks only" in result.output
+
+
+def test_failed_requests_change_nothing(tmp_path, script):
+    dataset = write_repo_dataset(tmp_path)
+    before = read_manifest(dataset)
+
+    def fail(n, prompt):
+        raise RuntimeError("provider down")
+    script.handler = fail
+    with pytest.raises(ValueError, match="every request .* failed .*provider down"):
+        annotate_dataset(dataset, SCRIPTED, cache=False)
+    assert read_manifest(dataset) == before

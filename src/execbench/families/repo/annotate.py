@@ -7,8 +7,9 @@ annotator re-runs no test) and a local model's server starts once. ``MODEL`` is 
 AI model or ``local`` / ``local/PATH.gguf`` (execbench's llama.cpp server), reached through
 :func:`execbench.mutation.teacher.open_teacher`; replies go through Inspect's response cache.
 Each labelled task gets ``provenance.difficulty = {"label", "annotator"}`` and
-``metrics.difficulty`` (1/2/3); a reply that names no label leaves the task unlabelled and
-is counted in the manifest's ``annotation``. The paper's appendix I prompt is not in our
+``metrics.difficulty`` (1/2/3); a reply that names no label leaves the task unlabelled, a
+failed request leaves it as it was, both counted in the manifest's ``annotation``; when
+every request fails the dataset is not touched. The paper's appendix I prompt is not in our
 copy of the paper; :data:`RUBRIC` restates its §4.2 rubric.
 """
 
@@ -100,14 +101,16 @@ def annotate_dataset(directory: str | Path, annotator: str, *, connections: int 
     with open_teacher(annotator, temperature=0.0, max_tokens=16, cache=cache,
                       parallel=min(connections, 4)) as model:
         replies = asyncio.run(_label_all(model, tasks, connections, progress))
-    labels = [parse_label(reply.text) for reply in replies]
-    counts = Counter(label or "none" for label in labels)
     errors = [reply.error for reply in replies if reply.error]
+    if tasks and len(errors) == len(tasks):
+        raise ValueError(f"every request to {annotator} failed (dataset unchanged); first: {errors[0]}")
+    labels = [parse_label(reply.text) for reply in replies]
+    counts = Counter("error" if reply.error else (label or "none") for reply, label in zip(replies, labels))
     settings = {**manifest.get("settings", {}), "annotator": annotator}
     extra = {key: manifest[key] for key in ("candidates", "build_seconds", "cache") if key in manifest}
     with DatasetWriter(directory, settings=settings) as writer:
-        for task, label in zip(tasks, labels):
-            writer.add(labelled(task, label, annotator))
+        for task, label, reply in zip(tasks, labels, replies):
+            writer.add(task if reply.error else labelled(task, label, annotator))  # a failed request changes nothing
         for record in rejected:
             writer.reject(**record)
         return writer.close(**extra, annotation={
