@@ -9,10 +9,11 @@ from typing import Any, Optional
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from execbench import __version__
+from execbench.progress import LoggedProgress
 
 app = typer.Typer(
     name="execbench",
@@ -81,7 +82,7 @@ def build(
     cache = BuildCache(enabled=not no_cache)
     columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                TextColumn("{task.fields[tasks]} tasks, {task.fields[rejected]} rejected"), TimeElapsedColumn())
-    with Progress(*columns, console=console, transient=False) as bar:
+    with LoggedProgress(*columns, console=console, transient=False) as bar:
         task_bar = bar.add_task(f"build {family}", total=None, tasks=0, rejected=0)
 
         def progress(done: int, total: int, n_tasks: int, n_rejected: int) -> None:
@@ -115,7 +116,7 @@ def _annotate(out: Path, annotator: str) -> None:
     from execbench.families.repo.annotate import annotate_dataset
 
     columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with Progress(*columns, console=console, transient=False) as bar:
+    with LoggedProgress(*columns, console=console, transient=False) as bar:
         task_bar = bar.add_task(f"difficulty labels ({annotator})", total=None)
         try:
             manifest = annotate_dataset(out, annotator, progress=lambda done, total: bar.update(

@@ -16,6 +16,7 @@ from rich.table import Table
 
 from execbench.eval import models
 from execbench.eval.protocol import EvalSetupError
+from execbench.progress import LoggedProgress
 
 
 def _errors() -> tuple[type[BaseException], ...]:
@@ -90,7 +91,7 @@ def models_command(console: Console, as_json: bool = False) -> int:
 
 def demo_command(console: Console, out: Path, *, per_source: int, max_tokens: int, extra: list[str],
                  sources: dict[str, tuple[str, ...]] | None = None) -> int:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
     from execbench.eval.demo import CANDIDATES_PER_SOURCE, build_demo_dataset
     from execbench.eval.run import EvalRequest
@@ -105,7 +106,7 @@ def demo_command(console: Console, out: Path, *, per_source: int, max_tokens: in
     console.rule("[bold]1/2 build a small dataset from the built-in sources")
     columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                TextColumn("{task.fields[tasks]} tasks"), TimeElapsedColumn())
-    with Progress(*columns, console=console) as bar:
+    with LoggedProgress(*columns, console=console) as bar:
         def progress(label: str) -> Any:
             handle = bar.add_task(f"build {label}", total=CANDIDATES_PER_SOURCE, tasks=0)
 

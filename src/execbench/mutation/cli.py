@@ -6,12 +6,13 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from execbench.dataset import DatasetError
 from execbench.families.base import SourceError
 from execbench.mutation.engine import MutationSetupError
+from execbench.progress import LoggedProgress
 
 USER_ERRORS: tuple[type[Exception], ...] = (MutationSetupError, DatasetError, SourceError, OSError)
 
@@ -27,7 +28,7 @@ def run(dataset: Path, out: Path, *, offline: bool, teacher: str | None, seed: i
     columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                TextColumn("{task.fields[mutants]} mutants, {task.fields[failed]} failed"), TimeElapsedColumn())
     try:
-        with Progress(*columns, console=console, transient=False) as bar:
+        with LoggedProgress(*columns, console=console, transient=False) as bar:
             handle = bar.add_task("mutate", total=None, mutants=0, failed=0)
 
             def progress(done: int, total: int, mutants: int, failed: int) -> None:
