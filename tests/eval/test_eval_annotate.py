@@ -52,3 +52,16 @@ def test_failed_requests_change_nothing(tmp_path, script):
     with pytest.raises(ValueError, match="every request .* failed .*provider down"):
         annotate_dataset(dataset, SCRIPTED, cache=False)
     assert read_manifest(dataset) == before
+
+
+def test_the_build_command_reports_the_labels(tmp_path, script, monkeypatch):
+    from rich.console import Console
+
+    from execbench import cli
+
+    dataset = write_repo_dataset(tmp_path)
+    monkeypatch.setattr(cli, "console", Console(record=True, width=120))
+    script.handler = lambda n, prompt: output("Medium")
+    cli._annotate(dataset, SCRIPTED)
+    text = cli.console.export_text()
+    assert "difficulty labels (execbench-test/scripted)" in text and "labels: Medium 1 in " in text
