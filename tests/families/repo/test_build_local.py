@@ -51,11 +51,17 @@ def test_tasks_and_answers_come_from_execution(built):
         "test_resolved_variable@L29": ("14", "python-literal"),
         "CounterTest::test_unittest_style@L82": ("4", "python-literal"),
         "CounterTest::test_unittest_style@L83": ("['a', 'b', 'c', 'd']", "python-literal"),
+        "test_defined_expected@L92": ("Pair(2, 3)", "text"),
     }
-    assert manifest["tasks"] == 5
+    assert manifest["tasks"] == 6
     resolved = tasks["test_resolved_variable@L29"]
     assert resolved.provenance["resolved_from_variable"] is True
     assert resolved.prompt_fields["masked_assertion"] == "assert c.total() == ___"
+    # No literal form: the expression that defined the variable, hidden from the prompt, verified.
+    defined = tasks["test_defined_expected@L92"]
+    assert defined.provenance["answer_source"] == "test-text (definition of the variable, verified)"
+    assert defined.prompt_fields["test_source"].splitlines()[-2:] == [
+        "    expected = ___", "    assert pair == ___  # Question"]
 
 
 def test_rejections_per_stage_and_funnel(built):
@@ -89,7 +95,7 @@ def test_task_record_prompt_fields_metrics_and_trace(built, local_repo):
     ]
     assert fields["repo_root"] == str(local_repo) and fields["test_file"] == "tests/test_core.py"
     assert fields["input_parameters"] == "{}"
-    assert "from minilib import Counter, Thing, merge_counts" in fields["test_context"]
+    assert "from minilib import Counter, Pair, Thing, merge_counts" in fields["test_context"]
     metrics = task.metrics
     assert metrics["n_files"] == 3 and metrics["max_depth"] == 3 and metrics["complexity_score"] >= 0.3
     assert {"esv", "mcl", "dfi", "slice_files"} <= set(metrics)

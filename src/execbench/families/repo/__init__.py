@@ -16,7 +16,9 @@ from execbench.grading import Score
 
 class RepoFamily(Family):
     name = "repo"
-    version = "3"  # 2: except-as slices no longer fail; relevant_lines and slice_files stored; 3: multi-line asserts anchor their slice
+    # 2: except-as slices; relevant_lines, slice_files. 3: multi-line asserts anchor their slice.
+    # 4: variables without a literal form resolve to their defining expression.
+    version = "4"
     variants = tuple(prompt.VARIANTS)
     default_options = build.DEFAULT_OPTIONS
     builder, renderer = build, prompt

@@ -28,7 +28,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from execbench.dataset import make_id
 from execbench.dataset.cache import cache_dir
@@ -344,10 +344,13 @@ def _answer_candidates(it: Item, runs: list[dict[str, Any]], sympy: bool
     if sympy:
         add(masked_value.get("sympy"), "runtime-value (expected operand)", "sympy_expression", "sympy")
     if not choice.variable and choice.form.priority > 0:
-        original = A.segment(it.module.source, it.assertion.operands[choice.masked])
-        text = " ".join(original.split()) if "\n" in original else original
-        kind = "python-literal" if choice.form.priority == 1 else "sympy" if choice.form.priority == 5 else "text"
-        add(text, "test-text (verified)", choice.form.name, kind)
+        _add_text(add, it.module.source, it.assertion.operands[choice.masked], choice.form, "test-text (verified)")
+    definitions = _definitions(it)
+    if len(definitions) == 1 and definitions[0][1].priority in (2, 3, 4):
+        # `expected = URL("http://a")` ... `assert url == expected`: a value without a literal
+        # form, resolved to the expression that defined it (hidden from the prompt, verified).
+        node, form = definitions[0]
+        _add_text(add, it.module.source, node, form, "test-text (definition of the variable, verified)")
     if it.assertion.op == "is":  # identity: only singletons can be literal answers
         kept = [c for c in out if c["kind"] != "python-literal" or c["text"] in ("None", "True", "False", "...")]
         if out and not kept:
@@ -363,6 +366,12 @@ def _answer_candidates(it: Item, runs: list[dict[str, Any]], sympy: bool
             return [], (dvp.MORPHOLOGY, "value_too_large")
         return [], (dvp.MORPHOLOGY, f"no_literal_form:{value.get('type')}")
     return clean, None
+
+
+def _add_text(add: Callable[..., None], source: str, node: ast.expr, form: dvp.Form, origin: str) -> None:
+    text = A.segment(source, node)
+    text = " ".join(text.split()) if "\n" in text else text
+    add(text, origin, form.name, "python-literal" if form.priority == 1 else "sympy" if form.priority == 5 else "text")
 
 
 def _disambiguate(admitted: list[dict[str, Any]], outcome: Outcome) -> None:
@@ -383,6 +392,18 @@ def _disambiguate(admitted: list[dict[str, Any]], outcome: Outcome) -> None:
 
 # --- tasks -----------------------------------------------------------------------------------
 
+def _definitions(it: Item) -> list[tuple[ast.expr, dvp.Form]]:
+    """Right-hand sides assigned to the question's variable in the test function (none when
+    the expected operand is not a plain variable), with their funnel-2 form."""
+    choice = it.choice
+    assert isinstance(choice, dvp.Choice)
+    if not choice.variable:
+        return []
+    name = it.assertion.operands[choice.masked].id  # type: ignore[attr-defined]
+    return [(node.value, dvp.classify(node.value, it.function.local_names)) for node in ast.walk(it.function.node)
+            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)]
+
+
 def _hidden_spans(items: dict[str, Item], it: Item) -> list[A.Span]:
     """Expected operands of the function's other maskable assertions whose text shows a
     value (literals, constants, attributes, constructors; plain variable names show
@@ -393,14 +414,7 @@ def _hidden_spans(items: dict[str, Item], it: Item) -> list[A.Span]:
         if (other.function is it.function and other is not it and isinstance(other.choice, dvp.Choice)
                 and not other.choice.variable):
             spans.append(A.Span.of(other.assertion.operands[other.choice.masked]))
-    choice = it.choice
-    assert isinstance(choice, dvp.Choice)
-    if choice.variable:
-        name = it.assertion.operands[choice.masked].id  # type: ignore[attr-defined]
-        for node in ast.walk(it.function.node):
-            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
-                if dvp.classify(node.value, it.function.local_names).priority in (1, 2, 3, 4):
-                    spans.append(A.Span.of(node.value))
+    spans += [A.Span.of(value) for value, form in _definitions(it) if form.priority in (1, 2, 3, 4)]
     # Nested spans (a hidden operand inside another) would overlap: keep the outermost.
     spans.sort(key=lambda s: (s.lineno, s.col, -s.end_lineno, -s.end_col))
     kept: list[A.Span] = []
