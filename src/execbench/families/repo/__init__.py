@@ -18,7 +18,8 @@ class RepoFamily(Family):
     name = "repo"
     # 2: except-as slices; relevant_lines, slice_files. 3: multi-line asserts anchor their slice.
     # 4: variables without a literal form resolve to their defining expression.
-    version = "4"
+    # 5: identity assertions never take a constructed answer.
+    version = "5"
     variants = tuple(prompt.VARIANTS)
     default_options = build.DEFAULT_OPTIONS
     builder, renderer = build, prompt

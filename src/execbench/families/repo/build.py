@@ -351,8 +351,9 @@ def _answer_candidates(it: Item, runs: list[dict[str, Any]], sympy: bool
         # form, resolved to the expression that defined it (hidden from the prompt, verified).
         node, form = definitions[0]
         _add_text(add, it.module.source, node, form, "test-text (definition of the variable, verified)")
-    if it.assertion.op == "is":  # identity: only singletons can be literal answers
-        kept = [c for c in out if c["kind"] != "python-literal" or c["text"] in ("None", "True", "False", "...")]
+    if it.assertion.op == "is":  # identity: only singletons, never a fresh object (literal or constructed)
+        kept = [c for c in out if (c["kind"] != "python-literal" or c["text"] in ("None", "True", "False", "..."))
+                and c["form"] != "constructor"]
         if out and not kept:
             return [], (dvp.MORPHOLOGY, "identity_with_non_singleton_value")
         out = kept
