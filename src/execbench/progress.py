@@ -3,7 +3,8 @@
 On a terminal :class:`LoggedProgress` is rich's ``Progress``. On anything else (a file,
 a CI log, ``nohup``) rich draws only the final state, so a long build would say nothing
 for many minutes: there it also prints one plain line per bar whenever another tenth of
-the work is done or ``every`` seconds have passed, and when a bar completes.
+the work is done or ``every`` seconds have passed (checked at each update, i.e. as each
+unit of work finishes), and when a bar completes.
 """
 
 from __future__ import annotations
