@@ -347,8 +347,9 @@ def _answer_candidates(it: Item, runs: list[dict[str, Any]], sympy: bool
         _add_text(add, it.module.source, it.assertion.operands[choice.masked], choice.form, "test-text (verified)")
     definitions = _definitions(it)
     if len(definitions) == 1 and definitions[0][1].priority in (2, 3, 4):
-        # `expected = URL("http://a")` ... `assert url == expected`: a value without a literal
-        # form, resolved to the expression that defined it (hidden from the prompt, verified).
+        # `expected = URL("http://a")` ... `assert url == expected`: the expression that defined
+        # the variable, hidden from the prompt, verified; after the runtime literal, so it is the
+        # answer only when the value has no literal form (or its literal does not pass).
         node, form = definitions[0]
         _add_text(add, it.module.source, node, form, "test-text (definition of the variable, verified)")
     if it.assertion.op == "is":  # identity: only singletons, never a fresh object (literal or constructed)
