@@ -30,7 +30,7 @@ class LoggedProgress(Progress):
             self._log(task_id)
 
     def _log(self, task_id: TaskID) -> None:
-        task = self._tasks[task_id]
+        task = next(t for t in self.tasks if t.id == task_id)
         if not task.total:
             return
         now = time.monotonic()
