@@ -28,6 +28,7 @@ from typing import Any, Callable, Iterable, Protocol
 from execbench.dataset import DatasetError, DatasetWriter, Task, read_manifest, read_tasks
 from execbench.dataset.cache import BuildCache, content_key
 from execbench.families.base import Candidate, Family, Outcome, SourceError
+from execbench.mutation.program import MutationError, ProgramMutation, mutate_program
 
 LOG = "mutation_log.jsonl"
 SUFFIX = "-mut"
@@ -120,6 +121,19 @@ class Context:
     def rng(self, *parts: Any) -> random.Random:
         """A generator seeded by the run seed and ``parts`` (stable across processes)."""
         return random.Random("|".join(map(str, (self.settings.seed, *parts))))
+
+    def mutate_program(self, program: str, key: str, variant: dict[str, Any], protected: set[str]) -> ProgramMutation:
+        """``program.mutate_program`` for one attempt's ``variant`` (rename/literals/strip_comments
+        flags and its number), seeded by ``key``; on a :class:`MutationError` the program is
+        returned unchanged with a note, so the attempt still varies the inputs."""
+        try:
+            return mutate_program(program, self.rng(key, "program", variant["variant"]), rename=variant["rename"],
+                                  literals=variant["literals"], strip_comments=variant["strip_comments"],
+                                  protected=protected, max_literals=self.settings.max_literals)
+        except MutationError as exc:
+            unchanged = ProgramMutation(text=program)
+            unchanged.notes.append(f"program left unchanged: {exc}")
+            return unchanged
 
     def build(self, key: str, payload: dict[str, Any], options: dict[str, Any] | None = None) -> Outcome:
         """The family's own ``build_candidate`` on ``payload``, through the build cache (same

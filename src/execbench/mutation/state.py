@@ -24,7 +24,7 @@ from typing import Any
 
 from execbench.dataset import Task
 from execbench.mutation import engine
-from execbench.mutation.program import MutationError, ProgramMutation, mutate_program, perturb_stdin
+from execbench.mutation.program import MutationError, ProgramMutation, perturb_stdin
 
 ARMS = ("short-trace-final", "long-trace-final", "inside-loop-state", "post-loop-state")
 
@@ -100,19 +100,6 @@ class StateAdapter:
                     {**base, "literals": False, "variant": 2}]
         return [{**base, "literals": False, "variant": 0}]
 
-    def _program(self, program: str, key: str, ctx: engine.Context, variant: dict[str, Any],
-                 protected: set[str]) -> ProgramMutation:
-        if not variant["program"]:
-            return ProgramMutation(text=program)
-        try:
-            return mutate_program(program, ctx.rng(key, "program", variant["variant"]), rename=variant["rename"],
-                                  literals=variant["literals"], strip_comments=variant["strip_comments"],
-                                  protected=protected, rename_module=True, max_literals=ctx.settings.max_literals)
-        except MutationError as exc:
-            unchanged = ProgramMutation(text=program)
-            unchanged.notes.append(f"program left unchanged: {exc}")
-            return unchanged
-
     def mutate(self, unit: engine.Unit, ctx: engine.Context) -> engine.UnitResult:
         started = time.perf_counter()
         payload0 = unit.data.get("payload")
@@ -134,7 +121,8 @@ class StateAdapter:
         attempt = 0
         for attempt in range(ctx.settings.attempts):
             variant = variants[min(attempt, len(variants) - 1)]
-            pm = self._program(payload0["program"], unit.key, ctx, variant, protected)
+            pm = ctx.mutate_program(payload0["program"], unit.key, variant, protected) if variant["program"] \
+                else ProgramMutation(text=payload0["program"])
             loop_line = pm.new_line(int(checkpoint0["loop_line"])) if python else int(checkpoint0["loop_line"])
             if loop_line is None:
                 attempts_log.append({"attempt": attempt, "status": "error", "reason": "the loop line was removed"})

@@ -25,7 +25,7 @@ from typing import Any
 
 from execbench.dataset import Task
 from execbench.mutation import engine
-from execbench.mutation.program import (MutationError, ProgramMutation, argument_donors, call_names, mutate_program,
+from execbench.mutation.program import (MutationError, ProgramMutation, argument_donors, call_names,
                                         perturb_call, perturb_stdin, vocabulary)
 
 
@@ -72,18 +72,6 @@ class TraceAdapter:
                     {**base, "literals": False, "variant": 2}]
         return [{**base, "literals": False, "variant": 0}]
 
-    def _program(self, program: str, unit: engine.Unit, ctx: engine.Context, variant: dict[str, Any],
-                 protected: set[str]) -> ProgramMutation:
-        try:
-            return mutate_program(program, ctx.rng(unit.key, "program", variant["variant"]),
-                                  rename=variant["rename"], literals=variant["literals"],
-                                  strip_comments=variant["strip_comments"], protected=protected,
-                                  max_literals=ctx.settings.max_literals)
-        except MutationError as exc:
-            unchanged = ProgramMutation(text=program)
-            unchanged.notes.append(f"program left unchanged: {exc}")
-            return unchanged
-
     def mutate(self, unit: engine.Unit, ctx: engine.Context) -> engine.UnitResult:
         started = time.perf_counter()
         originals = unit.originals
@@ -117,7 +105,7 @@ class TraceAdapter:
         for number, variant in enumerate(variants):
             if attempt >= budget:
                 break
-            pm = self._program(program, unit, ctx, variant, protected)
+            pm = ctx.mutate_program(program, unit.key, variant, protected)
             if any(pm.text == earlier.text for earlier, _ in phases):
                 continue  # e.g. no constant could be perturbed: the variants coincide
             best: list[_Choice | None] = [None] * len(runs)
