@@ -247,6 +247,14 @@ class Token:
 _RAW = re.compile(r'(?:u8|u|U|L)?R"([^()\\ \t\n]{0,16})\(')
 
 
+def _block_comment(source: str, i: int) -> tuple[int, int]:
+    """(index after the ``/* ... */`` starting at ``i``, newlines inside it); an unclosed
+    comment runs to the end of the source."""
+    end = source.find("*/", i + 2)
+    end = len(source) if end < 0 else end + 2
+    return end, source.count("\n", i, end)
+
+
 def tokenize(source: str) -> list[Token]:
     """Significant tokens of C++ source: identifiers/keywords, punctuation, other
     (numbers, literals). Comments, preprocessor lines and literal contents are skipped."""
@@ -270,10 +278,8 @@ def tokenize(source: str) -> list[Token]:
                     i += 2
                     continue
                 if source.startswith("/*", i):
-                    end = source.find("*/", i + 2)
-                    end = n if end < 0 else end + 2
-                    line += source.count("\n", i, end)
-                    i = end
+                    i, crossed = _block_comment(source, i)
+                    line += crossed
                     continue
                 if source.startswith("//", i):
                     while i < n and source[i] != "\n":
@@ -287,10 +293,8 @@ def tokenize(source: str) -> list[Token]:
                 i += 1
             continue
         if source.startswith("/*", i):
-            end = source.find("*/", i + 2)
-            end = n if end < 0 else end + 2
-            line += source.count("\n", i, end)
-            i = end
+            i, crossed = _block_comment(source, i)
+            line += crossed
             continue
         raw = _RAW.match(source, i)
         if raw:
