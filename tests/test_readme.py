@@ -16,10 +16,13 @@ def readme_commands() -> list[str]:
 def test_exactly_two_commands_demo_first():
     commands = readme_commands()
     assert len(commands) == 2
-    assert commands[0].endswith("execbench demo") and commands[0].startswith("pip install -e .")
-    assert "pytest" in commands[1]
+    venv = "python3 -m venv .venv && . .venv/bin/activate && "
+    assert commands[0].startswith(venv + "pip install -e . ") and commands[0].endswith("execbench demo")
+    assert commands[1].startswith(venv + "pip install -e '.[test]'") and "python -m pytest" in commands[1]
 
 
 def test_ci_runs_the_second_command_verbatim():
     ci = (ROOT / ".ci" / "run").read_text().splitlines()
     assert readme_commands()[1] in ci
+    # ... from an empty environment, before the command makes it anew
+    assert ci.index("rm -rf .venv") < ci.index(readme_commands()[1])

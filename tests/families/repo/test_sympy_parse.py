@@ -90,7 +90,9 @@ def test_timeout_is_a_wrong_answer(monkeypatch):
 
 def test_sandboxed_child_times_out(monkeypatch):
     """A real sandboxed run with a tiny limit reports ``timeout`` (a wrong answer)."""
-    hard = "sin(x)**40 + cos(x)**40 + tan(x)**20"
+    # exponents of 40 were decided in 0.6 s on an idle machine with warm .pyc files: the
+    # case must stay far beyond one CPU second everywhere
+    hard = "sin(x)**200 + cos(x)**200 + tan(x)**100"
     start = time.perf_counter()
-    assert sympy_parse._sandboxed(hard, "sin(x)**40", 1.0) == (False, "timeout")
+    assert sympy_parse._sandboxed(hard, "sin(x)**200", 1.0) == (False, "timeout")
     assert time.perf_counter() - start < 20
