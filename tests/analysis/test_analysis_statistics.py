@@ -40,8 +40,10 @@ def test_pearson_matches_scipy(repo_frame):
         want = stats.pearsonr(repo_frame[metric], y)
         assert table.loc[metric, "r"] == pytest.approx(want.statistic, abs=1e-12)
         assert table.loc[metric, "p"] == pytest.approx(want.pvalue, rel=1e-9)
-        ci = want.confidence_interval(0.95)
-        assert (table.loc[metric, "r_low"], table.loc[metric, "r_high"]) == pytest.approx((ci.low, ci.high), abs=1e-9)
+        # the Fisher-z interval written out: tanh(atanh(r) -+ z / sqrt(n - 3))
+        half = stats.norm.ppf(0.975) / math.sqrt(table.loc[metric, "n"] - 3)
+        want_ci = (math.tanh(math.atanh(want.statistic) - half), math.tanh(math.atanh(want.statistic) + half))
+        assert (table.loc[metric, "r_low"], table.loc[metric, "r_high"]) == pytest.approx(want_ci, abs=1e-9)
     assert table.loc["esv", "r"] < -0.1 and table.loc["dfi", "r"] < table.loc["esv", "r"]
 
 
@@ -147,7 +149,19 @@ def _error_frame(seed=2, sources=150, slope=0.45):
     return normalize(pd.DataFrame(rows))
 
 
-def test_logistic_fit_matches_statsmodels_cluster_covariance():
+def _cluster_sandwich(X: np.ndarray, y: np.ndarray, beta: np.ndarray, groups: np.ndarray) -> np.ndarray:
+    """The cluster-robust covariance written out: bread @ meat @ bread with the scores summed
+    per cluster and the finite-sample factor G/(G-1) * (N-1)/(N-p)."""
+    p = 1 / (1 + np.exp(-(X @ beta)))
+    bread = np.linalg.inv((X * (p * (1 - p))[:, None]).T @ X)
+    codes, inverse = np.unique(groups, return_inverse=True)
+    summed = np.zeros((len(codes), X.shape[1]))
+    np.add.at(summed, inverse, X * (y - p)[:, None])
+    n, k, g = X.shape[0], X.shape[1], len(codes)
+    return g / (g - 1) * (n - 1) / (n - k) * bread @ (summed.T @ summed) @ bread
+
+
+def test_logistic_fit_matches_a_hand_written_cluster_sandwich():
     import statsmodels.api as sm
 
     df = _error_frame()
@@ -155,15 +169,16 @@ def test_logistic_fit_matches_statsmodels_cluster_covariance():
     assert fit.status == "ok", fit.message
     X, names = logistic.design_matrix(df, ["trace_length", "peak_state"])
     y = 1.0 - df["correct"].to_numpy(dtype=float)
-    groups = pd.factorize(df["source_id"])[0]
-    ref = sm.Logit(y, X).fit(disp=False, cov_type="cluster", cov_kwds={"groups": groups, "use_correction": True},
-                             use_t=True)
+    beta = sm.Logit(y, X).fit(disp=False).params  # the point estimate: plain maximum likelihood
+    se = np.sqrt(np.diag(_cluster_sandwich(X, y, beta, df["source_id"].to_numpy())))
+    crit = stats.t.ppf(0.975, fit.clusters - 1)
     for term in fit.terms:
         j = names.index(term["predictor"])
-        assert term["coef"] == pytest.approx(ref.params[j], rel=1e-6)
-        assert term["se"] == pytest.approx(ref.bse[j], rel=1e-6)
-        crit = stats.t.ppf(0.975, fit.clusters - 1)
-        assert term["low"] == pytest.approx(math.exp(ref.params[j] - crit * ref.bse[j]), rel=1e-6)
+        assert term["coef"] == pytest.approx(beta[j], rel=1e-6)
+        assert term["se"] == pytest.approx(se[j], rel=1e-6)
+        assert term["low"] == pytest.approx(math.exp(beta[j] - crit * se[j]), rel=1e-6)
+        assert term["high"] == pytest.approx(math.exp(beta[j] + crit * se[j]), rel=1e-6)
+        assert term["p"] == pytest.approx(2 * stats.t.sf(abs(beta[j] / se[j]), fit.clusters - 1), rel=1e-6)
     trace = next(t for t in fit.terms if t["predictor"] == "trace_length")
     assert trace["low"] < math.exp(0.45) < trace["high"]  # the known slope per doubling
     assert fit.clusters == 150 and fit.n == len(df)
@@ -225,8 +240,6 @@ def test_permutation_p_matches_exact_enumeration():
 
 
 def test_theta_table_marks_inestimable_series_and_adjusts_p():
-    from statsmodels.stats.multitest import multipletests
-
     df = _error_frame(sources=60)
     df.loc[df["setting"] == "off", "correct"] = False
     table = mann_whitney.theta_table(df, ["trace_length", "peak_state"], by=("setting",), permutations=2000)
@@ -235,7 +248,30 @@ def test_theta_table_marks_inestimable_series_and_adjusts_p():
     high = table[table["setting"] == "high"].set_index("metric")
     assert high.loc["trace_length", "theta"] > 0.6 and high.loc["trace_length", "p"] < 0.01
     ok = table["p"].notna()
-    assert np.allclose(table.loc[ok, "p_bh"], multipletests(table.loc[ok, "p"], method="fdr_bh")[1])
+    assert np.allclose(table.loc[ok, "p_bh"], _bh_by_hand(table.loc[ok, "p"].to_numpy()))
+
+
+def _bh_by_hand(p: np.ndarray) -> np.ndarray:
+    """Benjamini-Hochberg step-up, written out: p_(i) * m / i, made monotone from the top."""
+    m = len(p)
+    order = np.argsort(p)
+    adjusted = np.empty(m)
+    running = 1.0
+    for rank in range(m, 0, -1):
+        index = order[rank - 1]
+        running = min(running, p[index] * m / rank)
+        adjusted[index] = running
+    return adjusted
+
+
+def test_benjamini_hochberg_textbook_example():
+    # Benjamini & Hochberg (1995) section 4: 15 p-values; at q = 0.05 the four smallest are rejected
+    p = pd.Series([0.0001, 0.0004, 0.0019, 0.0095, 0.0201, 0.0278, 0.0298, 0.0344, 0.0459,
+                   0.3240, 0.4262, 0.5719, 0.6528, 0.7590, 1.0000, math.nan])
+    adjusted = mann_whitney.benjamini_hochberg(p)
+    assert math.isnan(adjusted.iloc[-1])
+    assert int((adjusted < 0.05).sum()) == 4
+    assert np.allclose(adjusted.iloc[:-1], _bh_by_hand(p.iloc[:-1].to_numpy()))
 
 
 # -- memorisation (paper 000 §4.4) -----------------------------------------------------------------------

@@ -13,12 +13,25 @@ from execbench.analysis.trace_metrics import coconut_row, coconut_table
 from execbench.grading import trace_summary
 
 
-@pytest.mark.parametrize("k,n", [(0, 10), (3, 10), (10, 10), (47, 120), (1, 1), (528, 2397)])
-def test_wilson_matches_statsmodels(k, n):
+# Newcombe (1998), "Two-sided confidence intervals for the single proportion", Statistics in
+# Medicine 17:857-872, table I, method 3 (score interval without continuity correction).
+NEWCOMBE_WILSON = [(81, 263, 0.2553, 0.3662), (15, 148, 0.0624, 0.1605), (0, 20, 0.0, 0.1611),
+                   (1, 29, 0.0061, 0.1718), (29, 29, 0.8830, 1.0)]
+
+
+@pytest.mark.parametrize("k,n,low,high", NEWCOMBE_WILSON)
+def test_wilson_matches_newcombes_published_intervals(k, n, low, high):
     p, lo, hi = T.wilson(k, n)
-    want_lo, want_hi = proportion_confint(k, n, alpha=0.05, method="wilson")
     assert p == pytest.approx(k / n)
-    assert (lo, hi) == (pytest.approx(want_lo, abs=1e-12), pytest.approx(want_hi, abs=1e-12))
+    assert (round(lo, 4), round(hi, 4)) == (low, high)
+
+
+def test_wilson_at_another_level():
+    # z = 2.5758 (99%): the interval widens around the same centre
+    p, lo, hi = T.wilson(81, 263, z=2.5758293035489)
+    assert lo < 0.2553 and hi > 0.3662
+    want_lo, want_hi = proportion_confint(81, 263, alpha=0.01, method="wilson")
+    assert (lo, hi) == (pytest.approx(want_lo), pytest.approx(want_hi))
 
 
 def test_wilson_of_nothing_is_nan():

@@ -1,7 +1,8 @@
 """Metric-accuracy relations (paper 000 §4.3, tables 4, 6 and 8; figure 2).
 
 - :func:`pearson_table`: per series (a setting, usually), the Pearson correlation of each
-  metric with correctness (0/1), its two-sided p-value and a Fisher-z 95% interval.
+  metric with correctness (0/1), its two-sided p-value and a Fisher-z 95% interval
+  (scipy's ``pearsonr``).
 - :func:`partial_table`: the partial correlation of each metric with correctness controlling
   for the others (residuals of OLS fits on the other metrics with an intercept); the
   p-value uses a t distribution with ``n - 2 - k`` degrees of freedom (k controls).
@@ -36,15 +37,8 @@ def _constant_note(y: np.ndarray, x: np.ndarray, name: str) -> str | None:
     return None
 
 
-def fisher_interval(r: float, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
-    if not np.isfinite(r) or n <= 3 or abs(r) >= 1:
-        return (math.nan, math.nan)
-    center = math.atanh(r)
-    half = z / math.sqrt(n - 3)
-    return (math.tanh(center - half), math.tanh(center + half))
-
-
 def pearson(y: np.ndarray, x: np.ndarray, name: str = "metric") -> dict[str, float | str | None]:
+    """Pearson's r with its two-sided p-value and scipy's Fisher-z 95% interval."""
     mask = np.isfinite(x) & np.isfinite(y)
     y, x = y[mask], x[mask]
     note = _constant_note(y, x, name)
@@ -52,7 +46,11 @@ def pearson(y: np.ndarray, x: np.ndarray, name: str = "metric") -> dict[str, flo
         return {"n": int(len(y)), "r": math.nan, "p": math.nan, "r_low": math.nan, "r_high": math.nan, "note": note}
     result = stats.pearsonr(x, y)
     r = float(result.statistic)
-    low, high = fisher_interval(r, len(y))
+    if abs(r) < 1:
+        interval = result.confidence_interval(confidence_level=0.95)
+        low, high = float(interval.low), float(interval.high)
+    else:  # a perfect fit: the Fisher transform is infinite
+        low = high = math.nan
     return {"n": int(len(y)), "r": r, "p": float(result.pvalue), "r_low": low, "r_high": high, "note": None}
 
 

@@ -6,10 +6,10 @@ is dropped), and mean-centred ``log2`` of the dynamic predictors (native trace l
 peak state size, cumulative state load). Slopes are changes in error log-odds per
 doubling; odds ratios are ``exp(slope)``.
 
-Uncertainty is clustered by clean source (``source_id``): the sandwich covariance sums
-score vectors over every row of a cluster, with the finite-sample factor
-``G/(G-1) * (N-1)/(N-p)``; intervals and two-sided Wald tests use a t distribution with
-``G-1`` degrees of freedom.
+Uncertainty is clustered by clean source (``source_id``): statsmodels' cluster-robust
+sandwich covariance (``cov_type="cluster"``, finite-sample factor
+``G/(G-1) * (N-1)/(N-p)``); intervals and two-sided Wald tests use a t distribution with
+``G-1`` degrees of freedom (``use_t=True``).
 
 A fit is reported as a coefficient table only when the maximum-likelihood estimate exists
 and was found. Before fitting, a linear program tests for complete or quasi-complete
@@ -28,7 +28,7 @@ from typing import Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import optimize, stats
+from scipy import optimize
 
 from execbench.analysis.schema import STATE_ARMS
 
@@ -84,20 +84,6 @@ def separation(X: np.ndarray, y: np.ndarray, tol: float = 1e-7) -> np.ndarray | 
     return None
 
 
-def _cluster_cov(X: np.ndarray, y: np.ndarray, beta: np.ndarray, groups: np.ndarray) -> tuple[np.ndarray, float]:
-    p = 1 / (1 + np.exp(-(X @ beta)))
-    hessian = (X * (p * (1 - p))[:, None]).T @ X
-    bread = np.linalg.inv(hessian)
-    scores = X * (y - p)[:, None]
-    codes, inverse = np.unique(groups, return_inverse=True)
-    summed = np.zeros((len(codes), X.shape[1]))
-    np.add.at(summed, inverse, scores)
-    meat = summed.T @ summed
-    n, k, g = X.shape[0], X.shape[1], len(codes)
-    factor = g / (g - 1) * (n - 1) / (n - k)
-    return factor * bread @ meat @ bread, float(np.linalg.cond(hessian))
-
-
 def fit_error_model(df: pd.DataFrame, predictors: Sequence[str], name: str = "",
                     factors: Sequence[str] = ("study", "arm", "setting"), cluster: str = "source_id") -> Fit:
     """Fit one error model on completed rows with positive predictor values."""
@@ -134,7 +120,9 @@ def fit_error_model(df: pd.DataFrame, predictors: Sequence[str], name: str = "",
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            result = Logit(y, X).fit(method="newton", maxiter=100, disp=False)
+            groups = pd.factorize(rows[cluster].astype(str))[0]
+            result = Logit(y, X).fit(method="newton", maxiter=100, disp=False, cov_type="cluster",
+                                     cov_kwds={"groups": groups, "use_correction": True}, use_t=True)
         except (np.linalg.LinAlgError, ValueError, OverflowError) as exc:
             fit.status = "no convergence"
             fit.message = f"the fit failed: {exc}"
@@ -147,24 +135,25 @@ def fit_error_model(df: pd.DataFrame, predictors: Sequence[str], name: str = "",
         warned = "; ".join(sorted({str(w.message).splitlines()[0] for w in caught}))
         fit.message = f"Newton iterations did not converge in {fit.iterations} steps" + (f" ({warned})" if warned else "")
         return fit
+    se = np.asarray(result.bse, dtype=float)
     try:
-        cov, fit.condition = _cluster_cov(X, y, beta, rows[cluster].astype(str).to_numpy())
+        fit.condition = float(np.linalg.cond(-result.model.hessian(result.params)))
     except np.linalg.LinAlgError:
+        fit.condition = math.inf
+    if not np.all(np.isfinite(se)) or not np.isfinite(fit.condition):
         fit.status = "no convergence"
         fit.message = "the information matrix is singular at the estimate"
         return fit
-    se = np.sqrt(np.clip(np.diag(cov), 0, None))
-    dof = fit.clusters - 1
-    crit = stats.t.ppf(0.975, dof)
+    low_high = np.asarray(result.conf_int(alpha=0.05), dtype=float)
+    pvalues = np.asarray(result.pvalues, dtype=float)
     for index, term in enumerate(names):
         if term not in predictors:
             continue
-        b, s = beta[index], se[index]
-        tval = b / s if s > 0 else math.nan
+        b = beta[index]
         fit.terms.append({
-            "term": PREDICTORS.get(term, term), "predictor": term, "coef": b, "se": s,
-            "odds_ratio": math.exp(b), "low": math.exp(b - crit * s), "high": math.exp(b + crit * s),
-            "p": float(2 * stats.t.sf(abs(tval), dof)) if np.isfinite(tval) else math.nan,
+            "term": PREDICTORS.get(term, term), "predictor": term, "coef": b, "se": float(se[index]),
+            "odds_ratio": math.exp(b), "low": math.exp(low_high[index, 0]), "high": math.exp(low_high[index, 1]),
+            "p": float(pvalues[index]),
         })
     fit.status = "ok"
     return fit

@@ -90,16 +90,12 @@ def theta_table(df: pd.DataFrame, metrics: Sequence[str], by: Sequence[str] = ("
 
 
 def benjamini_hochberg(p: pd.Series) -> pd.Series:
-    """BH-adjusted p-values over the finite entries (NaN stays NaN)."""
+    """BH-adjusted p-values (statsmodels' ``fdr_bh``) over the finite entries; NaN stays NaN."""
+    from statsmodels.stats.multitest import multipletests
+
     values = p.to_numpy(dtype=float)
     out = np.full(len(values), np.nan)
     ok = np.isfinite(values)
-    m = int(ok.sum())
-    if m:
-        order = np.argsort(values[ok])
-        ranked = values[ok][order] * m / np.arange(1, m + 1)
-        adjusted = np.minimum.accumulate(ranked[::-1])[::-1]
-        result = np.empty(m)
-        result[order] = np.minimum(adjusted, 1.0)
-        out[ok] = result
+    if ok.any():
+        out[ok] = multipletests(values[ok], method="fdr_bh")[1]
     return pd.Series(out, index=p.index)

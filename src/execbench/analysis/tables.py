@@ -1,6 +1,6 @@
 """Accuracy tables with Wilson intervals, completed-response (C/R) and all-planned (C/N).
 
-- :func:`wilson`: the Wilson score interval of a binomial proportion.
+- :func:`wilson`: the Wilson score interval of a binomial proportion (statsmodels).
 - :func:`accuracy_table`: C, R, N and both accuracies with intervals per group
   (paper 001 table 3: model x arm; table 5: study x setting; paper 000 tables 2-3:
   difficulty and repository; appendix B.1: reasoning scope).
@@ -15,6 +15,7 @@ from typing import Sequence
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 Z95 = 1.959963984540054
 
@@ -25,14 +26,14 @@ BUCKET_LABELS = ("1-3", "3-5", "5-10", "10-25", "25-40", "40+")
 
 
 def wilson(k: float, n: float, z: float = Z95) -> tuple[float, float, float]:
-    """(proportion, low, high) of ``k`` successes in ``n`` trials; NaNs when ``n`` is 0."""
+    """(proportion, low, high) of ``k`` successes in ``n`` trials (statsmodels' Wilson score
+    interval at the two-sided level of ``z``); NaNs when ``n`` is 0."""
+    from statsmodels.stats.proportion import proportion_confint
+
     if not n:
         return (math.nan, math.nan, math.nan)
-    p = k / n
-    denom = 1 + z * z / n
-    center = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (p, max(0.0, center - half), min(1.0, center + half))
+    low, high = proportion_confint(k, n, alpha=2 * stats.norm.sf(z), method="wilson")
+    return (k / n, max(0.0, float(low)), min(1.0, float(high)))
 
 
 def accuracy_row(group: pd.DataFrame) -> dict[str, float]:
