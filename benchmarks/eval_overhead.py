@@ -82,8 +82,8 @@ async def _drive(base_url: str, api_key: str, prompts: list[list[dict]], tokens:
 def run_raw(dataset: Path, tokens: int, connections: int) -> dict:
     from execbench.dataset import read_tasks
     from execbench.eval import protocol
-    from execbench.eval.models import resolve
-    from execbench.eval.server import LocalServer
+    from execbench.models.names import resolve
+    from execbench.models.server import LocalServer
 
     prompts = [[{"role": m.role, "content": m.content} for m in item.prompt.messages]
                for item in protocol.render(read_tasks(dataset), "direct")]

@@ -111,8 +111,8 @@ def build(
 
 
 def _annotate(out: Path, annotator: str) -> None:
-    from execbench.eval.models import ModelError
-    from execbench.eval.server import ServerError
+    from execbench.models.names import ModelError
+    from execbench.models.server import ServerError
     from execbench.families.repo.annotate import annotate_dataset
 
     columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())

@@ -116,7 +116,7 @@ def reset_script() -> Script:
 
 
 def real_model_available() -> bool:
-    from execbench.eval import models
+    from execbench.models import names as models
 
     try:
         models.default_gguf()

@@ -56,8 +56,8 @@ def _port_open(address: str) -> bool:
 def test_local_server_is_private_and_stops():
     import os
 
-    from execbench.eval.models import resolve
-    from execbench.eval.server import LocalServer
+    from execbench.models.names import resolve
+    from execbench.models.server import LocalServer
 
     with LocalServer(resolve("local"), parallel=1) as server:
         assert server.address.startswith("http://127.0.0.1:")
@@ -119,9 +119,9 @@ def test_eval_with_the_local_model_end_to_end(humaneval_dataset, tmp_path):
 
 def test_eval_through_openai_api_provider_against_the_local_server(humaneval_dataset, tmp_path, monkeypatch):
     """The path for vLLM, Ollama and hosted APIs: <SERVICE>_BASE_URL + openai-api/<service>/<model>."""
-    from execbench.eval.models import resolve
+    from execbench.models.names import resolve
     from execbench.eval.run import EvalRequest, run_eval
-    from execbench.eval.server import LocalServer
+    from execbench.models.server import LocalServer
 
     with LocalServer(resolve("local"), parallel=2) as server:
         monkeypatch.setenv("LLAMACPP_BASE_URL", server.base_url)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 
-from execbench.mutation.teacher import Reply
+from execbench.models.teacher import Reply
 
 
 class ScriptedTeacher:

@@ -244,7 +244,7 @@ def _subset(source, out, function):
 @pytest.mark.slow
 def test_local_model_runs_the_pipeline_end_to_end(repo_dataset, tmp_path):
     pytest.importorskip("xllamacpp")
-    from execbench.eval.models import ModelError, default_gguf
+    from execbench.models.names import ModelError, default_gguf
 
     try:
         default_gguf()

@@ -14,14 +14,14 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from execbench.eval import models
+from execbench.models import names as models
 from execbench.eval.protocol import EvalSetupError
 from execbench.progress import LoggedProgress
 
 
 def _errors() -> tuple[type[BaseException], ...]:
     from execbench.dataset import DatasetError
-    from execbench.eval.server import ServerError
+    from execbench.models.server import ServerError
 
     return (EvalSetupError, models.ModelError, DatasetError, ServerError, OSError)
 

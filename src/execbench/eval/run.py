@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from execbench.eval import models, protocol
-from execbench.eval.models import LocalModel
+from execbench.eval import protocol
+from execbench.models import names as models
+from execbench.models.names import LocalModel
 
 LOCAL_MAX_TOKENS = 512  # the local model's default answer budget (small models ramble)
 LOCAL_PARALLEL = 2  # llama.cpp slots (= Inspect connections) for the local model by default
@@ -125,7 +126,7 @@ def run_eval(request: EvalRequest, *, status: Callable[[str], None] | None = Non
 
     server_info = None
     if local:
-        from execbench.eval.server import LocalServer
+        from execbench.models.server import LocalServer
 
         say(f"starting llama.cpp on {model.path.name} ({model.size / 1e6:.0f} MB, "
             f"{connections} slots)…")

@@ -15,6 +15,7 @@ from typing import Any, Iterable, Iterator
 
 from execbench.dataset import Task
 from execbench.grading import Score
+from execbench.sources.errors import SourceError  # noqa: F401 - re-exported: families raise it
 
 
 @dataclass
@@ -47,8 +48,15 @@ class Prompt:
     version: str  # template version, recorded in every log
 
 
-class SourceError(ValueError):
-    """A source specification could not be read (bad path, malformed case.toml, ...)."""
+class Reject(Exception):
+    """Raised inside a family's build code: the candidate is rejected at ``stage``; the
+    builder records it with :meth:`Outcome.reject`."""
+
+    def __init__(self, stage: str, reason: str, **details: Any) -> None:
+        super().__init__(reason)
+        self.stage = stage
+        self.reason = reason
+        self.details = details
 
 
 class Family(ABC):
@@ -67,6 +75,10 @@ class Family(ABC):
 
     def build_candidate(self, candidate: Candidate, options: dict[str, Any]) -> Outcome:
         return self.builder.build_candidate(candidate, options)
+
+    def manifest_settings(self, options: dict[str, Any]) -> dict[str, Any]:
+        """Extra build settings the manifest records (e.g. the interpreter answers came from)."""
+        return {}
 
     def prompt(self, task: Task, variant: str = "direct") -> Prompt:
         return self.renderer.render(task, variant)

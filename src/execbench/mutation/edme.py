@@ -52,7 +52,7 @@ from execbench.mutation import engine
 from execbench.mutation.apicalls import api_calls, check_preserved
 from execbench.mutation.probes import (ProbeError, extract_code, fix_probe_format, marker_prints,
                                        parse_code, parse_debug_results, probes, route_probes)
-from execbench.mutation.teacher import Reply, Teacher, Turn
+from execbench.models.teacher import Reply, Teacher, Turn
 
 PROMPT_VERSION = "1"
 MAX_VALUE_CHARS = 600  # per captured value shown to the teacher
@@ -649,7 +649,7 @@ def mutate_repo_dataset(
     ``teacher`` is a model name (``local``, ``local/PATH.gguf``, any Inspect model) or a
     ready :class:`Teacher`. Test functions run ``settings.concurrency`` at a time."""
     from execbench import families
-    from execbench.mutation.teacher import open_teacher
+    from execbench.models.teacher import open_teacher
 
     settings = settings or TeacherSettings()
     started = time.perf_counter()

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from execbench.families.base import SourceError
+from execbench.sources.errors import SourceError
 
 CASE_FILE = "case.toml"
 

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Iterator
 
 from execbench.dataset.cache import cache_dir
-from execbench.families.base import SourceError
+from execbench.sources.errors import SourceError
 
 PYTEST = "pytest==9.0.3"
 _SPEC = re.compile(r"^pypi:(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)==(?P<version>[A-Za-z0-9.+!_-]+)$")

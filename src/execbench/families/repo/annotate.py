@@ -5,7 +5,7 @@ Hard from the task text. Without an annotator no label is written (never guessed
 one pass over the finished dataset, so labels never enter the build cache (changing the
 annotator re-runs no test) and a local model's server starts once. ``MODEL`` is any Inspect
 AI model or ``local`` / ``local/PATH.gguf`` (execbench's llama.cpp server), reached through
-:func:`execbench.mutation.teacher.open_teacher`; replies go through Inspect's response cache.
+:func:`execbench.models.teacher.open_teacher`; replies go through Inspect's response cache.
 Each labelled task gets ``provenance.difficulty = {"label", "annotator"}`` and
 ``metrics.difficulty`` (1/2/3); a reply that names no label leaves the task unlabelled, a
 failed request leaves it as it was, both counted in the manifest's ``annotation``; when
@@ -89,7 +89,7 @@ def annotate_dataset(directory: str | Path, annotator: str, *, connections: int 
                      progress: ProgressFn | None = None) -> dict[str, Any]:
     """Label every repo task of the dataset at ``directory`` in place; returns the new manifest.
     ``cache``: Inspect's response cache (a repeated annotation costs no requests)."""
-    from execbench.mutation.teacher import open_teacher
+    from execbench.models.teacher import open_teacher
 
     started = time.perf_counter()
     manifest = read_manifest(directory)

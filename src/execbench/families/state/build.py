@@ -32,7 +32,7 @@ import json
 from typing import Any, Iterator
 
 from execbench.dataset import make_id
-from execbench.families.base import Candidate, Outcome, SourceError
+from execbench.families.base import Candidate, Outcome, Reject, SourceError
 from execbench.families.state import choose, instrument_cpp, instrument_py
 from execbench.families.state.batch import Batch, JobResult, run_batch, toolchain
 from execbench.families.state.canonical import depth_ok, dumps, json_type, leaves
@@ -57,14 +57,6 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "cpp_std": "c++17",
     "compile_time_limit": 120.0,
 }
-
-
-class Reject(Exception):
-    def __init__(self, stage: str, reason: str, **details: Any) -> None:
-        super().__init__(reason)
-        self.stage = stage
-        self.reason = reason
-        self.details = details
 
 
 # -- candidates ---------------------------------------------------------------------------

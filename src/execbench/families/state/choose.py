@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from execbench.families.base import Reject
 from execbench.families.state import instrument_py
 from execbench.families.state.batch import run_batch
 from execbench.families.state.canonical import json_type
@@ -41,7 +42,6 @@ def _profile_job(program: str, options: dict[str, Any]) -> dict[str, Any]:
 
 
 def _run_profile(profile: str, files: dict[str, str], options: dict[str, Any], preload: list[str]) -> dict:
-    from execbench.families.state.build import Reject
 
     batch = run_batch({**files, "profile.py": profile}, [_profile_job(profile, options)], preload=preload)
     if not batch.ok:
@@ -68,7 +68,6 @@ def count_python(program: str, files: dict[str, str], loop_line: int, options: d
 
 def choose_python(program: str, files: dict[str, str], options: dict[str, Any],
                   *, preload: list[str] = ()) -> dict[str, Any]:  # type: ignore[assignment]
-    from execbench.families.state.build import Reject
 
     loops = instrument_py.instrumentable(program)
     if not loops:

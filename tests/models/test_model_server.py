@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from execbench.eval.models import LocalModel
-from execbench.eval.server import PORT_RANGE, LocalServer, ServerError, default_threads, preferred_port
+from execbench.models.names import LocalModel
+from execbench.models.server import PORT_RANGE, LocalServer, ServerError, default_threads, preferred_port
 
 
 def test_preferred_port_is_stable_and_in_range():

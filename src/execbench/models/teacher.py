@@ -5,7 +5,7 @@
     with open_teacher("local", settings) as teacher: ...          # llama.cpp + SmolLM2, offline
 
 ``local`` and ``local/PATH.gguf`` start execbench's in-process llama.cpp server
-(:class:`execbench.eval.server.LocalServer`) for the duration of the block. Inspect is
+(:class:`execbench.models.server.LocalServer`) for the duration of the block. Inspect is
 imported lazily, on the first request. Replies are text only: the caller parses them with
 ``ast`` and runs them only in the sandbox.
 """
@@ -85,11 +85,11 @@ def open_teacher(name: str, *, temperature: float = 0.7, max_tokens: int = 16384
                  cache: bool = True, local_max_tokens: int = LOCAL_MAX_TOKENS,
                  parallel: int = 1) -> Iterator[InspectTeacher]:
     """A ready teacher for ``name``; a local GGUF model is served for the block's duration."""
-    from execbench.eval import models
+    from execbench.models import names as models
 
     model = models.resolve(name)
     if isinstance(model, models.LocalModel):
-        from execbench.eval.server import LocalServer
+        from execbench.models.server import LocalServer
 
         with LocalServer(model, parallel=parallel) as server, server.environment():
             yield InspectTeacher(model.inspect_name, temperature=temperature,

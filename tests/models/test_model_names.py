@@ -6,8 +6,8 @@ import importlib.metadata
 
 import pytest
 
-from execbench.eval import models
-from execbench.eval.models import LocalModel, ModelError, RemoteModel
+from execbench.models import names as models
+from execbench.models.names import LocalModel, ModelError, RemoteModel
 
 
 def fake_gguf(path, payload=b"\x00" * 64):

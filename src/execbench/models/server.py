@@ -31,7 +31,7 @@ import urllib.error
 import urllib.request
 from typing import Any, Iterator
 
-from execbench.eval.models import LOCAL_SERVICE, LocalModel
+from execbench.models.names import LOCAL_SERVICE, LocalModel
 
 DEFAULT_SLOT_CONTEXT = 8192
 PORT_RANGE = (20000, 40000)
