@@ -78,16 +78,25 @@ def test_list_and_tuple_constructors_of_literals():
     assert correct("[]", "list()")
 
 
-def test_wrapper_stripping():
-    assert correct("D({'a': 1})", "{'a': 1}")
-    assert correct("{'a': 1}", "Wrapper({'a': 1})")
-    assert not correct("D({'a': 1})", "{'a': 2}")
+def test_calls_are_not_the_container_they_wrap():
+    # issue 12 (toolz test_pluck@L393): each of these fails the real test for the answer [0, 1]
+    for wrapped in ("len([0, 1])", "reversed([0, 1])", "max([0, 1])", "deque([0, 1])", "D([0, 1])"):
+        assert not correct("[0, 1]", wrapped), wrapped
+    assert not correct("D({'a': 1})", "{'a': 1}")
+    assert correct("[0, 1]", "list([0, 1])")  # value-preserving conversions stay
 
 
-def test_path_qualification():
-    assert correct("mod.Point(1, 2)", "Point(1, 2)")
-    assert correct("Color.RED", "pkg.colors.Color.RED")
-    assert not correct("Color.RED", "RED")  # one component is ambiguous for a value
+def test_names_compare_by_the_aliases_stored_with_the_task():
+    aliases = [["toolz.flip", "toolz.functoolz.flip", "flip"]]
+    t = task("toolz.functoolz.flip", "text")
+    t.provenance["answer_aliases"] = aliases
+    assert grade_answer(t, "toolz.flip").correct and grade_answer(t, "flip").correct
+    assert not grade_answer(t, "toolz.functoolz.compose").correct
+    assert not grade_answer(t, "functoolz.flip").correct  # not a name of it in the test module
+    ctor = task("mod.Point(1, 2)", "text")
+    ctor.provenance["answer_aliases"] = [["mod.Point", "Point"]]
+    assert grade_answer(ctor, "Point(1, 2)").correct and not grade_answer(ctor, "Point(2, 1)").correct
+    assert not correct("Color.RED", "pkg.colors.Color.RED")  # no aliases stored: the same text only
     assert not correct("Color.RED", "Color.BLUE")
 
 

@@ -25,7 +25,7 @@ def _task(**fields) -> Task:
 def test_variants_render_with_versions(variant):
     rendered = prompt.render(_task(), variant)
     text = rendered.messages[0].content
-    assert rendered.template == f"repo/{variant}" and rendered.version == "1"
+    assert rendered.template == f"repo/{variant}" and rendered.version == "2"
     assert "Blank Assertion: assert ___ == len(cache)" in text
     assert "CRITICAL REQUIREMENT: The answer MUST be a literal integer value." in text
     assert "assert ___ == len(cache)  # Question" in text
@@ -39,6 +39,9 @@ def test_hints_by_form():
     assert "constructor call" in prompt.hint("constructor", "yarl.URL")
     assert "SymPy" in prompt.hint("sympy_expression", "sympy.core.numbers.Rational")
     assert "global constant" in prompt.hint("global_constant", "int")
+    # issue 12: a hint never names the single possible value
+    assert "None" not in prompt.hint("literal", "NoneType")
+    assert prompt.hint("literal", "NoneType") == prompt.hint("literal", "some.Type")
     with pytest.raises(ValueError):
         prompt.render(_task(), "nope")
 

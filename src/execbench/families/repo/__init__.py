@@ -19,7 +19,9 @@ class RepoFamily(Family):
     # 2: except-as slices; relevant_lines, slice_files. 3: multi-line asserts anchor their slice.
     # 4: variables without a literal form resolve to their defining expression.
     # 5: identity assertions never take a constructed answer.
-    version = "5"
+    # 6: admission gate (wrong values, sentinel), environment_dependent, readable_without_running,
+    #    inputs stay visible, answers hidden elsewhere in the test, name aliases for grading.
+    version = "6"
     variants = tuple(prompt.VARIANTS)
     default_options = build.DEFAULT_OPTIONS
     builder, renderer = build, prompt

@@ -38,6 +38,7 @@ MAX_RENDER = 2000
 MAX_EXECUTIONS = 16
 PROBE = "__execbench_probe__"
 VERIFY = "__execbench_verify__"
+SENTINEL = "__execbench_sentinel__"
 
 _spec: dict[str, Any] = {}
 _served: dict[str, str] = {}  # realpath → module text
@@ -160,9 +161,75 @@ def probe(key: str, side: int, value: Any) -> Any:
     return value
 
 
-def verify(key: str, value: Any, *checks: Any) -> bool:
+class _Sentinel:
+    """An unrelated object with identity equality: a wrong answer no value should equal."""
+
+    __slots__ = ()
+
+
+def sentinel() -> Any:
+    return _Sentinel()
+
+
+MAX_ALIASES = 50
+MAX_ALIAS_STEPS = 20000
+
+
+def _resolve(name: str, namespace: dict[str, Any]) -> Any:
+    parts = name.split(".")
+    if parts[0] in namespace:
+        obj = namespace[parts[0]]
+    else:
+        import builtins
+
+        obj = getattr(builtins, parts[0])
+    for part in parts[1:]:
+        obj = getattr(obj, part)
+    return obj
+
+
+def _aliases(obj: Any, namespace: dict[str, Any]) -> list[str]:
+    """Dotted names reachable from the test module's globals (a global, an attribute of a
+    module global, an attribute of one of its submodules) that are ``obj`` itself."""
+    import types
+
+    found: list[str] = []
+    steps = 0
+    todo: list[tuple[str, dict[str, Any], str | None, int]] = [("", namespace, None, 1)]
+    while todo and len(found) < MAX_ALIASES:
+        prefix, names, module_name, depth = todo.pop(0)
+        for attr, value in list(names.items()):
+            steps += 1
+            if steps > MAX_ALIAS_STEPS or len(found) >= MAX_ALIASES:
+                break
+            if not isinstance(attr, str) or attr.startswith("__"):
+                continue
+            dotted = f"{prefix}{attr}"
+            if value is obj:
+                found.append(dotted)
+            elif isinstance(value, types.ModuleType) and depth < 3:
+                name = getattr(value, "__name__", "") or ""
+                if module_name is None or name.startswith(module_name + "."):  # globals, then submodules
+                    todo.append((dotted + ".", vars(value), name, depth + 1))
+    return sorted(set(found))
+
+
+def verify(key: str, value: Any, *checks: Any, names: tuple[str, ...] = ()) -> bool:
     if _current is None:
         return True
+    if names and checks and key not in _current["aliases"]:
+        namespace = getattr(checks[0], "__globals__", {})
+        groups = []
+        for name in names:
+            try:
+                obj = _resolve(name, namespace)
+            except Exception:  # noqa: BLE001 - a name that does not resolve has no aliases
+                continue
+            group = _aliases(obj, namespace)
+            if name not in group:
+                group = sorted({name, *group})
+            groups.append(group)
+        _current["aliases"][key] = groups
     results = []
     for check in checks:
         try:
@@ -196,6 +263,7 @@ class _Loader(importlib.machinery.SourceFileLoader):
     def exec_module(self, module: Any) -> None:
         module.__dict__[PROBE] = probe
         module.__dict__[VERIFY] = verify
+        module.__dict__[SENTINEL] = sentinel
         super().exec_module(module)
 
 
@@ -255,7 +323,7 @@ def _alarm(signum: int, frame: Any) -> None:
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item: Any, nextitem: Any):  # noqa: ANN201
     global _current
-    _current = {"nodeid": item.nodeid, "probes": {}, "verify": {}, "phases": {}, "overflow": set(),
+    _current = {"nodeid": item.nodeid, "probes": {}, "verify": {}, "aliases": {}, "phases": {}, "overflow": set(),
                 "_values": []}
     timeout = float(_spec.get("timeout", 0) or 0)
     previous = signal.signal(signal.SIGALRM, _alarm) if timeout else None

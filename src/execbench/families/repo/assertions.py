@@ -55,6 +55,7 @@ _COMPARE = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: "
 PROBE = "__execbench_probe__"
 VERIFY = "__execbench_verify__"
 VALUE = "__execbench_value__"
+SENTINEL = "__execbench_sentinel__"
 
 
 @dataclass(frozen=True)
@@ -264,13 +265,18 @@ def neutralize_splices(assertions: list[Assertion]) -> list[Splice]:
     return splices
 
 
-def verify_splice(source: str, key: str, assertion: Assertion, masked: int, candidates: list[str]) -> Splice:
+def verify_splice(source: str, key: str, assertion: Assertion, masked: int, candidates: list[str],
+                  extra: list[str] = (), names: list[str] = ()) -> Splice:  # type: ignore[assignment]
     """The statement rewritten so that the actual operand is evaluated once and each
     candidate answer is checked by the original assertion with the answer substituted for
     the masked operand; the statement itself always succeeds (the test goes on).
 
     ``assert A == B`` → ``assert __execbench_verify__(key, (A), lambda v: bool(v == (C1)), ...)``
     ``self.assertEqual(B, A)`` → ``__execbench_verify__(key, (A), lambda v: (self.assertEqual((C1), v), True)[1], ...)``
+
+    ``extra`` are boolean expressions checked after the candidates (the admission gate's
+    "does the answer equal an unrelated object"); ``names`` are dotted names whose aliases
+    in the test module's namespace the plugin records.
     """
     src = source_text(source)
     actual = assertion.operands[1 - masked]
@@ -283,7 +289,9 @@ def verify_splice(source: str, key: str, assertion: Assertion, masked: int, cand
             checks.append(f"lambda {VALUE}: bool({ast.unparse(replaced.test)})")  # type: ignore[attr-defined]
         else:
             checks.append(f"lambda {VALUE}: ({ast.unparse(replaced.value)}, True)[1]")  # type: ignore[attr-defined]
-    call = f"{VERIFY}({key!r}, ({segment(source, actual)}), {', '.join(checks)})"
+    checks += [f"lambda {VALUE}: bool({text})" for text in extra]
+    tail = f", names={tuple(names)!r}" if names else ""
+    call = f"{VERIFY}({key!r}, ({segment(source, actual)}), {', '.join(checks)}{tail})"
     body = pad(call, assertion.span.lines)
     text = f"assert {body}" if assertion.kind == "assert" else body
     return Splice(assertion.span, text)

@@ -25,6 +25,7 @@ import hashlib
 import json
 import os
 import re
+import sys
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -184,6 +185,7 @@ def build_test_file(repo: Repo, rel: str, source: str, options: dict[str, Any], 
         return outcome
     by_function = {(str(Path(m.path).resolve()), fl): (m, f) for m in modules for (q, fl), f in m.functions.items()}
     pending: list[dict[str, Any]] = []  # per (test instance, item) awaiting verification
+    environment = environment_patterns(repo)
     instances: dict[tuple[str, str], int] = defaultdict(int)
     for record in first.records:
         nodeid = record["nodeid"]
@@ -237,28 +239,47 @@ def build_test_file(repo: Repo, rel: str, source: str, options: dict[str, Any], 
             if it.key in record.get("overflow", []):
                 outcome.reject(at, dvp.SEMANTIC, "multiple_values: executed too often", **base)
                 continue
-            cands, why = _answer_candidates(it, runs, sympy)
+            cands, why = _answer_candidates(it, runs, sympy, environment)
+            if why is None:
+                why = _readable_without_running(it, runs)
             if why is not None:
                 outcome.reject(at, why[0], why[1], **base)
                 continue
             pending.append({"record": record, "item": it, "candidates": cands, "label": at, "base": base,
-                            "values": runs})
+                            "values": runs, "wrong": _wrong_values(runs, it, sympy, cands)})
     if not pending:
         return outcome
 
     # --- verification run -------------------------------------------------------------------
+    # Candidates first (the first that passes is the answer), then the admission gate's wrong
+    # values (same type, and an unrelated sentinel): one of them passing means many solutions.
     verify_served = {}
     union: dict[str, list[str]] = defaultdict(list)
+    extra: dict[str, list[str]] = defaultdict(list)  # "candidate == sentinel" per text candidate
+    names: dict[str, list[str]] = defaultdict(list)  # dotted names to resolve to aliases
     for p in pending:
+        key = p["item"].key
         for c in p["candidates"]:
-            if c["text"] not in union[p["item"].key]:
-                union[p["item"].key].append(c["text"])
+            if c["text"] not in union[key]:
+                union[key].append(c["text"])
+            if c["kind"] != "python-literal" and c["text"] not in extra[key]:
+                extra[key].append(c["text"])
+            for name in _dotted_names(c["text"]) if c["kind"] == "text" else []:
+                if name not in names[key]:
+                    names[key].append(name)
+    for p in pending:
+        key = p["item"].key
+        for text in p["wrong"]:
+            if text not in union[key]:
+                union[key].append(text)
     for module in modules:
         splices = []
         for key, texts in union.items():
             it = items[key]
             if it.module is module:
-                splices.append(A.verify_splice(module.source, key, it.assertion, it.choice.masked, texts))
+                equal_everything = [f"({text}) == {A.SENTINEL}()" for text in extra[key]]
+                splices.append(A.verify_splice(module.source, key, it.assertion, it.choice.masked, texts,
+                                               equal_everything, names[key]))
         if origin != "original":  # stale expected values elsewhere must not fail the test
             verified = {id(items[key].assertion) for key in union}
             splices += A.neutralize_splices([a for f in module.functions.values() for a in f.assertions
@@ -286,17 +307,31 @@ def build_test_file(repo: Repo, rel: str, source: str, options: dict[str, Any], 
                            **p["base"])
             continue
         texts = union[it.key]
+
+        def passes(index: int) -> bool:
+            return all(len(c["checks"]) > index and c["checks"][index] is True for c in checks)
+
         chosen = None
         for cand in p["candidates"]:
-            index = texts.index(cand["text"])
-            if all(c["checks"][index] is True for c in checks):
+            if passes(texts.index(cand["text"])):
                 chosen = cand
                 break
         if chosen is None:
             outcome.reject(p["label"], "verification", "no candidate answer passes the assertion when substituted",
                            candidates=[c["text"] for c in p["candidates"]], **p["base"])
             continue
-        admitted.append({**p, "answer": chosen})
+        wrong = next((w for w in p["wrong"] if passes(texts.index(w))), None)
+        if wrong is not None:
+            what = "an unrelated object" if wrong == f"{A.SENTINEL}()" else f"the wrong value {wrong[:80]}"
+            outcome.reject(p["label"], dvp.SEMANTIC, f"many_solutions: {what} passes the assertion too",
+                           answer=chosen["text"], **p["base"])
+            continue
+        if chosen["text"] in extra[it.key] and passes(len(texts) + extra[it.key].index(chosen["text"])):
+            outcome.reject(p["label"], dvp.SEMANTIC, "many_solutions: the answer equals an unrelated object",
+                           answer=chosen["text"], **p["base"])
+            continue
+        aliases = [g for g in (rec2.get("aliases") or {}).get(it.key, []) if isinstance(g, list) and len(g) > 1]
+        admitted.append({**p, "answer": chosen, "aliases": aliases})
     _disambiguate(admitted, outcome)
     analysis, store = slice_cache(), TraceStore()
     for p in admitted:
@@ -310,7 +345,52 @@ def _value_text(rendered: dict[str, Any]) -> str | None:
     return rendered.get("literal", rendered.get("sympy"))
 
 
-def _answer_candidates(it: Item, runs: list[dict[str, Any]], sympy: bool
+def environment_patterns(repo: Repo) -> list[tuple[str, re.Pattern[str]]]:
+    """What a value must not contain: the build's own paths (source tree, cache dir, venv,
+    interpreter, home dir), its host name and its user name (as ``user@``, ``~user``,
+    ``/home/user``; a bare word such as ``root`` is a common value, the home dir covers
+    ``/root``). Such values differ between two builds in different places."""
+    import getpass
+    import socket
+
+    paths: dict[str, str] = {}
+    for label, path in [("source tree", repo.root), ("source tree", repo.import_root), ("cache dir", cache_dir()),
+                        ("venv", repo.python.parent.parent), ("interpreter", Path(sys.base_prefix)),
+                        ("interpreter", Path(sys.prefix)), ("home dir", Path.home())]:
+        for variant in {str(path), os.path.realpath(path)}:
+            if len(variant) > 1:
+                paths.setdefault(variant, label)
+    out = [(label, re.compile(r"(?<![\w.~%-])" + re.escape(text) + r"(?![\w.-])"))
+           for text, label in sorted(paths.items(), key=lambda kv: -len(kv[0]))]
+    try:
+        host = socket.gethostname()
+    except OSError:
+        host = ""
+    if len(host) >= 4 and host != "localhost":
+        out.append(("host name", re.compile(r"(?<![\w-])" + re.escape(host) + r"(?![\w-])")))
+    try:
+        user = getpass.getuser()
+    except Exception:  # noqa: BLE001 - no user name to look for
+        user = ""
+    if user:
+        u = re.escape(user)
+        out.append(("user name", re.compile(rf"(?<![\w.-]){u}@|~{u}(?![\w.-])|/home/{u}(?![\w.-])")))
+    return out
+
+
+def environment_dependent(texts: list[str | None], patterns: list[tuple[str, re.Pattern[str]]]) -> str | None:
+    """The first environment label found in ``texts`` (:func:`environment_patterns`)."""
+    for text in texts:
+        if not text:
+            continue
+        for label, pattern in patterns:
+            if pattern.search(text):
+                return label
+    return None
+
+
+def _answer_candidates(it: Item, runs: list[dict[str, Any]], sympy: bool,
+                       environment: list[tuple[str, re.Pattern[str]]] = ()  # type: ignore[assignment]
                        ) -> tuple[list[dict[str, Any]], tuple[str, str] | None]:
     """Answer texts to verify, best first: the actual operand's runtime value as a literal
     (or sympy text), the masked operand's runtime value, then the original masked text when
@@ -326,6 +406,9 @@ def _answer_candidates(it: Item, runs: list[dict[str, Any]], sympy: bool
     if len(kinds) > 1:
         return [], (dvp.SEMANTIC, f"multiple_values: {len(runs)} executions disagree")
     value, masked_value = actual[0], expected[0]
+    where = environment_dependent([r.get(k) for r in actual + expected for k in ("literal", "sympy")], environment)
+    if where:
+        return [], (dvp.SEMANTIC, f"environment_dependent: the value holds the build's {where}")
     out: list[dict[str, Any]] = []
 
     def add(text: str | None, source: str, form: str, kind: str) -> None:
@@ -370,6 +453,167 @@ def _answer_candidates(it: Item, runs: list[dict[str, Any]], sympy: bool
     return clean, None
 
 
+def _literal_value(text: str | None) -> tuple[bool, Any]:
+    """(ok, value) of a literal text rendered by the plugin or written in the test."""
+    if not text or len(text) > 4000:
+        return False, None
+    try:
+        return True, ast.literal_eval(text)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False, None
+
+
+def _wrong_values(runs: list[dict[str, Any]], it: Item, sympy: bool, cands: list[dict[str, Any]]) -> list[str]:
+    """The admission gate's wrong answers: a few values of the answer's type that differ from
+    it (int ± 1, the other bool, a dropped or added element, ...) and an unrelated sentinel
+    object. None of them may pass the assertion when substituted."""
+    choice = it.choice
+    assert isinstance(choice, dvp.Choice)
+    out: list[str] = []
+    literal = next((r.get(str(k), {}).get("literal") for k in (choice.actual, choice.masked) for r in runs[:1]
+                    if r.get(str(k), {}).get("literal")), None)
+    ok, value = _literal_value(literal)
+    if ok:
+        for wrong in _same_type_variants(value):
+            text = repr(wrong)
+            if text != literal and len(text) <= 4000 and text not in out:
+                out.append(text)
+    elif sympy and cands and cands[0]["kind"] == "sympy":
+        out.append(f"({cands[0]['text']}) + 1")
+    out.append(f"{A.SENTINEL}()")
+    return out
+
+
+def _same_type_variants(v: Any) -> list[Any]:
+    t = type(v)
+    if v is None:
+        return []
+    if t is bool:
+        return [not v]
+    if t is int:
+        return [v + 1, v - 1]
+    if t is float:
+        return [v + 1.0, v * 2 if v else 0.5]
+    if t is complex:
+        return [v + 1]
+    if t is str:
+        return [v + "x", v[:-1]] if v else ["x"]
+    if t is bytes:
+        return [v + b"x", v[:-1]] if v else [b"x"]
+    if t in (list, tuple):
+        out = [v[:-1], v + v[-1:]] if v else [t([0])]
+        if len(v) > 1 and v[::-1] != v:
+            out.append(v[::-1])
+        return out
+    if t is dict:
+        if not v:
+            return [{0: 0}]
+        keys = list(v)
+        return [{k: v[k] for k in keys[:-1]}, {**v, ("execbench",): 0}]
+    if t in (set, frozenset):
+        if not v:
+            return [t({0})]
+        first = sorted(v, key=repr)[0]
+        return [t(v - {first}), t(v | {("execbench",)})]
+    return []
+
+
+def _readable_without_running(it: Item, runs: list[dict[str, Any]]) -> tuple[str, str] | None:
+    """RepoReason's question is what the code under test computes: an actual operand that
+    only indexes, slices or reads attributes of values written literally in the shown test
+    (``assert ___ == alist[0]`` with ``alist = [...]``) has the answer on the page."""
+    choice = it.choice
+    assert isinstance(choice, dvp.Choice)
+    node = it.assertion.operands[choice.actual]
+    if not any(isinstance(n, ast.Name) for n in ast.walk(node)):
+        return None
+    literals: dict[str, Any] = {}
+    assigned: dict[str, int] = defaultdict(int)
+    for sub in ast.walk(it.function.node):
+        for target in (sub.targets if isinstance(sub, ast.Assign) else [sub.target]
+                       if isinstance(sub, (ast.AugAssign, ast.AnnAssign, ast.For, ast.NamedExpr)) else []):
+            for name in ast.walk(target):
+                if isinstance(name, ast.Name):
+                    assigned[name.id] += 1
+        if (isinstance(sub, ast.Assign) and len(sub.targets) == 1 and isinstance(sub.targets[0], ast.Name)
+                and dvp._is_literal(sub.value)):
+            ok, value = _literal_value(A.segment(it.module.source, sub.value))
+            if ok:
+                literals[sub.targets[0].id] = value
+    literals = {k: v for k, v in literals.items() if assigned[k] == 1}
+    try:
+        static = _static(node, literals)
+    except _NotStatic:
+        return None
+    except Exception:  # noqa: BLE001 - indexing a literal the wrong way: not readable
+        return None
+    runtime = runs[0].get(str(choice.actual), {}).get("literal")
+    try:
+        from execbench.families.repo.compare import Refused, parse_answer, same
+
+        if runtime is None or not same(parse_answer(repr(static)[:5000]), parse_answer(runtime)):
+            return None
+    except (Refused, RecursionError, ValueError):
+        return None
+    return dvp.SEMANTIC, f"readable_without_running: {A.segment(it.module.source, node)[:80]} only reads literals of the test"
+
+
+class _NotStatic(Exception):
+    pass
+
+
+_DATA_ATTRIBUTES = {"real", "imag", "numerator", "denominator"}
+
+
+def _static(node: ast.expr, names: dict[str, Any]) -> Any:
+    """The value of an expression made of literals, names bound to literals, subscripts,
+    slices and numeric data attributes; :class:`_NotStatic` for anything else."""
+    if isinstance(node, ast.Name):
+        if node.id not in names:
+            raise _NotStatic
+        return names[node.id]
+    if dvp._is_literal(node):
+        ok, value = _literal_value(ast.unparse(node))
+        if not ok:
+            raise _NotStatic
+        return value
+    if isinstance(node, ast.Subscript):
+        return _static(node.value, names)[_static(node.slice, names)]
+    if isinstance(node, ast.Slice):
+        parts = [None if p is None else _static(p, names) for p in (node.lower, node.upper, node.step)]
+        if not all(p is None or type(p) is int for p in parts):
+            raise _NotStatic
+        return slice(*parts)
+    if isinstance(node, ast.Tuple):
+        return tuple(_static(e, names) for e in node.elts)
+    if isinstance(node, ast.Attribute) and node.attr in _DATA_ATTRIBUTES:
+        base = _static(node.value, names)
+        if type(base) not in (int, float, complex):
+            raise _NotStatic
+        return getattr(base, node.attr)
+    raise _NotStatic
+
+
+def _dotted_names(text: str) -> list[str]:
+    """Maximal dotted names (``toolz.functoolz.flip``, a constructor's callee) in an answer text."""
+    try:
+        tree = ast.parse(text, mode="eval")
+    except SyntaxError:
+        return []
+    inner = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+    out = []
+    for n in ast.walk(tree):
+        if isinstance(n, (ast.Name, ast.Attribute)) and id(n) not in inner:
+            parts = []
+            cur: ast.expr = n
+            while isinstance(cur, ast.Attribute):
+                parts.append(cur.attr)
+                cur = cur.value
+            if isinstance(cur, ast.Name) and cur.id not in ("None", "True", "False"):
+                out.append(".".join([cur.id, *reversed(parts)]))
+    return out
+
+
 def _add_text(add: Callable[..., None], source: str, node: ast.expr, form: dvp.Form, origin: str) -> None:
     text = A.segment(source, node)
     text = " ".join(text.split()) if "\n" in text else text
@@ -406,17 +650,25 @@ def _definitions(it: Item) -> list[tuple[ast.expr, dvp.Form]]:
             if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)]
 
 
-def _hidden_spans(items: dict[str, Item], it: Item) -> list[A.Span]:
+def _hidden_spans(items: dict[str, Item], it: Item, answer: str | None = None) -> list[A.Span]:
     """Expected operands of the function's other maskable assertions whose text shows a
     value (literals, constants, attributes, constructors; plain variable names show
-    nothing), and literal right-hand sides bound to the question's variable (the answer
-    would be visible)."""
+    nothing); literal right-hand sides bound to the question's variable (the answer would be
+    visible) unless the variable is an input of the asked expression (``data1 = [...]``
+    feeding ``unique(data1 * 3)``: hiding it makes the question unanswerable); and every
+    compared value of another assertion that equals the answer (``assert not c != ___``)."""
     spans = []
     for other in items.values():
         if (other.function is it.function and other is not it and isinstance(other.choice, dvp.Choice)
                 and not other.choice.variable):
             spans.append(A.Span.of(other.assertion.operands[other.choice.masked]))
-    spans += [A.Span.of(value) for value, form in _definitions(it) if form.priority in (1, 2, 3, 4)]
+    choice = it.choice
+    assert isinstance(choice, dvp.Choice)
+    if not (choice.variable and it.assertion.operands[choice.masked].id in  # type: ignore[attr-defined]
+            _inputs(it.function, it.assertion.operands[choice.actual])):
+        spans += [A.Span.of(value) for value, form in _definitions(it) if form.priority in (1, 2, 3, 4)]
+    if answer is not None:
+        spans += _answer_elsewhere(it, answer)
     # Nested spans (a hidden operand inside another) would overlap: keep the outermost.
     spans.sort(key=lambda s: (s.lineno, s.col, -s.end_lineno, -s.end_col))
     kept: list[A.Span] = []
@@ -425,6 +677,100 @@ def _hidden_spans(items: dict[str, Item], it: Item) -> list[A.Span]:
             continue
         kept.append(s)
     return kept
+
+
+def _bound_names(stmt: ast.AST) -> set[str]:
+    """Names a statement binds or may change (targets, and the names of a bare call)."""
+    targets: list[ast.AST] = []
+    if isinstance(stmt, ast.Assign):
+        targets = list(stmt.targets)
+    elif isinstance(stmt, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor)):
+        targets = [stmt.target]
+    elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+        targets = [i.optional_vars for i in stmt.items if i.optional_vars is not None]
+    elif isinstance(stmt, ast.Expr):  # cache.update(data), f(x): may change what they touch
+        targets = [stmt.value]
+    return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+
+
+def _read_names(stmt: ast.AST) -> set[str]:
+    parts: list[ast.AST] = []
+    if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr)):
+        parts = [stmt.value] if stmt.value is not None else []
+        if isinstance(stmt, ast.Assign):  # d[k] = v reads k
+            parts += [t for t in stmt.targets if not isinstance(t, ast.Name)]
+    elif isinstance(stmt, (ast.For, ast.AsyncFor)):
+        parts = [stmt.iter]
+    elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+        parts = [i.context_expr for i in stmt.items]
+    return {n.id for p in parts for n in ast.walk(p) if isinstance(n, ast.Name)}
+
+
+def _inputs(function: A.TestFunction, expr: ast.expr) -> set[str]:
+    """Names the value of ``expr`` depends on inside the test function (a fixed point over
+    the statements that bind or touch a name already in the set)."""
+    deps = {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)}
+    stmts = [n for n in ast.walk(function.node) if isinstance(n, ast.stmt) and n is not function.node]
+    changed = True
+    while changed:
+        changed = False
+        for stmt in stmts:
+            if _bound_names(stmt) & deps:
+                new = _read_names(stmt) - deps
+                if new:
+                    deps |= new
+                    changed = True
+    return deps
+
+
+def _compared(node: ast.AST) -> list[ast.expr]:
+    """Values an assertion compares: the operands of its comparisons (through ``not``,
+    ``and``/``or``), the elements of a literal container after ``in``, unittest arguments."""
+    out: list[ast.expr] = []
+    if isinstance(node, ast.Assert):
+        todo: list[ast.AST] = [node.test]
+        while todo:
+            cur = todo.pop()
+            if isinstance(cur, ast.BoolOp):
+                todo += cur.values
+            elif isinstance(cur, ast.UnaryOp) and isinstance(cur.op, ast.Not):
+                todo.append(cur.operand)
+            elif isinstance(cur, ast.Compare):
+                for op, right in zip(cur.ops, cur.comparators):
+                    out.append(right)
+                    if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, (ast.Tuple, ast.List, ast.Set)):
+                        out += right.elts
+                out.append(cur.left)
+    elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+        for arg in node.value.args[:2]:
+            out.append(arg)
+            if isinstance(arg, (ast.Tuple, ast.List, ast.Set)):
+                out += arg.elts
+    return out
+
+
+def _answer_elsewhere(it: Item, answer: str) -> list[A.Span]:
+    """Compared values of the test's other assertions that equal the answer (grader
+    equality, no execution): they are hidden too, or the answer would stand on the page."""
+    from execbench.families.repo.compare import Refused, parse_answer, same
+
+    try:
+        want = parse_answer(answer)
+    except (Refused, RecursionError):
+        return []
+    out = []
+    for other in it.function.assertions:
+        if other is it.assertion or other.node is None:
+            continue
+        for node in _compared(other.node):
+            if dvp.classify(node, it.function.local_names).priority not in (1, 2, 3, 4):
+                continue
+            try:
+                if same(parse_answer(A.segment(it.module.source, node)), want):
+                    out.append(A.Span.of(node))
+            except (Refused, RecursionError):
+                continue
+    return out
 
 
 def _safe(text: str) -> str:
@@ -532,7 +878,8 @@ def _task(repo: Repo, rel: str, modules: list[Module], items: dict[str, Item], p
     module, function, assertion = it.module, it.function, it.assertion
     nodeid = record["nodeid"]
     trace = record["trace"]
-    masked_source = A.mask_text(module.source, function, (assertion, choice.masked), _hidden_spans(items, it))
+    masked_source = A.mask_text(module.source, function, (assertion, choice.masked),
+                                _hidden_spans(items, it, answer["text"]))
     blank = A.statement_text(module.source, assertion, choice.masked)
     store = store or TraceStore()
     if nodeid not in store.memo:
@@ -593,6 +940,8 @@ def _task(repo: Repo, rel: str, modules: list[Module], items: dict[str, Item], p
         "assertion_kind": assertion.kind + (f":{assertion.method}" if assertion.method else ""),
         "morphology": {"form": choice.form.name, "priority": choice.form.priority},
         "executions": len(p["values"]),
+        "answer_aliases": [list(g) for g in p.get("aliases", [])],
+        "admission_wrong_values": list(p["wrong"]),  # substituted, and none passed
         "hash_seeds": [0, 1],
         "trace_ref": trace_ref,
         "slicing": slice_status,

@@ -30,11 +30,14 @@ Python-literal answers (:func:`canonical`, :func:`same`)
     * constructor awareness: ``Foo(1, 2)`` is a constructor node (callee path, positional
       arguments, keyword arguments regardless of order); two constructors are equal when
       their callees match (path qualification below) and their arguments are equal;
-    * wrapper stripping: a constructor with exactly one positional argument that is a
-      container, ``D({...})``, equals that container;
-    * path qualification: dotted names compare by their components; ``a.b.C`` and ``b.C``
-      match (the shorter is a suffix of at least two components, or of one component for
-      a constructor's callee: ``mod.Point(1, 2)`` equals ``Point(1, 2)``).
+    * no other call is stripped: ``len([0, 1])``, ``max(...)``, ``reversed(...)``,
+      ``deque([0, 1])`` or ``D({...})`` are not the container they wrap (only the
+      conversions above, which keep the value under Python's ``==``, are applied);
+    * names by identity: dotted names (an attribute answer, a constructor's callee) are
+      equal when they are the same text or two names of one object. The builder resolves
+      the answer's names in the test module's namespace inside the sandbox and stores every
+      name of the same object there (``provenance.answer_aliases``: groups of dotted names,
+      e.g. ``toolz.flip`` and ``toolz.functoolz.flip``), so grading stays execution-free.
 
 Sympy answers (``task.answer_kind == "sympy"``)
     :mod:`execbench.families.repo.sympy_parse`: a restricted parser builds sympy objects
@@ -380,40 +383,53 @@ def _mapping(c: tuple) -> list[tuple] | None:
     return None
 
 
-def _path_equal(a: tuple[str, ...], b: tuple[str, ...], min_parts: int) -> bool:
-    if a == b:
-        return True
-    short, long_ = (a, b) if len(a) < len(b) else (b, a)
-    return len(short) >= min_parts and long_[-len(short):] == short
+Aliases = dict[tuple[str, ...], frozenset[int]]
 
 
-_CONTAINERS = {"list", "tuple", "set", "dict"}
+def alias_index(groups: Any) -> Aliases:
+    """``{dotted name parts: ids of the alias groups holding it}`` from the stored groups
+    (lists of dotted names, each group the names of one object); malformed input is ignored."""
+    index: dict[tuple[str, ...], set[int]] = {}
+    if not isinstance(groups, list):
+        return {}
+    for n, group in enumerate(groups[:100]):
+        if not isinstance(group, list):
+            continue
+        for name in group[:200]:
+            if isinstance(name, str) and len(name) < 300:
+                index.setdefault(tuple(name.split(".")), set()).add(n)
+    return {k: frozenset(v) for k, v in index.items()}
 
 
-def same(a: tuple, b: tuple) -> bool:
-    """Equality of canonical forms with the comparison rules of the module doc."""
+def _name_equal(a: tuple[str, ...], b: tuple[str, ...], aliases: Aliases | None) -> bool:
+    return a == b or bool(aliases and aliases.get(a, frozenset()) & aliases.get(b, frozenset()))
+
+
+def same(a: tuple, b: tuple, aliases: Aliases | None = None) -> bool:
+    """Equality of canonical forms with the comparison rules of the module doc; ``aliases``
+    (:func:`alias_index`) says which dotted names name one object."""
     if a == b:
         return True
     ka, kb = a[0], b[0]
-    if ka == "call" and kb in _CONTAINERS and len(a[2]) == 1 and not a[3] and a[2][0][0] in _CONTAINERS:
-        return same(a[2][0], b)  # wrapper stripping: D({...}) == {...}
-    if kb == "call" and ka in _CONTAINERS and len(b[2]) == 1 and not b[3] and b[2][0][0] in _CONTAINERS:
-        return same(a, b[2][0])
     if ka != kb:
         return False
+
+    def eq(x: tuple, y: tuple) -> bool:
+        return same(x, y, aliases)
+
     if ka == "name":
-        return _path_equal(a[1], b[1], 2)
+        return _name_equal(a[1], b[1], aliases)
     if ka == "call":
-        return (_path_equal(a[1], b[1], 1) and len(a[2]) == len(b[2])
-                and all(same(x, y) for x, y in zip(a[2], b[2]))
+        return (_name_equal(a[1], b[1], aliases) and len(a[2]) == len(b[2])
+                and all(eq(x, y) for x, y in zip(a[2], b[2]))
                 and [k for k, _ in a[3]] == [k for k, _ in b[3]]
-                and all(same(x, y) for (_, x), (_, y) in zip(a[3], b[3])))
+                and all(eq(x, y) for (_, x), (_, y) in zip(a[3], b[3])))
     if ka in ("list", "tuple"):
-        return len(a[1]) == len(b[1]) and all(same(x, y) for x, y in zip(a[1], b[1]))
+        return len(a[1]) == len(b[1]) and all(eq(x, y) for x, y in zip(a[1], b[1]))
     if ka == "set":
-        return _match(list(a[1]), list(b[1]), same)
+        return _match(list(a[1]), list(b[1]), eq)
     if ka == "dict":
-        return _match(list(a[1]), list(b[1]), lambda x, y: same(x[0], y[0]) and same(x[1], y[1]))
+        return _match(list(a[1]), list(b[1]), lambda x, y: eq(x[0], y[0]) and eq(x[1], y[1]))
     return False
 
 
@@ -489,7 +505,9 @@ def grade_answer(task: Any, response: str) -> Score:
         got = parse_answer(text)
     except Refused as exc:
         return Score(False, OK, extracted, None, {**details, "refused": str(exc)})
-    return Score(same(got, want), OK, extracted, None, details)
+    provenance = _field(task, "provenance") or {}
+    aliases = alias_index(provenance.get("answer_aliases")) if isinstance(provenance, Mapping) else {}
+    return Score(same(got, want, aliases), OK, extracted, None, details)
 
 
 def _grade_sympy(text: str, oracle: str, extracted: str, details: dict) -> Score:

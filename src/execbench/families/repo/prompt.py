@@ -23,13 +23,15 @@ _EXAMPLES = ("Type-specific examples: Boolean: True or False (NOT 'x == y' or 'b
 _LITERAL = {
     "int": "a literal integer value", "float": "a literal float value", "complex": "a literal complex number",
     "str": "a string literal", "bytes": "a bytes literal", "bool": "a literal boolean value (True or False)",
-    "NoneType": "the literal None", "list": "a literal list", "tuple": "a literal tuple", "dict": "a literal dict",
+    "list": "a literal list", "tuple": "a literal tuple", "dict": "a literal dict",
     "set": "a literal set (set() when empty)", "frozenset": "a frozenset(...) call with a literal set",
 }
 
 
 def hint(answer_form: str, answer_type: str) -> str:
-    """The type-specific hint of RepoReason C.1 for an answer's form and runtime type."""
+    """The type-specific hint of RepoReason C.1 for an answer's form and runtime type. A hint
+    never names a single possible value ("must guide reasoning without leaking the answer",
+    appendix E.5.1): ``None`` gets the hint of literals in general, ``bool`` names both values."""
     if answer_form == "literal":
         what = _LITERAL.get(answer_type, "a literal value")
         return (f"CRITICAL REQUIREMENT: The answer MUST be {what}. IMPORTANT: Return ONLY the literal value, "
@@ -47,9 +49,6 @@ def hint(answer_form: str, answer_type: str) -> str:
         return ("CRITICAL REQUIREMENT: The answer MUST be a SymPy expression (for example Rational(1, 2) or "
                 "x**2 + 1, using the names the test imports). Return ONLY the expression.")
     return "Return ONLY the answer expression."
-
-
-
 
 
 
