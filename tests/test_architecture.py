@@ -1,0 +1,142 @@
+"""The package import graph follows the house's one-way flow (docs/architecture.md).
+
+Read with ``ast`` (nothing is imported): every ``execbench`` import, at module level or
+inside a function, counts. A package may import only from its own layer's package or from
+lower layers; family folders do not import each other; module-level imports form no cycle.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "execbench"
+
+# Lowest first. A package imports only from packages in lower layers (and from itself).
+LAYERS: tuple[frozenset[str], ...] = tuple(frozenset(layer) for layer in (
+    {"sourcetext", "static", "progress"},  # small helpers without execbench imports
+    {"sandbox"},  # the only place that starts code under test
+    {"tracing", "slicing"},  # run inside the sandbox / read its traces
+    {"dataset", "grading"},  # the task record; family-neutral answer parsing
+    {"sources"},  # where programs come from
+    {"models"},  # model names, the local server, the teacher client
+    {"families"},  # the family plug-ins
+    {"mutation"},  # new facts from existing tasks
+    {"eval"},  # Inspect AI
+    {"analysis"},
+    {"report"},
+    {"cli", "__init__", "__main__"},
+))
+# modules of families/ that every family may use
+FAMILY_SHARED = {"__init__", "base", "build", "grade", "templates"}
+
+
+def layer_of(package: str) -> int:
+    for index, layer in enumerate(LAYERS):
+        if package in layer:
+            return index
+    raise AssertionError(f"execbench.{package} has no layer: add it to LAYERS and docs/architecture.md")
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(SRC.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def imports(path: Path, top_level_only: bool = False) -> set[str]:
+    """Absolute names of the execbench modules (or packages) that ``path`` imports."""
+    tree = ast.parse(path.read_text(), str(path))
+    package = module_name(path) if path.name == "__init__.py" else module_name(path).rpartition(".")[0]
+    nodes = tree.body if top_level_only else ast.walk(tree)
+    found: set[str] = set()
+    for node in nodes:
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names if alias.name.split(".")[0] == "execbench"}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(anchor + ([base] if base else []))
+            if base.split(".")[0] != "execbench":
+                continue
+            for alias in node.names:  # `from execbench.x import y`: y may be a module
+                candidate = f"{base}.{alias.name}"
+                found.add(candidate if _exists(candidate) else base)
+    return found
+
+
+def _exists(module: str) -> bool:
+    path = SRC.parent.joinpath(*module.split("."))
+    return path.with_suffix(".py").exists() or (path / "__init__.py").exists()
+
+
+def sources() -> list[Path]:
+    return sorted(SRC.rglob("*.py"))
+
+
+def test_imports_follow_the_layers():
+    against = []
+    for path in sources():
+        mine = module_name(path).split(".")
+        own_package = mine[1] if len(mine) > 1 else "__init__"
+        for target in imports(path):
+            parts = target.split(".")
+            if len(parts) < 2 or parts[1] == own_package:
+                continue
+            if layer_of(parts[1]) >= layer_of(own_package):
+                against.append(f"{module_name(path)} imports {target}")
+    assert against == []
+
+
+def test_family_folders_do_not_import_each_other():
+    crossing = []
+    for path in sorted((SRC / "families").rglob("*.py")):
+        mine = module_name(path).split(".")
+        if len(mine) < 3 or mine[2] in FAMILY_SHARED:
+            continue
+        for target in imports(path):
+            parts = target.split(".")
+            if parts[:2] == ["execbench", "families"] and len(parts) > 2 and parts[2] not in FAMILY_SHARED \
+                    and parts[2] != mine[2]:
+                crossing.append(f"{module_name(path)} imports {target}")
+    assert crossing == []
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return stack[stack.index(nxt):] + [nxt]
+            if nxt not in state and (cycle := visit(nxt)):
+                return cycle
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state and (cycle := visit(node)):
+            return cycle
+    return None
+
+
+def test_no_circular_module_level_imports():
+    graph = {module_name(path): {t for t in imports(path, top_level_only=True) if t != module_name(path)}
+             for path in sources()}
+    # a module importing its own package (`from execbench.families import base` inside
+    # families/) is the ordinary package pattern, not a cycle
+    graph = {m: {t for t in targets if not m.startswith(t + ".")} for m, targets in graph.items()}
+    assert find_cycle(graph) is None
+
+
+def test_the_checks_see_a_violation():
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert layer_of("families") > layer_of("sandbox")
+    tracer = SRC / "tracing" / "run.py"
+    assert "execbench.sandbox" in {".".join(t.split(".")[:2]) for t in imports(tracer)}
