@@ -55,21 +55,33 @@ def py(code: str, **kwargs) -> sandbox.SandboxResult:
     return run([sys.executable, "-S", "-c", textwrap.dedent(code)], **kwargs)
 
 
-def assert_dead(pid: int) -> None:
+def _with_token(token: str) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                if token.encode() in f.read().split(b"\0"):
+                    found.append(int(entry))
+        except (OSError, ValueError):
+            pass
+    return found
+
+
+def assert_dead(token: str) -> None:
+    """No process on the host has ``token`` as an argument (the sandbox's /proc is its
+    own PID namespace's, so programs cannot tell their host pid)."""
     deadline = time.monotonic() + 2
     while time.monotonic() < deadline:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
+        if not _with_token(token):
             return
         time.sleep(0.01)
-    with open(f"/proc/{pid}/cmdline", "rb") as f:
-        pytest.fail(f"process {pid} survived: {f.read()!r}")
+    pytest.fail(f"processes {_with_token(token)} survived")
 
 
-# A helper for hostile programs: the pid of this process as the test sees it (the
-# sandbox's /proc is the host's, so /proc/self names the host pid even in a PID namespace).
-HOST_PID = "int(os.readlink('/proc/self'))"
+def sleeper(token: str) -> str:
+    """Python source: replace this process by a long sleep carrying ``token`` in argv."""
+    return (f"os.execv(sys.executable, [sys.executable, '-S', '-c', "
+            f"'import time; time.sleep(1000)', {token!r}])")
 
 
 # --- basics --------------------------------------------------------------------
@@ -85,9 +97,10 @@ def test_capabilities_are_probed_once_and_reported():
 @pytest.mark.skipif(os.geteuid() != 0, reason="expectations for this root machine")
 def test_full_isolation_available_here():
     assert CAPS["network"] == "netns"
-    assert CAPS["filesystem"] == "landlock"
+    assert CAPS["filesystem"] == CAPS["reads"] == "newroot+landlock"
     assert CAPS["tasks"] == "cgroup-pids+pidns"
-    assert CAPS["privileges"] == "fresh-uid+cap_dac_override"
+    assert CAPS["privileges"] == "fresh-uid"
+    assert CAPS["proc"] == "own-pidns" and CAPS["syscalls"] == "seccomp"
 
 
 def test_exit_codes_and_reason():
@@ -188,7 +201,8 @@ def test_setup_failure_raises_sandbox_error(monkeypatch):
     def broken(*args):
         raise OSError(22, "injected failure")
     monkeypatch.setattr(_linux, "landlock_restrict", broken)
-    monkeypatch.setattr(_linux, "restrict_sockets", broken)
+    monkeypatch.setattr(_linux, "install_seccomp", broken)
+    monkeypatch.setattr(_linux, "enter_new_root", broken)
     with pytest.raises(sandbox.SandboxError, match="injected failure"):
         run(["/bin/true"])
 
@@ -296,31 +310,31 @@ ESCAPE = textwrap.dedent(f"""
     if os.fork() == 0:
         os.setsid()
         if os.fork() == 0:
-            open('escapee.pid', 'w').write(str({HOST_PID}))
+            open('escapee.pid', 'w').write(str(os.getpid()))
             os.close(1); os.close(2)
-            time.sleep(1000)
+            {sleeper("execbench-test-escapee")}
         os._exit(0)
     os.wait()
     while not os.path.exists('escapee.pid'):
         time.sleep(0.01)
-    open('main.pid', 'w').write(str({HOST_PID}))
+    time.sleep(0.2)  # the escapee has exec'd
 """)
 
 
 @needs_containment
 def test_double_fork_setsid_escapee_is_killed_at_timeout():
-    r = py(ESCAPE + "time.sleep(1000)\n", limits=Limits(wall_seconds=1.5),
-           collect=["escapee.pid", "main.pid"])
-    assert r.limit == "wall_time"
-    assert_dead(int(r.files["escapee.pid"]))
-    assert_dead(int(r.files["main.pid"]))
+    r = py(ESCAPE + sleeper("execbench-test-main") + "\n", limits=Limits(wall_seconds=1.5),
+           collect=["escapee.pid"])
+    assert r.limit == "wall_time" and "escapee.pid" in r.files
+    assert_dead("execbench-test-escapee")
+    assert_dead("execbench-test-main")
 
 
 @needs_containment
 def test_daemon_left_behind_is_killed_when_program_exits():
     r = py(ESCAPE, limits=Limits(wall_seconds=20), collect=["escapee.pid"])
-    assert r.ok and r.duration < 5
-    assert_dead(int(r.files["escapee.pid"]))
+    assert r.ok and r.duration < 5 and "escapee.pid" in r.files
+    assert_dead("execbench-test-escapee")
 
 
 # --- filesystem, network, privileges -------------------------------------------------
@@ -358,6 +372,7 @@ def test_cannot_write_outside_workdir(tmp_path):
 def test_read_write_paths_are_writable(tmp_path):
     shared = tmp_path / "shared"
     shared.mkdir()
+    shared.chmod(0o777)   # the program's uid needs permission (it has no DAC capability)
     r = py(f"open({str(shared / 'ok.txt')!r}, 'w').write('yes')", read_write_paths=[str(shared)])
     assert r.ok, r.stderr
     assert (shared / "ok.txt").read_text() == "yes"
@@ -415,28 +430,27 @@ def test_host_unix_sockets_are_unreachable(tmp_path):
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="only meaningful as root")
-def test_program_runs_as_fresh_uid_with_only_dac_override(tmp_path):
+def test_program_runs_as_fresh_uid_without_capabilities(tmp_path):
     victim = tmp_path / "victim.txt"
     victim.write_text("x")
-    victim.chmod(0o644)
+    victim.chmod(0o666)
     r = py(f"""
         import ctypes, os
         caps = {{l.split(':')[0]: int(l.split()[1], 16) for l in open('/proc/self/status')
                 if l.startswith('Cap')}}
-        print(caps['CapEff'], caps['CapPrm'], caps['CapBnd'], os.getuid() != 0)
-        for act in (lambda: os.chmod({str(victim)!r}, 0o777),      # Landlock does not cover this
+        print(caps['CapEff'], caps['CapPrm'], caps['CapBnd'], caps['CapAmb'], os.getuid() != 0)
+        for act in (lambda: os.chmod({str(victim)!r}, 0o777),
                     lambda: os.chown({str(victim)!r}, os.getuid(), -1),
                     lambda: os.setuid(0),
                     lambda: os.open('/proc/1/ns/net', os.O_RDONLY)):
             try:
                 act(); print('ESCAPED')
-            except PermissionError:
+            except OSError:
                 print('denied')
-        print(len(open('/etc/shadow').read()) > 0)    # reading stays allowed (DAC override)
-        """)
+        """, read_only_paths=[str(victim)])
     assert r.ok, r.stderr
-    assert r.stdout.split() == [b"2", b"2", b"2", b"True"] + [b"denied"] * 4 + [b"True"]
-    assert victim.stat().st_mode & 0o777 == 0o644
+    assert r.stdout.split() == [b"0", b"0", b"0", b"0", b"True"] + [b"denied"] * 4
+    assert victim.stat().st_mode & 0o777 == 0o666
 
 
 # --- no leaks on errors in the parent -------------------------------------------
@@ -453,9 +467,10 @@ def test_exception_in_parent_kills_everything(monkeypatch):
             raise KeyboardInterrupt
     monkeypatch.setattr(_run._Streams, "handle", handle)
     with pytest.raises(KeyboardInterrupt):
-        py(ESCAPE + "print('ready', main_pid := " + HOST_PID + ", flush=True)\ntime.sleep(1000)\n",
+        py(ESCAPE + "print('ready', flush=True)\ntime.sleep(1000)\n",
            limits=Limits(wall_seconds=30))
     assert seen   # the no_leftovers fixture checks work dir and cgroup
+    assert_dead("execbench-test-escapee")
 
 
 # --- fallbacks ------------------------------------------------------------------------
@@ -465,9 +480,9 @@ def test_forced_fallbacks_are_reported_and_still_contain(monkeypatch, tmp_path):
     monkeypatch.setenv(sandbox.FORCE_FALLBACK_ENV, "all")
     caps = capabilities()
     assert caps["network"] == "socket-blocked" and caps["unix_sockets"] == "blocked"
-    assert caps["filesystem"] == "mount-ro"
+    assert caps["filesystem"] == caps["reads"] == "newroot" and caps["proc"] == "hidepid"
     assert caps["tasks"] == "uid-nproc"
-    assert caps["privileges"] == "fresh-uid+cap_dac_override"
+    assert caps["privileges"] == "fresh-uid"
 
     outside = tmp_path / "outside"
     outside.mkdir()
@@ -492,7 +507,7 @@ def test_forced_fallbacks_are_reported_and_still_contain(monkeypatch, tmp_path):
             """, collect=["inside.txt"])
         assert r.ok, r.stderr
         assert r.isolation["network"] == "socket-blocked"
-        assert r.stdout.split() == [b"PermissionError"] * 3 + [b"OSError"]
+        assert r.stdout.split() == [b"PermissionError"] * 3 + [b"FileNotFoundError"]
         assert r.files == {"inside.txt": b"ok"} and os.listdir(outside) == []
         with pytest.raises(socket.timeout):
             listener.accept()
@@ -508,18 +523,21 @@ def test_forced_fallbacks_are_reported_and_still_contain(monkeypatch, tmp_path):
     assert r.limit == "tasks", r.reason()
 
     r = py(ESCAPE + "time.sleep(1000)\n", limits=Limits(wall_seconds=1.5),
-           collect=["escapee.pid", "main.pid"])
+           collect=["escapee.pid"])
     assert r.limit == "wall_time"
-    assert_dead(int(r.files["escapee.pid"]))
+    assert_dead("execbench-test-escapee")
 
     r = py(ESCAPE, collect=["escapee.pid"])
     assert r.ok, r.stderr
-    assert_dead(int(r.files["escapee.pid"]))
+    assert_dead("execbench-test-escapee")
 
 
 @needs_root
 @pytest.mark.parametrize("forced,key,value", [("netns", "network", "socket-blocked"),
-                                              ("landlock", "filesystem", "mount-ro"),
+                                              ("landlock", "filesystem", "newroot"),
+                                              ("mntns", "reads", "landlock"),
+                                              ("mntns", "privileges",
+                                               "fresh-uid+cap_dac_read_search"),
                                               ("cgroup", "tasks", "uid-nproc+pidns"),
                                               ("pidns", "tasks", "cgroup-pids")])
 def test_single_fallbacks(monkeypatch, forced, key, value):

@@ -1,6 +1,6 @@
 """Thin ctypes wrappers for the Linux interfaces Python 3.11 does not expose.
 
-unshare(2), mount(2), prctl(2), capset(2), Landlock and a seccomp filter.
+unshare(2), mount(2), pivot_root(2), prctl(2), capset(2), Landlock and a seccomp filter.
 Everything here is called between fork and exec, so the functions only use
 objects prepared at import time (no imports, no locks); errors raise OSError.
 """
@@ -29,16 +29,13 @@ PR_CAP_AMBIENT = 47
 PR_CAP_AMBIENT_RAISE = 2
 PR_SET_SECCOMP = 22
 CAP_DAC_OVERRIDE = 1
+CAP_DAC_READ_SEARCH = 2
 # SECBIT_NOROOT(+_LOCKED) | SECBIT_NO_SETUID_FIXUP(+_LOCKED) | SECBIT_KEEP_CAPS
 SECBITS_FRESH_UID = 0b11111
 
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_NOATIME, MS_NODIRATIME, MS_BIND, MS_REC = 32, 1024, 2048, 4096, 16384
 MS_PRIVATE, MS_RELATIME, MS_STRICTATIME = 1 << 18, 1 << 21, 1 << 24
-_MOUNT_OPTION_FLAGS = {"nosuid": MS_NOSUID, "nodev": MS_NODEV, "noexec": MS_NOEXEC,
-                       "noatime": MS_NOATIME, "nodiratime": MS_NODIRATIME,
-                       "relatime": MS_RELATIME, "strictatime": MS_STRICTATIME}
-
 
 def _check(ret: int) -> int:
     if ret < 0:
@@ -95,33 +92,81 @@ def drop_bounding_set(keep: int = 0) -> None:
 
 # --- mount ------------------------------------------------------------------
 
-def mount(source: str | None, target: str, fstype: str | None, flags: int) -> None:
+def mount(source: str | None, target: str, fstype: str | None, flags: int,
+          data: str | None = None) -> None:
     enc = lambda s: None if s is None else os.fsencode(s)  # noqa: E731
-    _check(_libc.mount(enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags), None))
+    _check(_libc.mount(enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data)))
 
 
-def remount_all_readonly(writable: list[str]) -> None:
-    """In a fresh mount namespace: make every mount read-only except ``writable`` paths
-    (bind-mounted onto themselves first, so they stay writable)."""
+_SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}.get(platform.machine(), -1)
+_SYS_MOUNT_SETATTR = 442  # same number on all architectures
+MOUNT_ATTR_RDONLY, MOUNT_ATTR_NOSUID, MOUNT_ATTR_NODEV, MOUNT_ATTR_NOEXEC = 1, 2, 4, 8
+_AT_FDCWD, _AT_RECURSIVE, _MNT_DETACH = -100, 0x8000, 2
+
+
+def _set_mount_attrs(path: str, attrs: int) -> None:
+    """Set ``attrs`` on the mount at ``path`` and every mount below it (mount_setattr(2));
+    a plain remount would leave submounts of a recursive bind writable."""
+    attr = struct.pack("<QQQQ", attrs, 0, 0, 0)
+    _check(_syscall(ctypes.c_long(_SYS_MOUNT_SETATTR), ctypes.c_int(_AT_FDCWD), os.fsencode(path),
+                    ctypes.c_uint(_AT_RECURSIVE), attr, ctypes.c_size_t(len(attr))))
+
+
+def _bind(source: str, target: str, attrs: int) -> None:
+    """Bind ``source`` (file, directory or symlink, as it is on the host) at ``target``."""
+    try:
+        st = os.lstat(source)
+    except OSError:
+        return
+    os.makedirs(os.path.dirname(target), mode=0o755, exist_ok=True)
+    if (st.st_mode & 0o170000) == 0o120000:      # symlink (/lib -> usr/lib): recreate it
+        if not os.path.lexists(target):
+            os.symlink(os.readlink(source), target)
+        return
+    if (st.st_mode & 0o170000) == 0o040000:
+        os.makedirs(target, mode=0o755, exist_ok=True)
+    elif not os.path.lexists(target):
+        os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o644))
+    mount(source, target, None, MS_BIND | MS_REC)
+    _set_mount_attrs(target, attrs)
+
+
+DEVICE_LINKS = (("/dev/fd", "/proc/self/fd"), ("/dev/stdin", "/proc/self/fd/0"),
+                ("/dev/stdout", "/proc/self/fd/1"), ("/dev/stderr", "/proc/self/fd/2"))
+
+
+def enter_new_root(base: str, readable: list[str], writable: list[str]) -> None:
+    """In a fresh mount namespace: make an empty tmpfs at ``base`` the root directory, with
+    ``readable`` bind-mounted read-only (nosuid, nodev), ``writable`` read-write, a few
+    device nodes and an empty /proc mount point; nothing else of the host is reachable.
+    Paths keep their host names. Call mount_proc() from inside the PID namespace."""
     mount(None, "/", None, MS_REC | MS_PRIVATE)
-    writable = [p for p in writable if os.path.exists(p)]
+    mount("tmpfs", base, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m,nr_inodes=4096")
+    ro = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV
+    for path in readable:
+        _bind(path, base + path, ro)
     for path in writable:
-        mount(path, path, None, MS_BIND | MS_REC)
-    with open("/proc/self/mountinfo", "rb") as f:
-        lines = f.read().decode("utf-8", "surrogateescape").splitlines()
-    keep = tuple(p.rstrip("/") + "/" for p in writable)
-    for line in lines:
-        fields = line.split()
-        point = fields[4].replace("\\040", " ")
-        if (point.rstrip("/") + "/").startswith(keep):
-            continue
-        flags = MS_REMOUNT | MS_BIND | MS_RDONLY
-        for opt in fields[5].split(","):
-            flags |= _MOUNT_OPTION_FLAGS.get(opt, 0)
-        try:
-            mount(None, point, None, flags)
-        except OSError:
-            pass  # e.g. a mount hidden under another one
+        _bind(path, base + path, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)
+    for device in WRITABLE_DEVICES:
+        _bind(device, base + device, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC)
+    for link, target in DEVICE_LINKS:
+        if not os.path.lexists(base + link):
+            os.symlink(target, base + link)
+    for name in ("/proc", "/tmp"):
+        os.makedirs(base + name, mode=0o755, exist_ok=True)
+    mount(None, base, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+    os.chdir(base)
+    # pivot_root(".", "."): the old root ends up stacked on the new one; detaching it
+    # leaves the new root alone (the runc idiom; no put_old directory needed).
+    _check(_syscall(ctypes.c_long(_SYS_PIVOT_ROOT), b".", b"."))
+    _check(_libc.umount2(b".", ctypes.c_int(_MNT_DETACH)))
+    os.chdir("/")
+
+
+def mount_proc() -> None:
+    """A procfs of the caller's PID namespace; hidepid=2 hides processes of other uids
+    (needed without a PID namespace)."""
+    mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=2")
 
 
 # --- Landlock ---------------------------------------------------------------
@@ -147,27 +192,38 @@ def landlock_abi() -> int:
     return max(int(ret), 0)
 
 
-def landlock_restrict(abi: int, writable: list[str]) -> None:
-    """Everything stays readable and executable; only ``writable`` (directories or files)
-    and a few device files may be modified. With ABI >= 4 TCP bind/connect are denied,
-    with ABI >= 6 signals and abstract unix sockets cannot leave the sandbox.
-    The caller must have set PR_SET_NO_NEW_PRIVS."""
-    fs = _LL_FS_BY_ABI.get(abi, (1 << 16) - 1) & ~_LL_READ  # handle writes only
+def landlock_restrict(abi: int, writable: list[str], readable: list[str] | None = None) -> None:
+    """Only ``writable`` (directories or files) and a few device files may be modified.
+    With ``readable`` (a list, possibly empty), reads and exec are confined too: allowed
+    below ``readable`` and ``writable`` only; without it everything stays readable.
+    With ABI >= 4 TCP bind/connect are denied, with ABI >= 6 signals and abstract unix
+    sockets cannot leave the sandbox. The caller must have set PR_SET_NO_NEW_PRIVS."""
+    fs = _LL_FS_BY_ABI.get(abi, (1 << 16) - 1)
+    if readable is None:
+        fs &= ~_LL_READ  # handle writes only
     net = LL_NET_BIND_TCP | LL_NET_CONNECT_TCP if abi >= 4 else 0
     scoped = LL_SCOPE_ABSTRACT_UNIX_SOCKET | LL_SCOPE_SIGNAL if abi >= 6 else 0
     attr = struct.pack("<QQQ", fs, net, scoped)[: 24 if abi >= 6 else 16 if abi >= 4 else 8]
     ruleset = _check(_syscall(_SYS_LANDLOCK_CREATE_RULESET, attr, ctypes.c_size_t(len(attr)),
                               ctypes.c_uint32(0)))
+    file_read = LL_READ_FILE | LL_EXECUTE
     try:
-        targets = [(p, False) for p in writable] + [(d, True) for d in WRITABLE_DEVICES]
-        for path, is_device in targets:
+        targets = ([(p, "rw") for p in writable] + [(d, "dev") for d in WRITABLE_DEVICES]
+                   + [(p, "ro") for p in readable or ()])
+        for path, kind in targets:
             try:
                 fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
             except OSError:
                 continue
             try:
-                is_dir = not is_device and os.path.isdir(path)
-                rights = fs & (~(LL_MAKE_CHAR | LL_MAKE_BLOCK) if is_dir else _LL_FILE_WRITE)
+                is_dir = kind != "dev" and os.path.isdir(path)
+                if kind == "ro":
+                    rights = fs & (_LL_READ if is_dir else file_read)
+                elif kind == "dev":
+                    rights = fs & (_LL_FILE_WRITE | LL_READ_FILE)
+                else:
+                    rights = fs & (~(LL_MAKE_CHAR | LL_MAKE_BLOCK) if is_dir
+                                   else _LL_FILE_WRITE | file_read)
                 rule = struct.pack("<Qi", rights, fd)
                 _check(_syscall(_SYS_LANDLOCK_ADD_RULE, ctypes.c_int(ruleset), ctypes.c_int(1),
                                 rule, ctypes.c_uint32(0)))
@@ -189,40 +245,105 @@ class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_SockFilter))]
 
 
-# (audit arch, socket syscall nr, x32 syscall bit or 0) per machine.
-_SECCOMP_ARCH = {"x86_64": (0xC000003E, 41, 0x40000000), "aarch64": (0xC00000B7, 198, 0)}
-_SYS_IO_URING_SETUP = 425  # same number on all architectures
+# Per machine: audit arch, x32 syscall bit (0: none) and the numbers of the calls filtered.
+_SECCOMP_ARCH = {"x86_64": (0xC000003E, 0x40000000), "aarch64": (0xC00000B7, 0)}
+_NR = {
+    "x86_64": dict(socket=41, unshare=272, clone=56, clone3=435, io_uring_setup=425),
+    "aarch64": dict(socket=198, unshare=97, clone=220, clone3=435, io_uring_setup=425),
+}
+# Refused with EPERM: kernel keyrings (shared with the builder's session), namespaces,
+# tracing other processes, kernel/module/clock/mount administration, BPF, perf and
+# userfaultfd (the calls Docker's default profile blocks; most also need capabilities
+# the program does not have, this is the second wall).
+_DENIED = {
+    "x86_64": dict(keyctl=250, add_key=248, request_key=249, setns=308, ptrace=101,
+                   process_vm_readv=310, process_vm_writev=311, kcmp=312, bpf=321,
+                   perf_event_open=298, userfaultfd=323, mount=165, umount2=166,
+                   pivot_root=155, fsopen=430, fsconfig=431, fsmount=432, move_mount=429,
+                   open_tree=428, fspick=433, mount_setattr=442, init_module=175,
+                   finit_module=313, delete_module=176, kexec_load=246, kexec_file_load=320,
+                   reboot=169, swapon=167, swapoff=168, acct=163, settimeofday=164,
+                   clock_settime=227, clock_adjtime=305, adjtimex=159, name_to_handle_at=303,
+                   open_by_handle_at=304, quotactl=179, lookup_dcookie=212, iopl=172,
+                   ioperm=173, uselib=134, vhangup=153, syslog=103),
+    "aarch64": dict(keyctl=219, add_key=217, request_key=218, setns=268, ptrace=117,
+                    process_vm_readv=270, process_vm_writev=271, kcmp=272, bpf=280,
+                    perf_event_open=241, userfaultfd=282, mount=40, umount2=39,
+                    pivot_root=41, fsopen=430, fsconfig=431, fsmount=432, move_mount=429,
+                    open_tree=428, fspick=433, mount_setattr=442, init_module=105,
+                    finit_module=273, delete_module=106, kexec_load=104, kexec_file_load=294,
+                    reboot=142, swapon=224, swapoff=225, acct=89, settimeofday=170,
+                    clock_settime=112, clock_adjtime=266, adjtimex=171, name_to_handle_at=264,
+                    open_by_handle_at=265, quotactl=60, lookup_dcookie=18, vhangup=58,
+                    syslog=116),
+}
+# Every CLONE_NEW* flag (user, mount, pid, net, ipc, uts, cgroup, time).
+CLONE_NEW_ANY = 0x10000000 | 0x00020000 | 0x20000000 | 0x40000000 | 0x08000000 | 0x04000000 \
+    | 0x02000000 | 0x00000080
+AF_INET, AF_INET6 = 2, 10
 SECCOMP_SUPPORTED = platform.machine() in _SECCOMP_ARCH
 
 
-def _socket_filter(allow_inet: bool) -> ctypes.Array:
-    arch, nr_socket, x32 = _SECCOMP_ARCH[platform.machine()]
-    ld, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06  # BPF_LD|W|ABS, JMP|JEQ|K, JMP|JGE|K, RET|K
+def _assemble(prog: list[tuple]) -> ctypes.Array:
+    """BPF with symbolic jump targets: (code, "label"|0, "label"|0, k) or ("label:",)."""
+    labels, insns = {}, []
+    for item in prog:
+        if isinstance(item[0], str):
+            labels[item[0].rstrip(":")] = len(insns)
+        else:
+            insns.append(item)
+    out = []
+    for i, (code, jt, jf, k) in enumerate(insns):
+        rel = lambda t: labels[t] - i - 1 if isinstance(t, str) else t  # noqa: E731
+        out.append(_SockFilter(code, rel(jt), rel(jf), k))
+    return (_SockFilter * len(out))(*out)
+
+
+def _seccomp_filter(allow_inet: bool) -> ctypes.Array:
+    machine = platform.machine()
+    arch, x32 = _SECCOMP_ARCH[machine]
+    nr = _NR[machine]
+    ld, jeq, jge, jset, ret = 0x20, 0x15, 0x35, 0x45, 0x06
     allow, kill = 0x7FFF0000, 0x80000000
-    eacces, enosys = 0x00050000 | 13, 0x00050000 | 38
-    prog = [
-        (ld, 0, 0, 4),                                    # 0: A = arch
-        (jeq, 1, 0, arch),                                # 1: native arch -> 3
-        (ret, 0, 0, kill),                                # 2: foreign ABI: kill
-        (ld, 0, 0, 0),                                    # 3: A = syscall nr
-        (jge, 6, 0, x32) if x32 else (jeq, 0, 0, 0),      # 4: x32 ABI -> 11
-        (jeq, 4, 0, _SYS_IO_URING_SETUP),                 # 5: io_uring -> 10
-        (jeq, 0, 5, nr_socket),                           # 6: other syscalls -> 12
-        (ld, 0, 0, 16),                                   # 7: A = low word of domain
-        (jeq, 2, 0, 1),                                   # 8: AF_UNIX -> 11
-        (ret, 0, 0, allow if allow_inet else eacces),     # 9: other families
-        (ret, 0, 0, enosys),                              # 10
-        (ret, 0, 0, eacces),                              # 11
-        (ret, 0, 0, allow),                               # 12
+    errno = lambda e: 0x00050000 | e  # noqa: E731  SECCOMP_RET_ERRNO
+    prog: list[tuple] = [
+        (ld, 0, 0, 4),                                 # A = arch
+        (jeq, 1, 0, arch),
+        (ret, 0, 0, kill),                             # foreign ABI (int 0x80, ...): kill
+        (ld, 0, 0, 0),                                 # A = syscall nr
+        (jge, "eacces", 0, x32) if x32 else (jeq, 0, 0, 0xFFFFFFFF),   # x32 ABI
+        (jeq, "enosys", 0, nr["io_uring_setup"]),      # io_uring can create sockets
+        (jeq, "enosys", 0, nr["clone3"]),              # flags not inspectable: libc falls back
+        (jeq, "socket", 0, nr["socket"]),
+        (jeq, "nsflags", 0, nr["unshare"]),
+        (jeq, "nsflags", 0, nr["clone"]),
+        *[(jeq, "eperm", 0, n) for n in sorted(_DENIED[machine].values())],
+        (ret, 0, 0, allow),
+        ("socket:",),
+        (ld, 0, 0, 16),                                # A = low word of the domain
+        *([(jeq, "allow", 0, AF_INET), (jeq, "allow", 0, AF_INET6)] if allow_inet else []),
+        ("eacces:",),
+        (ret, 0, 0, errno(13)),
+        ("nsflags:",),
+        (ld, 0, 0, 16),                                # A = low word of the flags
+        (jset, "eperm", "allow", CLONE_NEW_ANY),
+        ("eperm:",),
+        (ret, 0, 0, errno(1)),
+        ("enosys:",),
+        (ret, 0, 0, errno(38)),
+        ("allow:",),
+        (ret, 0, 0, allow),
     ]
-    return (_SockFilter * len(prog))(*[_SockFilter(*i) for i in prog])
+    return _assemble(prog)
 
 
-def restrict_sockets(allow_inet: bool) -> None:
-    """seccomp: socket(2) fails with EACCES for AF_UNIX (host daemons listen on pathname
-    unix sockets, which no network namespace hides) and, unless ``allow_inet``, for every
-    family; socketpair(2) still works. io_uring (which can create sockets) is refused.
-    Requires PR_SET_NO_NEW_PRIVS."""
-    insns = _socket_filter(allow_inet)
+def install_seccomp(allow_inet: bool) -> None:
+    """seccomp allow-list of socket families: socket(2) succeeds only for AF_INET/AF_INET6
+    and only if ``allow_inet`` (the program has its own network namespace); every other
+    family (AF_UNIX to host daemons, AF_VSOCK to a hypervisor, netlink, packet, ...) fails
+    with EACCES; socketpair(2) still works. unshare/clone with any CLONE_NEW* flag and the
+    calls in _DENIED fail with EPERM; clone3 and io_uring with ENOSYS; foreign syscall
+    ABIs kill the process. Requires PR_SET_NO_NEW_PRIVS."""
+    insns = _seccomp_filter(allow_inet)
     fprog = _SockFprog(len(insns), insns)
     prctl(PR_SET_SECCOMP, 2, ctypes.addressof(fprog))  # SECCOMP_MODE_FILTER

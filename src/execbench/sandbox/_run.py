@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import glob
 import math
 import os
 import resource
@@ -24,7 +26,13 @@ from typing import Callable, Mapping, Sequence
 from . import _cgroup, _linux
 
 FORCE_FALLBACK_ENV = "EXECBENCH_SANDBOX_FORCE_FALLBACK"
-_MECHANISMS = ("netns", "pidns", "ipcns", "cgroup", "landlock")
+_MECHANISMS = ("netns", "pidns", "ipcns", "cgroup", "landlock", "mntns")
+# What "all" turns off: everything with a fallback. The mount namespace (new root) is the
+# fallback for Landlock and vice versa, so at most one of them can be forced off.
+_FORCE_ALL = ("netns", "pidns", "ipcns", "cgroup", "landlock")
+# Read-only in every run: the system's programs, libraries, headers and configuration
+# (secrets in /etc are not world-readable, and the program has no DAC capability).
+SYSTEM_READ_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 # Output beyond the cap is read and dropped; past cap + this much the run is killed ("output").
 OUTPUT_KILL_SLACK = 64 * 1024**2
 _MAXFD = os.sysconf("SC_OPEN_MAX")
@@ -102,20 +110,32 @@ class _Plan:
     ipcns: bool
     cgroup: bool
     landlock_abi: int       # 0: not used
-    mount_ro: bool
-    seccomp: bool           # seccomp socket filter: no AF_UNIX, and no sockets at all without netns
-    fresh_uid: bool         # root: run as a fresh uid (RLIMIT_NPROC binds) + CAP_DAC_OVERRIDE
+    newroot: bool           # mount namespace whose root holds only the readable/writable paths
+    seccomp: bool           # socket family allow-list, namespaces, keyrings, ... (_linux)
+    fresh_uid: bool         # root: run as a fresh uid (RLIMIT_NPROC binds), no capabilities
+
+    @property
+    def read_search(self) -> bool:
+        """Root without a new root keeps CAP_DAC_READ_SEARCH (the interpreter may sit
+        below a 0700 /root); Landlock read rules then decide what is readable."""
+        return self.fresh_uid and not self.newroot
 
     def isolation(self) -> dict[str, str]:
         tasks = ("cgroup-pids" if self.cgroup else "uid-nproc" if self.fresh_uid else
                  "rlimit-nproc")
+        fs = "+".join(n for n, on in (("newroot", self.newroot), ("landlock", self.landlock_abi))
+                      if on) or "none"
         return {
             "network": "netns" if self.netns else "socket-blocked" if self.seccomp else "none",
             "unix_sockets": "blocked" if self.seccomp else "allowed",
-            "filesystem": ("landlock" if self.landlock_abi else
-                           "mount-ro" if self.mount_ro else "none"),
+            "filesystem": fs,
+            "reads": fs,
+            "proc": ("own-pidns" if self.newroot and self.pidns else
+                     "hidepid" if self.newroot else "host"),
+            "syscalls": "seccomp" if self.seccomp else "none",
             "tasks": tasks + ("+pidns" if self.pidns else ""),
-            "privileges": "fresh-uid+cap_dac_override" if self.fresh_uid else "unprivileged",
+            "privileges": ("fresh-uid+cap_dac_read_search" if self.read_search else
+                           "fresh-uid" if self.fresh_uid else "unprivileged"),
             "ipc": "ipcns" if self.ipcns else "shared",
         }
 
@@ -139,7 +159,7 @@ def _fork_check(fn: Callable[[], None]) -> bool:
 
 def _probe_seccomp() -> None:
     _linux.prctl(_linux.PR_SET_NO_NEW_PRIVS, 1)
-    _linux.restrict_sockets(allow_inet=False)
+    _linux.install_seccomp(allow_inet=False)
     socket.socketpair()
     for family in (socket.AF_UNIX, socket.AF_INET):
         try:
@@ -147,6 +167,15 @@ def _probe_seccomp() -> None:
         except PermissionError:
             continue
         raise RuntimeError("seccomp filter did not block socket()")
+
+
+def _probe_newroot() -> bool:
+    base = tempfile.mkdtemp(prefix=f"execbench-{os.getpid()}-probe-")
+    try:
+        return _fork_check(lambda: (_linux.unshare(_linux.CLONE_NEWNS),
+                                    _linux.enter_new_root(base, ["/usr"], [])))
+    finally:
+        os.rmdir(base)
 
 
 def _remove_stale_workdirs(min_age: float = 600.0) -> None:
@@ -171,6 +200,7 @@ def _probe() -> dict[str, object]:
             ns = {name: _fork_check(lambda f=flag: _linux.unshare(f)) for name, flag in
                   (("netns", _linux.CLONE_NEWNET), ("pidns", _linux.CLONE_NEWPID),
                    ("ipcns", _linux.CLONE_NEWIPC), ("mntns", _linux.CLONE_NEWNS))}
+            ns["mntns"] = root and ns["mntns"] and _probe_newroot()
             _probed.update(ns, root=root, cgroup=root and _cgroup.probe(),
                            landlock_abi=_linux.landlock_abi(),
                            seccomp=_linux.SECCOMP_SUPPORTED and _fork_check(_probe_seccomp))
@@ -182,11 +212,14 @@ def _forced() -> frozenset[str]:
     if value in ("", "0", "no", "false"):
         return frozenset()
     if value in ("1", "all", "yes", "true"):
-        return frozenset(_MECHANISMS)
+        return frozenset(_FORCE_ALL)
     names = frozenset(v.strip() for v in value.split(",") if v.strip())
     if names - set(_MECHANISMS):
         raise ValueError(f"{FORCE_FALLBACK_ENV}: unknown {sorted(names - set(_MECHANISMS))}, "
                          f"expected 'all' or some of {_MECHANISMS}")
+    if {"landlock", "mntns"} <= names:
+        raise ValueError(f"{FORCE_FALLBACK_ENV}: 'landlock' and 'mntns' together leave nothing "
+                         "to confine the filesystem")
     return names
 
 
@@ -195,8 +228,7 @@ def _plan() -> _Plan:
     use = lambda name: bool(p[name]) and name not in off  # noqa: E731
     abi = 0 if "landlock" in off else int(p["landlock_abi"])  # type: ignore[arg-type]
     return _Plan(root=bool(p["root"]), netns=use("netns"), pidns=use("pidns"), ipcns=use("ipcns"),
-                 cgroup=use("cgroup"), landlock_abi=abi,
-                 mount_ro=not abi and bool(p["root"]) and bool(p["mntns"]),
+                 cgroup=use("cgroup"), landlock_abi=abi, newroot=use("mntns"),
                  seccomp=bool(p["seccomp"]),
                  fresh_uid=bool(p["root"]))
 
@@ -272,7 +304,8 @@ def _enter_pid_namespace(cgroup_fd: int) -> None:
 
 
 def _child_setup(plan: _Plan, limits: Limits, workdir: str, writable: list[str],
-                 cgroup_fd: int, uid: int | None, parent: int, error_fd: int) -> Callable[[], None]:
+                 readable: list[str], rootdir: str, cgroup_fd: int, uid: int | None, parent: int,
+                 error_fd: int) -> Callable[[], None]:
     cpu = max(1, math.ceil(limits.cpu_seconds))
     rlimits = [(resource.RLIMIT_CPU, cpu, cpu + 1),
                (resource.RLIMIT_FSIZE, limits.file_size_bytes, limits.file_size_bytes),
@@ -284,8 +317,15 @@ def _child_setup(plan: _Plan, limits: Limits, workdir: str, writable: list[str],
     rlimits.append((resource.RLIMIT_AS, limits.memory_bytes, limits.memory_bytes))  # last
     flags = ((_linux.CLONE_NEWNET if plan.netns else 0) | (_linux.CLONE_NEWPID if plan.pidns else 0)
              | (_linux.CLONE_NEWIPC if plan.ipcns else 0)
-             | (_linux.CLONE_NEWNS if plan.mount_ro else 0))
-    dac = 1 << _linux.CAP_DAC_OVERRIDE
+             | (_linux.CLONE_NEWNS if plan.newroot else 0))
+    keep = (1 << _linux.CAP_DAC_READ_SEARCH) if plan.read_search else 0
+    # Landlock read rules: in the new root also /proc (the program's own). Without it
+    # /proc is the host's: only its non-process entries and the program's own
+    # /proc/<pid> ("self" when the rules are made); for a root builder keeping
+    # CAP_DAC_READ_SEARCH only the world-readable files of /etc.
+    landlock_read = [*readable, "/proc"] if plan.newroot else list(readable)
+    if plan.read_search:
+        landlock_read = [p for p in landlock_read if p != "/etc"] + list(_etc_public())
 
     def setup() -> None:
         try:
@@ -302,35 +342,41 @@ def _child_setup(plan: _Plan, limits: Limits, workdir: str, writable: list[str],
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         if flags:
             _linux.unshare(flags)
-        if plan.mount_ro:
-            _linux.remount_all_readonly(writable)
-            os.chdir(workdir)          # re-enter through the writable bind mount
         if plan.pidns:
             _enter_pid_namespace(cgroup_fd)
         elif cgroup_fd >= 0:
             os.write(cgroup_fd, b"0")
         # --- from here on: the process that will exec the program
+        if plan.newroot:
+            # Only the readable paths (read-only), the writable ones, a few devices and a
+            # procfs of the program's own PID namespace exist from here on.
+            _linux.enter_new_root(rootdir, readable, writable)
+            _linux.mount_proc()
+            os.chdir(workdir)
         _linux.prctl(_linux.PR_SET_NO_NEW_PRIVS, 1)
         if plan.landlock_abi:
-            _linux.landlock_restrict(plan.landlock_abi, writable)
+            proc = [] if plan.newroot else [f"/proc/{e}" for e in os.listdir("/proc")
+                                            if not e.isdigit() and e != "thread-self"]
+            _linux.landlock_restrict(plan.landlock_abi, writable, landlock_read + proc)
         if plan.seccomp:
-            _linux.restrict_sockets(allow_inet=plan.netns)
+            _linux.install_seccomp(allow_inet=plan.netns)
         if uid is not None:
-            # A fresh uid owns nothing outside the work dir, so it cannot chmod/chown system
-            # files (Landlock does not cover metadata), and RLIMIT_NPROC binds it. Its only
-            # capability, CAP_DAC_OVERRIDE (ambient, survives exec), keeps everything readable
-            # (e.g. the interpreter under /root) and read_write_paths writable; Landlock
-            # still decides what may be written.
-            _linux.drop_bounding_set(keep=dac)
+            # A fresh uid owns nothing outside the work dir, so it cannot chmod/chown/utime
+            # host files (Landlock does not cover metadata), read what is not world-readable
+            # (/etc/shadow, 0600 files), or write read_write_paths it was not given
+            # permission to; RLIMIT_NPROC binds it. No capabilities (without a new root:
+            # CAP_DAC_READ_SEARCH, ambient, with Landlock read rules deciding reads).
+            _linux.drop_bounding_set(keep=keep)
             # Keep capabilities across setuid, and let access(2) honour them too (g++ checks
             # TMPDIR with access()); "root" gets nothing special any more (locked).
             _linux.prctl(_linux.PR_SET_SECUREBITS, _linux.SECBITS_FRESH_UID)
             os.setgroups([])
             os.setresgid(uid, uid, uid)
             os.setresuid(uid, uid, uid)
-            _linux.capset(dac)
-            _linux.prctl(_linux.PR_CAP_AMBIENT, _linux.PR_CAP_AMBIENT_RAISE,
-                         _linux.CAP_DAC_OVERRIDE)
+            _linux.capset(keep)
+            if keep:
+                _linux.prctl(_linux.PR_CAP_AMBIENT, _linux.PR_CAP_AMBIENT_RAISE,
+                             _linux.CAP_DAC_READ_SEARCH)
         for which, soft, hard in rlimits:
             resource.setrlimit(which, (soft, hard))
     return setup
@@ -371,6 +417,75 @@ def _kill_uid(uid: int) -> None:
         if not found:
             return
         time.sleep(0.001)
+
+
+@functools.lru_cache(maxsize=1)
+def _etc_public() -> tuple[str, ...]:
+    """Regular files below /etc that any user may read (o+r, every parent o+x)."""
+    out: list[str] = []
+    for dirpath, dirnames, filenames in os.walk("/etc"):
+        if not os.stat(dirpath).st_mode & 0o001:
+            dirnames[:] = []
+            continue
+        for name in filenames:
+            path = os.path.join(dirpath, name)
+            try:
+                st = os.stat(path)
+            except OSError:
+                continue
+            if stat.S_ISREG(st.st_mode) and st.st_mode & 0o004:
+                out.append(os.path.realpath(path))
+    return tuple(dict.fromkeys(out))[:4000]
+
+
+def _install_prefix(executable: str) -> list[str]:
+    """What an executable needs besides the system paths: for a Python interpreter
+    (``<prefix>/bin/python*`` with ``<prefix>/pyvenv.cfg`` or ``<prefix>/lib/python3*``)
+    its prefix and, for a venv, the base interpreter's prefix; otherwise the file itself."""
+    out: list[str] = []
+    for path in dict.fromkeys([os.path.abspath(executable), os.path.realpath(executable)]):
+        bindir = os.path.dirname(path)
+        prefix = os.path.dirname(bindir)
+        cfg = os.path.join(prefix, "pyvenv.cfg")
+        if (os.path.basename(bindir) == "bin" and prefix != "/"
+                and (os.path.isfile(cfg) or glob.glob(os.path.join(prefix, "lib", "python3*")))):
+            out.append(prefix)
+            try:
+                with open(cfg, encoding="utf-8", errors="replace") as f:
+                    for line in f.read(65536).splitlines():
+                        key, _, value = line.partition("=")
+                        if key.strip() == "home" and os.path.isabs(value.strip()):
+                            out += _install_prefix(os.path.join(value.strip(), "python"))
+            except OSError:
+                pass
+        else:
+            out.append(path)
+    return out
+
+
+def _readable(argv: Sequence[str], env: Mapping[str, str], extra: Sequence[str]) -> list[str]:
+    """Everything a run may read besides its work dir: the system paths, this interpreter's
+    installation, the program's (argv[0]) installation, absolute PYTHONPATH entries and the
+    caller's ``read_only_paths``. Real paths, nested ones dropped, existing only."""
+    paths = list(SYSTEM_READ_PATHS)
+    for prefix in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix):
+        paths.append(os.path.realpath(prefix))
+    program = argv[0] if "/" in argv[0] else shutil.which(argv[0], path=env.get("PATH"))
+    if program:
+        paths += _install_prefix(program)
+    paths += [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if os.path.isabs(p)]
+    paths += [os.path.abspath(p) for p in extra]
+    found: list[str] = []
+    for path in paths:
+        for variant in dict.fromkeys([os.path.normpath(path), os.path.realpath(path)]):
+            if os.path.lexists(variant):
+                found.append(variant)
+    found = sorted(set(found), key=lambda p: (p.count("/"), p))
+    kept: list[str] = []
+    for path in found:
+        if not any(path.startswith(k.rstrip("/") + "/") for k in kept if not os.path.islink(k)):
+            kept.append(path)
+    return kept
 
 
 def _child_env(env: Mapping[str, str] | None, workdir: str) -> dict[str, str]:
@@ -436,8 +551,12 @@ class _Streams:
 def run(argv: list[str], *, stdin: bytes | str = b"", limits: Limits = Limits(),
         files: Mapping[str, bytes | str] = {}, collect: Sequence[str] = (),
         env: Mapping[str, str] | None = None, read_write_paths: Sequence[str] = (),
-        cwd_name: str = "work") -> SandboxResult:
-    """Run ``argv`` confined, in a fresh work dir holding ``files``; see the package docs."""
+        read_only_paths: Sequence[str] = (), cwd_name: str = "work") -> SandboxResult:
+    """Run ``argv`` confined, in a fresh work dir holding ``files``; see the package docs.
+    Besides the work dir the program may read only the system paths, the interpreter's
+    and its own installation, absolute ``PYTHONPATH`` entries of ``env`` and
+    ``read_only_paths``; it may write only the work dir and ``read_write_paths`` (as far
+    as their permissions let its uid)."""
     if not argv:
         raise ValueError("empty argv")
     plan = _plan()
@@ -465,16 +584,19 @@ def run(argv: list[str], *, stdin: bytes | str = b"", limits: Limits = Limits(),
                 for name in [dirpath, *(os.path.join(dirpath, n) for n in dirnames + filenames)]:
                     os.lchown(name, uid, uid)
         writable = [workdir, *(os.path.abspath(p) for p in read_write_paths)]
+        child_env = _child_env(env, workdir)
+        readable = _readable(argv, child_env, read_only_paths)
+        rootdir = tempfile.mkdtemp(dir=tmp, prefix=".root-") if plan.newroot else ""
         if plan.cgroup:
             group = _cgroup.PidsCgroup(limits.max_tasks + (1 if plan.pidns else 0))
         error_r, error_w = os.pipe()
         try:
-            setup = _child_setup(plan, limits, workdir, writable,
+            setup = _child_setup(plan, limits, workdir, writable, readable, rootdir,
                                  group.procs_fd if group else -1, uid, os.getpid(), error_w)
             start = time.monotonic()
             proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                     stderr=subprocess.PIPE, cwd=workdir,
-                                    env=_child_env(env, workdir), preexec_fn=setup,
+                                    env=child_env, preexec_fn=setup,
                                     start_new_session=True, close_fds=True)
         except subprocess.SubprocessError as exc:
             os.set_blocking(error_r, False)  # children of concurrent runs may hold error_w

@@ -85,7 +85,8 @@ def run_tests(
     limits = sandbox.Limits(cpu_seconds=seconds, wall_seconds=seconds, memory_bytes=4 * 1024**3,
                             file_size_bytes=1024**3, max_tasks=128, output_bytes=256 * 1024,
                             open_files=1024)
-    result = sandbox.run(argv, files=files, collect=[OUTPUT], env=env, limits=limits)
+    result = sandbox.run(argv, files=files, collect=[OUTPUT], env=env, limits=limits,
+                         read_only_paths=[str(repo.root)])
     raw = result.files.get(OUTPUT, b"")
     records, fatal = [], None
     for line in raw.decode("utf-8", "replace").splitlines():
