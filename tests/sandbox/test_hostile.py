@@ -199,3 +199,72 @@ def test_a_lock_on_a_visible_file_ends_with_the_run(tmp_path):
     assert r.ok and r.stdout == b"locked\n", r.stderr
     with open(shared) as fh:
         fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)   # the holder is gone
+
+
+DEEP_TREE = """
+    import os
+    os.mkdir('unreadable'); open('unreadable/f', 'w').write('x')
+    os.mkdir('unreadable/sub'); os.chmod('unreadable/sub', 0)
+    os.chmod('unreadable', 0)
+    os.symlink('/usr', 'link-out')             # removed, never followed
+    import array, fcntl
+    with open('frozen', 'w') as f:             # chattr +i needs CAP_LINUX_IMMUTABLE
+        try:
+            fcntl.ioctl(f, 0x40086602, array.array('l', [0x10]), True)
+            print('immutable')
+        except OSError:
+            pass
+    fd = os.open('.', os.O_RDONLY)
+    for _ in range(3000):                      # deeper than rmtree's recursion and PATH_MAX
+        os.mkdir('d', dir_fd=fd)
+        sub = os.open('d', os.O_RDONLY, dir_fd=fd)
+        os.close(fd)
+        fd = sub
+    open('leaf', 'w', opener=lambda p, f: os.open(p, f, 0o644, dir_fd=fd)).write('x')
+    print('built')
+"""
+
+
+def test_deep_unreadable_tree_is_removed(mode):
+    r = py(DEEP_TREE, limits=Limits(open_files=64))
+    assert r.ok and r.stdout == b"built\n", r.stderr
+    assert os.path.isdir("/usr/bin")   # the private_tmp fixture checks the work dir is gone
+
+
+def test_stale_sweep_removes_deep_trees(tmp_path):
+    from execbench.sandbox import _run
+    dead = subprocess.Popen(["/bin/true"])
+    dead.wait()
+    stale = os.path.join(tempfile.gettempdir(), f"execbench-{dead.pid}-stale")
+    os.mkdir(stale)
+    fd = os.open(stale, os.O_RDONLY)
+    for _ in range(3000):
+        os.mkdir("d", dir_fd=fd)
+        sub = os.open("d", os.O_RDONLY, dir_fd=fd)
+        os.close(fd)
+        fd = sub
+    os.fchmod(fd, 0)
+    os.close(fd)
+    os.utime(stale, (0, 0))
+    _run._remove_stale_workdirs()
+    assert not os.path.exists(stale)
+
+
+def test_remove_tree_never_raises(tmp_path):
+    from execbench.sandbox._cleanup import remove_tree
+    assert remove_tree(str(tmp_path / "missing"))
+    (tmp_path / "file").write_text("x")
+    assert remove_tree(str(tmp_path / "file")) and not (tmp_path / "file").exists()
+    os.symlink("/usr", tmp_path / "link")
+    assert remove_tree(str(tmp_path / "link")) and os.path.isdir("/usr/bin")
+    if os.geteuid() == 0:   # an immutable file in a read-only directory
+        import array
+        import fcntl
+        (tmp_path / "frozen").mkdir()
+        with open(tmp_path / "frozen" / "f", "w") as f:
+            try:
+                fcntl.ioctl(f, 0x40086602, array.array("l", [0x10]), True)
+            except OSError:
+                pytest.skip("no immutable flag on this file system")
+        (tmp_path / "frozen").chmod(0o500)
+        assert remove_tree(str(tmp_path / "frozen")) and not (tmp_path / "frozen").exists()

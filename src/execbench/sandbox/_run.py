@@ -24,6 +24,7 @@ from pathlib import PurePosixPath
 from typing import Callable, Mapping, Sequence
 
 from . import _cgroup, _linux
+from ._cleanup import remove_tree
 
 FORCE_FALLBACK_ENV = "EXECBENCH_SANDBOX_FORCE_FALLBACK"
 _MECHANISMS = ("netns", "pidns", "ipcns", "cgroup", "landlock", "mntns")
@@ -179,15 +180,20 @@ def _probe_newroot() -> bool:
 
 
 def _remove_stale_workdirs(min_age: float = 600.0) -> None:
-    """Work dirs of processes that were killed before their finally: could run."""
+    """Work dirs of processes that were killed before their finally: could run. Never
+    raises (remove_tree copes with deep, unreadable or immutable trees)."""
     base = tempfile.gettempdir()
-    for name in os.listdir(base):
+    try:
+        names = os.listdir(base)
+    except OSError:
+        return
+    for name in names:
         owner = name.split("-")[1] if name.startswith("execbench-") and name.count("-") >= 2 else ""
         path = os.path.join(base, name)
         try:
             if (owner.isdigit() and not os.path.exists(f"/proc/{owner}")
                     and time.time() - os.lstat(path).st_mtime > min_age):
-                shutil.rmtree(path, ignore_errors=True)
+                remove_tree(path)
         except OSError:
             pass
 
@@ -655,7 +661,7 @@ def run(argv: list[str], *, stdin: bytes | str = b"", limits: Limits = Limits(),
             if uid is not None and not plan.pidns and not plan.cgroup:
                 _kill_uid(uid)
         finally:
-            shutil.rmtree(tmp, ignore_errors=True)
+            remove_tree(tmp)
 
     out, err = streams.out.values()
     out_total, err_total = streams.total.values()
