@@ -54,6 +54,7 @@ def build_dataset(
         candidates = candidates[:limit]
     settings = {"family": family.name, "builder_version": family.version, "sources": sources,
                 "options": options, "limit": limit}
+    settings.update(family.manifest_settings(options))
     n_tasks = n_rejected = 0
     with DatasetWriter(out, settings=settings) as writer, ThreadPoolExecutor(max(1, jobs)) as pool:
         futures = [pool.submit(_outcome, family, c, options, cache) for c in candidates]

@@ -12,6 +12,7 @@ sandbox work dir; this module runs the program under :class:`Tracer` and writes
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import signal
@@ -19,7 +20,8 @@ import sys
 import traceback
 from typing import Any
 
-from execbench.tracing.tracer import TraceLimits, Tracer
+from execbench.tracing import script
+from execbench.tracing.tracer import TraceLimits, TracerTampered, Tracer
 
 MAX_MESSAGE = 500
 
@@ -31,17 +33,40 @@ def _error(exc: BaseException) -> dict[str, str]:
     return {"type": type(exc).__name__, "message": message}
 
 
-def _tracer(spec: dict[str, Any], files: list[str]) -> Tracer:
+def _tracer(spec: dict[str, Any], files: list[str], **script_view: Any) -> Tracer:
     return Tracer(
         files,
         limits=TraceLimits(**spec.get("limits", {})),
         record_calls=spec.get("record_calls", False),
         count_opcodes=spec.get("count_opcodes", False),
+        collapse_comprehensions=spec.get("collapse_comprehensions", False),
+        guard=True,
+        **script_view,
     )
 
 
+def _tampered(result: dict[str, Any], error: BaseException | None) -> dict[str, Any]:
+    if isinstance(error, TracerTampered) and result["status"] != "tampered":
+        return {"status": "tampered", "tampered": str(error), "line_events": result.get("line_events", 0)}
+    return result
+
+
+def _describe_exit(status: int) -> str:
+    """A wait status as words: "killed by SIGSEGV", "exit status 3"."""
+    if os.WIFSIGNALED(status):
+        number = os.WTERMSIG(status)
+        try:
+            name = signal.Signals(number).name
+        except ValueError:
+            name = f"signal {number}"
+        return f"killed by {name}"
+    if os.WIFEXITED(status):
+        return f"exit status {os.WEXITSTATUS(status)} without a result (os._exit or a crash)"
+    return f"wait status {status}"
+
+
 def _trace_call(spec: dict[str, Any], files: list[str], namespace: dict, call: str) -> dict:
-    expression = compile(call, "<call>", "eval")
+    expression = compile(call, "<call>", "eval", dont_inherit=True)
     tracer = _tracer(spec, files)
     error = None
     tracer.start()
@@ -51,8 +76,8 @@ def _trace_call(spec: dict[str, Any], files: list[str], namespace: dict, call: s
         error = exc
     finally:
         tracer.stop()
-    result = tracer.result()
-    if error is not None:
+    result = _tampered(tracer.result(), error)
+    if error is not None and result["status"] != "tampered":
         result["status"] = "error" if result["status"] == "ok" else result["status"]
         result["error"] = _error(error)
     return result
@@ -92,15 +117,20 @@ def _run_calls(spec: dict[str, Any], files: list[str], code: Any) -> dict[str, A
         elif os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGALRM:
             result = {"status": "timeout", "error": {"type": "Timeout", "message": f"{timeout} s"}}
         else:
-            result = {"status": "crash", "error": {"type": "Crash", "message": f"wait status {status}"}}
+            result = {"status": "crash", "error": {"type": "Crash", "message": _describe_exit(status)}}
         result["call"] = call
         results.append(result)
     return {"module": {"status": "ok"}, "calls": results}
 
 
-def _run_script(spec: dict[str, Any], files: list[str], code: Any) -> dict[str, Any]:
+def _run_script(spec: dict[str, Any], files: list[str], code: Any, tree: ast.Module, source: str) -> dict[str, Any]:
     namespace: dict[str, Any] = {"__name__": "__main__", "__file__": files[0]}
-    tracer = _tracer(spec, files)
+    view: dict[str, Any] = {}
+    if spec.get("start_after_main_guard"):
+        view["start_after_line"] = script.main_guard_line(tree)
+    if spec.get("segment_markers"):
+        view["segment_markers"] = script.segment_markers(source)
+    tracer = _tracer(spec, files, **view)
     error = None
     exit_code = 0
     tracer.start()
@@ -114,9 +144,9 @@ def _run_script(spec: dict[str, Any], files: list[str], code: Any) -> dict[str, 
     finally:
         tracer.stop()
         sys.stdout.flush()
-    result = tracer.result()
+    result = _tampered(tracer.result(), error)
     result["exit_code"] = exit_code
-    if error is not None:
+    if error is not None and result["status"] != "tampered":
         result["status"] = "error" if result["status"] == "ok" else result["status"]
         result["error"] = _error(error)
     return {"module": {"status": "ok"}, "script": result}
@@ -129,9 +159,15 @@ def main(argv: list[str]) -> int:
     with open(files[0]) as fh:
         source = fh.read()
     sys.path.insert(0, os.path.dirname(files[0]))
-    code = compile(source, files[0], "exec")
-    runner = _run_script if spec["mode"] == "script" else _run_calls
-    result = runner(spec, files, code)
+    code = compile(source, files[0], "exec", dont_inherit=True)  # no flags leak from this module
+    tree = compile(source, files[0], "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+    found = script.tampering(tree)
+    if found is not None:  # reaches for the tracer: never run it
+        result: dict[str, Any] = {"module": {"status": "tampered", "tampered": found}, "calls": []}
+    elif spec["mode"] == "script":
+        result = _run_script(spec, files, code, tree, source)
+    else:
+        result = _run_calls(spec, files, code)
     with open(spec.get("result", "result.json"), "w") as fh:
         json.dump(result, fh)
     return 0

@@ -7,9 +7,12 @@ traces refer to that exact text), with a JSON spec for :mod:`execbench.tracing.c
 from __future__ import annotations
 
 import json
+import os
+import sys
 from dataclasses import asdict, dataclass, field
 from typing import Any, Mapping
 
+import execbench
 from execbench import sandbox
 from execbench.tracing.tracer import TraceLimits
 
@@ -37,17 +40,17 @@ def _run(
     stdin: str | bytes,
     hash_seed: int,
     limits: sandbox.Limits,
+    python: str | None = None,
 ) -> TraceRun:
     files: dict[str, str | bytes] = {filename: program, "spec.json": json.dumps(spec)}
     files.update(extra_files)
-    outcome = sandbox.run_python(
-        CHILD,
-        stdin=stdin,
-        files=files,
-        collect=["result.json"],
-        env={"PYTHONHASHSEED": str(hash_seed)},
-        limits=limits,
-    )
+    env = {"PYTHONHASHSEED": str(hash_seed)}
+    common = dict(stdin=stdin, files=files, collect=["result.json"], limits=limits)
+    if python is None or os.path.realpath(python) == os.path.realpath(sys.executable):
+        outcome = sandbox.run_python(CHILD, env=env, **common)
+    else:  # another interpreter (tracing.interpreter): it imports execbench from our tree
+        env["PYTHONPATH"] = os.path.dirname(os.path.dirname(os.path.abspath(execbench.__file__)))
+        outcome = sandbox.run([python, "-s", *CHILD], env=env, **common)
     raw = outcome.files.get("result.json")
     info = {"limit": outcome.limit, "duration": outcome.duration, "isolation": outcome.isolation}
     if raw is None or outcome.limit is not None:
@@ -72,21 +75,27 @@ def trace_calls(
     call_timeout: int = 10,
     hash_seed: int = 0,
     limits: sandbox.Limits | None = None,
+    python: str | None = None,
+    collapse_comprehensions: bool = False,
 ) -> TraceRun:
     """Trace each call expression separately, from the same fresh module state.
 
-    ``result["calls"][i]`` holds ``status`` (ok/error/timeout/crash/too_large),
+    ``python``: the interpreter to trace under (default: this one; the trace family pins
+    CPython 3.11, :mod:`execbench.tracing.interpreter`).
+
+    ``result["calls"][i]`` holds ``status`` (ok/error/timeout/crash/too_large/tampered),
     ``lines`` (primary-file line events, concurrent segments as nested lists),
     ``line_events`` and, as asked, ``calls`` and ``opcodes``.
     """
     spec = _spec(
         "calls", filename, list(traced_files), trace_limits, calls=list(calls),
         record_calls=record_calls, count_opcodes=count_opcodes, call_timeout=call_timeout,
+        collapse_comprehensions=collapse_comprehensions,
     )
     wall = max(30.0, call_timeout * len(calls) + 10)
     limits = limits or sandbox.Limits(cpu_seconds=wall, wall_seconds=wall)
     return _run(program, spec, filename=filename, extra_files=extra_files, stdin=b"",
-                hash_seed=hash_seed, limits=limits)
+                hash_seed=hash_seed, limits=limits, python=python)
 
 
 def trace_script(
@@ -101,10 +110,18 @@ def trace_script(
     count_opcodes: bool = False,
     hash_seed: int = 0,
     limits: sandbox.Limits | None = None,
+    python: str | None = None,
+    collapse_comprehensions: bool = False,
+    start_after_main_guard: bool = False,
+    segment_markers: bool = False,
 ) -> TraceRun:
     """Trace a whole run of ``program`` as ``__main__``; ``result["script"]`` has the trace,
-    the run's stdout is :attr:`TraceRun.stdout`."""
+    the run's stdout is :attr:`TraceRun.stdout`. ``start_after_main_guard``: record from the
+    event after the ``if __name__ == "__main__":`` line's; ``segment_markers``: ``#START`` /
+    ``#END`` comments delimit concurrent segments (see :mod:`execbench.tracing.script`)."""
     spec = _spec("script", filename, list(traced_files), trace_limits,
-                 record_calls=record_calls, count_opcodes=count_opcodes)
+                 record_calls=record_calls, count_opcodes=count_opcodes,
+                 collapse_comprehensions=collapse_comprehensions,
+                 start_after_main_guard=start_after_main_guard, segment_markers=segment_markers)
     return _run(program, spec, filename=filename, extra_files=extra_files, stdin=stdin,
-                hash_seed=hash_seed, limits=limits or sandbox.Limits())
+                hash_seed=hash_seed, limits=limits or sandbox.Limits(), python=python)

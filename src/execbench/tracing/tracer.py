@@ -27,19 +27,46 @@ import dis
 import sys
 import threading
 from dataclasses import dataclass, field
-from types import CodeType, FrameType
+from types import CodeType, FrameType, MethodType
 from typing import Any, Callable
 
 from execbench.tracing.summary import summarize
 
 _YIELD_OPS = {dis.opmap[name] for name in ("YIELD_VALUE",) if name in dis.opmap}
 _GENERATOR_FLAGS = 0x20 | 0x80 | 0x200  # CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR
-# Code objects whose repeated line events are loop artefacts of one source line.
+# Comprehension code objects: only the optional "collapsed" convention treats their repeats specially.
 _COMPREHENSIONS = {"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"}
+
+
+# The real tracing API, bound before any program runs (a program may replace the attributes).
+_SETTRACE = sys.settrace
+_GETTRACE = sys.gettrace
+_THREADING_SETTRACE = threading.settrace
+
+
+class _Refuse:
+    """Stands in for ``sys.monitoring`` while a guarded trace runs: any use is tampering."""
+
+    def __init__(self, tracer: "Tracer", name: str) -> None:
+        object.__setattr__(self, "_tracer", tracer)
+        object.__setattr__(self, "_name", name)
+
+    def __getattr__(self, attr: str) -> Any:
+        tracer = object.__getattribute__(self, "_tracer")
+        tracer._tamper(f"{object.__getattribute__(self, '_name')}.{attr} used by the program")
+
+    def __setattr__(self, attr: str, value: Any) -> None:
+        self.__getattr__(attr)
 
 
 class TraceTooLarge(Exception):
     """Raised inside the tracer when a cap is exceeded; tracing stops."""
+
+
+class TracerTampered(BaseException):
+    """Raised into the traced program when it calls a tracing API (``sys.settrace``,
+    ``threading.setprofile``, ``sys.monitoring``, ...) while ``guard`` is on: the run is
+    rejected as ``tracer_tampered`` (a BaseException: ``except Exception`` does not swallow it)."""
 
 
 class TraceCapExceeded(BaseException):
@@ -104,6 +131,10 @@ class Tracer:
         skip_prefix: str | None = None,
         observer: Callable[[FrameType], None] | None = None,
         stop_on_cap: bool = False,
+        collapse_comprehensions: bool = False,
+        guard: bool = False,
+        start_after_line: int | None = None,
+        segment_markers: tuple[list[int], list[int]] | None = None,
     ) -> None:
         self.files = set(files)
         self.primary = files[0] if record_lines else None
@@ -114,6 +145,13 @@ class Tracer:
         self.skip_prefix = skip_prefix
         self.observer = observer
         self.stop_on_cap = stop_on_cap
+        self.collapse_comprehensions = collapse_comprehensions
+        self.guard = guard
+        self.tampered: str | None = None
+        self._skip_until = start_after_line  # script mode: record from the event after this line's
+        self._markers = (set(segment_markers[0]), set(segment_markers[1])) if segment_markers else None
+        self._marker_segment: list[int] | None = None
+        self._originals: dict[tuple[Any, str], Any] = {}
         self.lines: list[Any] = []  # ints, and lists for concurrent segments
         self.line_events = 0
         self.opcodes = 0
@@ -133,16 +171,96 @@ class Tracer:
 
     # -- public -------------------------------------------------------------
     def start(self) -> None:
-        self._patch_threading()
-        threading.settrace(self._global)
-        sys.settrace(self._global)
+        if self._markers is None:
+            self._patch_threading()
+        if self.guard:
+            self._install_guards()
+        self._starter = threading.get_ident()
+        _THREADING_SETTRACE(self._global)
+        _SETTRACE(self._global)
 
     def stop(self) -> None:
-        sys.settrace(None)
-        threading.settrace(None)  # type: ignore[arg-type]
+        current = _GETTRACE()
+        _SETTRACE(None)
+        _THREADING_SETTRACE(None)  # type: ignore[arg-type]
         self._unpatch_threading()
+        if self.guard:
+            self._check_untouched(current)
+            self._remove_guards()
+
+    # -- guards against programs that touch the tracer (docs/trace-format.md) --
+    def _tamper(self, what: str) -> None:
+        if self.tampered is None:
+            self.tampered = what
+        raise TracerTampered(what)
+
+    def _ours(self, function: Any) -> bool:
+        return type(function) is MethodType and function.__func__ is Tracer._global and function.__self__ is self
+
+    def _install_guards(self) -> None:
+        tracer = self
+
+        def settrace(function: Any) -> None:
+            if tracer._ours(function):  # threading's own bootstrap of a new thread
+                return _SETTRACE(function)
+            tracer._tamper("sys.settrace called by the program")
+
+        def setter(name: str) -> Callable[..., None]:
+            def refuse(*args: Any, **kwargs: Any) -> None:
+                tracer._tamper(f"{name} called by the program")
+            return refuse
+
+        def thread_settrace(function: Any) -> None:
+            if tracer._ours(function):
+                return _THREADING_SETTRACE(function)
+            tracer._tamper("threading.settrace called by the program")
+
+        def nothing() -> None:  # what an untraced program sees
+            return None
+
+        replacements: list[tuple[Any, str, Any]] = [
+            (sys, "settrace", settrace), (sys, "setprofile", setter("sys.setprofile")),
+            (sys, "gettrace", nothing), (sys, "getprofile", nothing),
+            (threading, "settrace", thread_settrace), (threading, "setprofile", setter("threading.setprofile")),
+        ]
+        for name in ("settrace_all_threads", "setprofile_all_threads"):
+            if hasattr(threading, name):
+                replacements.append((threading, name, setter(f"threading.{name}")))
+        for name in ("gettrace", "getprofile"):
+            if hasattr(threading, name):
+                replacements.append((threading, name, nothing))
+        if hasattr(sys, "monitoring"):
+            replacements.append((sys, "monitoring", _Refuse(self, "sys.monitoring")))
+        for owner, name, replacement in replacements:
+            self._originals[(owner, name)] = getattr(owner, name)
+            setattr(owner, name, replacement)
+        self._guards = {key: getattr(*key) for key in self._originals}
+
+    def _check_untouched(self, current: Any) -> None:
+        if self.tampered is not None or self.too_large:
+            return
+        if current != self._global:
+            self.tampered = "the trace function was replaced or removed"
+        for (owner, name), guard in self._guards.items():
+            if getattr(owner, name, None) is not guard:
+                self.tampered = f"{owner.__name__}.{name} was replaced by the program"
+        starter = self._thread_obj.get(self._starter, (None, None))[1]
+        for frame, record in self._active.items():
+            if frame.f_trace != self._local or not frame.f_trace_lines:
+                self.tampered = f"the trace function of a {record.func} frame was changed"
+            elif record.thread == starter and not frame.f_code.co_flags & _GENERATOR_FLAGS:
+                # every ordinary frame of the traced run has returned by now: this one's
+                # return event was lost because its trace function was removed
+                self.tampered = f"a {record.func} frame ended without a return event"
+
+    def _remove_guards(self) -> None:
+        for (owner, name), original in self._originals.items():
+            setattr(owner, name, original)
+        self._originals.clear()
 
     def result(self) -> dict[str, Any]:
+        if self.tampered:
+            return {"status": "tampered", "tampered": self.tampered, "line_events": self.line_events}
         out: dict[str, Any] = {
             "status": "too_large" if self.too_large else "ok",
             "line_events": self.line_events,
@@ -332,6 +450,8 @@ class Tracer:
             if event == "opcode":
                 self.opcodes += 1
             elif event == "return":
+                if self.guard and not frame.f_trace_lines:
+                    self.tampered = self.tampered or f"line events of a {frame.f_code.co_qualname} frame were turned off"
                 self._on_return(frame, arg)
             elif event == "exception":
                 record = self._active.get(frame)
@@ -344,9 +464,25 @@ class Tracer:
 
     def _on_primary_line(self, code: CodeType, lineno: int) -> None:
         ident = threading.get_ident()
-        if code.co_name in _COMPREHENSIONS and self._last_line.get(ident) == lineno:
-            return  # a comprehension's loop re-entering the line it already stands on
+        if (self.collapse_comprehensions and code.co_name in _COMPREHENSIONS
+                and self._last_line.get(ident) == lineno):
+            return  # the "collapsed" convention: a comprehension re-entering the line it stands on
         self._last_line[ident] = lineno
+        if self._skip_until is not None:
+            if lineno == self._skip_until and code.co_name == "<module>":
+                self._skip_until = None
+            return
+        if self._markers is not None:  # the program's #START / #END comments delimit segments
+            starts, ends = self._markers
+            if self._marker_segment is None and lineno in starts:
+                self._marker_segment = [lineno]
+                self.lines.append(self._marker_segment)
+            elif self._marker_segment is not None and lineno not in ends:
+                self._marker_segment.append(lineno)
+            else:
+                self._marker_segment = None
+                self.lines.append(lineno)
+            return
         if ident not in self._thread_sink:
             self._thread()
         self._thread_sink[ident].append(lineno)
@@ -367,8 +503,8 @@ class Tracer:
 
     def _abort(self, reason: str) -> None:
         self.too_large = reason
-        sys.settrace(None)
-        threading.settrace(None)  # type: ignore[arg-type]
+        _SETTRACE(None)
+        _THREADING_SETTRACE(None)  # type: ignore[arg-type]
         self.lines = []
         self.calls = []
         self._active.clear()

@@ -107,7 +107,7 @@ def _python_child(job: dict[str, Any], out: str, err: str, extra: str) -> int:
     code = 0
     try:
         with open(program, encoding="utf-8") as fh:
-            compiled = compile(fh.read(), program, "exec")
+            compiled = compile(fh.read(), program, "exec", dont_inherit=True)  # its own __future__ flags only
         if measure is not None:
             tracer, meter = _measuring_tracer(program, measure)
             tracer.start()

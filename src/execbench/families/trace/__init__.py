@@ -17,10 +17,13 @@ from execbench.grading import Score, grade_trace, trace_summary
 
 class TraceFamily(Family):
     name = "trace"
-    version = "1"
+    version = "2"  # 2: every comprehension line event (paper convention), CPython 3.11 pinned, script view
     variants = tuple(prompt.VARIANTS)
     default_options = build.DEFAULT_OPTIONS
     builder, renderer = build, prompt
+
+    def manifest_settings(self, options: dict[str, Any]) -> dict[str, Any]:
+        return build.manifest_settings(options)
 
     def grade(self, task: Task, response: str) -> Score:
         return grade_trace(task.answer, response)

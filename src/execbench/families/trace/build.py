@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import hashlib
 import re
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from execbench.dataset import make_id
 from execbench.families.base import Candidate, Outcome, SourceError
 from execbench.grading import canonical_trace
 from execbench.sources import cases, humaneval
 from execbench.static import cyclomatic, loc
-from execbench.tracing import TraceLimits, trace_calls, trace_script
+from execbench.tracing import TraceLimits, interpreter, trace_calls, trace_script
 
 DEFAULT_OPTIONS: dict[str, Any] = {
     "repeats": 3,  # runs with different PYTHONHASHSEED; all must agree
@@ -25,7 +25,15 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "case_max_answer_tokens": 0,  # case directories (Advanced-Trace keeps all 5 calls): 0 = no limit
     "max_line_events": 20_000,  # tracing cap; far above what the token filter admits
     "call_timeout": 10,
+    # "paper": every line event, comprehension iterations included (CoCoNUT); "collapsed": a
+    # comprehension's repeats of the line it stands on count once (execbench before version 2)
+    "convention": "paper",
+    "python": interpreter.PINNED,  # traced under CPython 3.11 whatever runs the build; "host" or a path
+    "script_start": "main_guard",  # scripts: answer starts past `if __name__ == "__main__":`; or "module"
+    "keep_duplicates": False,  # True keeps repeated calls (row-by-row alignment with the paper's data)
 }
+CONVENTIONS = ("paper", "collapsed")
+SCRIPT_STARTS = ("main_guard", "module")
 _TOKEN = re.compile(r"\d{1,3}|[^\s\d]")
 
 
@@ -45,12 +53,41 @@ def flat_length(trace: list) -> int:
     return sum(len(item) if isinstance(item, list) else 1 for item in trace)
 
 
+def check_options(options: dict[str, Any]) -> None:
+    if options["convention"] not in CONVENTIONS:
+        raise SourceError(f"convention must be one of {', '.join(CONVENTIONS)}, not {options['convention']!r}")
+    if options["script_start"] not in SCRIPT_STARTS:
+        raise SourceError(f"script_start must be one of {', '.join(SCRIPT_STARTS)}, not {options['script_start']!r}")
+
+
+def trace_interpreter(options: dict[str, Any]) -> interpreter.Interpreter:
+    try:
+        return interpreter.resolve(options["python"])
+    except interpreter.InterpreterError as exc:
+        raise SourceError(str(exc)) from None
+
+
+def manifest_settings(options: dict[str, Any]) -> dict[str, Any]:
+    """What the manifest records about how answers were made (docs/trace-format.md)."""
+    return {"trace": {"interpreter": trace_interpreter(options).label, "convention": options["convention"],
+                      "script_start": options["script_start"]}}
+
+
+# Named sources; anything else is a case directory (or a folder of them).
+SOURCES: dict[str, Callable[[dict[str, Any]], Iterator[Candidate]]] = {
+    "humaneval": lambda options: _humaneval(),
+}
+
+
 def candidates(sources: list[str], options: dict[str, Any]) -> Iterator[Candidate]:
+    check_options(options)
+    python = trace_interpreter(options)
     for source in sources:
-        if source == "humaneval":
-            yield from _humaneval()
-        else:
-            yield from _case_dirs(source)
+        named = SOURCES.get(source)
+        for candidate in (named(options) if named else _case_dirs(source)):
+            # the interpreter is part of the payload, hence of the build-cache key
+            candidate.payload["python"] = {"path": python.path, "version": python.label}
+            yield candidate
 
 
 def _humaneval() -> Iterator[Candidate]:
@@ -100,20 +137,32 @@ def _case_dirs(source: str) -> Iterator[Candidate]:
 def _trace_all(payload: dict[str, Any], options: dict[str, Any], seed: int) -> list[dict[str, Any]] | str:
     """Per run (call or stdin) results of one sandboxed pass, or the reason it failed."""
     limits = TraceLimits(max_line_events=options["max_line_events"])
+    # candidates() records the interpreter; payloads made elsewhere (mutation) resolve it here
+    python = payload["python"]["path"] if "python" in payload else trace_interpreter(options).path
+    collapse = options["convention"] == "collapsed"
     if payload["mode"] == "calls":
         run = trace_calls(payload["program"], payload["runs"], trace_limits=limits,
-                          call_timeout=options["call_timeout"], hash_seed=seed)
+                          call_timeout=options["call_timeout"], hash_seed=seed, python=python,
+                          collapse_comprehensions=collapse)
         if not run.ok:
             return f"sandbox: {run.reason}"
-        if run.result["module"]["status"] != "ok":
-            error = run.result["module"]["error"]
+        module = run.result["module"]
+        if module["status"] == "tampered":
+            return f"tracer_tampered: {module['tampered']}"
+        if module["status"] != "ok":
+            error = module["error"]
             return f"module raised {error['type']}: {error['message']}"
         return run.result["calls"]
     results = []
     for stdin in payload["runs"]:
-        run = trace_script(payload["program"], stdin, trace_limits=limits, hash_seed=seed)
+        run = trace_script(payload["program"], stdin, trace_limits=limits, hash_seed=seed, python=python,
+                           collapse_comprehensions=collapse,
+                           start_after_main_guard=options["script_start"] == "main_guard",
+                           segment_markers=True)
         if not run.ok:
             return f"sandbox: {run.reason}"
+        if run.result["module"]["status"] == "tampered":
+            return f"tracer_tampered: {run.result['module']['tampered']}"
         results.append(run.result["script"])
     return results
 
@@ -124,6 +173,8 @@ def _failure(result: dict[str, Any]) -> str | None:
         return None
     if status == "too_large":
         return f"trace too large: {result.get('too_large')}"
+    if status == "tampered":
+        return f"tracer_tampered: {result.get('tampered')}"
     if "error" in result:
         return f"{status}: {result['error']['type']}: {result['error']['message']}"
     return f"exit code {result.get('exit_code')}"
@@ -158,7 +209,7 @@ def build_candidate(candidate: Candidate, options: dict[str, Any]) -> Outcome:
             outcome.reject(label, "filter", f"answer needs ~{tokens} tokens > {cap}",
                            run=run_input, trace_length=flat_length(answer))
             continue
-        if run_input in seen:
+        if run_input in seen and not options["keep_duplicates"]:
             outcome.reject(label, "duplicate", f"same {payload['mode'][:-1]} as run {seen[run_input]}", run=run_input)
             continue
         seen[run_input] = index

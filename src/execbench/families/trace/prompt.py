@@ -48,7 +48,7 @@ CONCURRENT_EXAMPLE = (
     "    threads = [threading.Thread(target=work, args=(out, i)) for i in range(n)]\n"
     "    for t in threads:\n        t.start()\n    for t in threads:\n        t.join()\n    return sorted(out)\n",
     "run(2)",
-    "[9, 10, 11, 12, (5, 5, 11, 11, 12, 13, 13, 14, 14), 13, 15]",
+    "[9, 10, 10, 10, 10, 11, 12, (5, 5, 11, 11, 12, 13, 13, 14, 14), 13, 15]",
 )
 
 
