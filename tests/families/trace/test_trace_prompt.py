@@ -29,10 +29,11 @@ def test_example_answers_are_the_real_traces(example):
 def test_every_variant_renders_with_numbered_program_and_version(variant):
     rendered = prompt.render(task("def f(x):\n    return x\n", "f(2)"), variant)
     text = rendered.messages[0].content
-    assert rendered.template == f"trace/{variant}" and rendered.version == "1"
+    assert rendered.template == f"trace/{variant}" and rendered.version == "2"
     assert "`f(2)`" in text
     assert ("Line 2 | " if variant == "line" else "§L2 | " if variant == "symbols" else "2 |     return x") in text
     assert text.count("Example") == (3 if variant == "3-shot" else 1)
+    assert "once per element taken from its iterable" in text  # the paper's comprehension convention
     assert ("Answer: [" in text.split("Now the task.")[1]) == (variant != "direct")
 
 
