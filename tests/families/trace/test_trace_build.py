@@ -136,3 +136,103 @@ def test_malformed_case_is_a_clear_error(tmp_path):
         build([str(tmp_path / "src")], tmp_path / "ds")
     assert not (tmp_path / "ds" / "tasks.jsonl").exists()
     assert read_manifest(tmp_path / "ds") == {}
+
+
+def test_paper_conventions_programs_semantics_and_manifest(tmp_path):
+    src = tmp_path / "src"
+    write_case(src, "comp", """\
+        def f(xs):
+            return [x for x in xs]
+        def undefined_annotation(x: Undefined):
+            return x
+        """, calls=["f([1, 2])", "f([1, 2])"])
+    write_case(src, "future", """\
+        from __future__ import annotations
+        def g(x: Undefined):
+            return x
+        """, calls=["g(1)"])
+    build([str(src)], tmp_path / "ds", options={"repeats": 1})
+    tasks = {t.id: t for t in read_tasks(tmp_path / "ds")}
+    rejected = {r["candidate"]: r for r in read_rejected(tmp_path / "ds")}
+    # a program runs with exactly its own compiler flags: no inherited postponed annotations
+    assert rejected["src/comp"]["stage"] == "execution" and "NameError" in rejected["src/comp"]["reason"]
+    assert tasks["trace/src/future/0#trace"].answer == [3]
+    trace = read_manifest(tmp_path / "ds")["settings"]["trace"]
+    assert trace["convention"] == "paper" and trace["interpreter"].startswith("CPython 3.11.")
+
+    (src / "comp" / "program.py").write_text("def f(xs):\n    return [x for x in xs]\n")
+    build([str(src / "comp")], tmp_path / "paper", options={"repeats": 1, "keep_duplicates": True})
+    assert [t.answer for t in read_tasks(tmp_path / "paper")] == [[2, 2, 2, 2]] * 2  # duplicates kept
+    build([str(src / "comp")], tmp_path / "collapsed", options={"repeats": 1, "convention": "collapsed"})
+    assert [t.answer for t in read_tasks(tmp_path / "collapsed")] == [[2]]
+
+
+def test_script_answer_starts_past_the_main_guard_and_follows_segment_markers(tmp_path):
+    src = tmp_path / "src"
+    write_case(src, "guarded", """\
+        import sys
+
+        def double(x):
+            return 2 * x
+
+        if __name__ == "__main__":
+            n = int(sys.stdin.read())
+            print(double(n))
+        """, stdin=["in.txt"])
+    write_case(src, "plain", """\
+        import sys
+        n = int(sys.stdin.read())
+        print(n)
+        """, stdin=["in.txt"])
+    write_case(src, "marked", """\
+        from threading import Thread
+
+        def work(k):
+            return k * k
+
+        if __name__ == "__main__":
+            t1 = Thread(target=work, args=(1,))
+            t2 = Thread(target=work, args=(2,))
+            t1.start() #START
+            t2.start()
+            t1.join()
+            t2.join() #END
+            print("done")
+        """, stdin=["in.txt"])
+    for case in ("guarded", "plain", "marked"):
+        (src / case / "in.txt").write_text("3\n")
+    build([str(src)], tmp_path / "ds", options={"repeats": 2})
+    tasks = {t.id: t.answer for t in read_tasks(tmp_path / "ds")}
+    assert tasks["trace/src/guarded/0#trace"] == [7, 8, 4]
+    assert tasks["trace/src/plain/0#trace"] == [1, 2, 3]  # no guard: the whole run
+    # the segment opens with the #START line and closes before the #END line
+    assert tasks["trace/src/marked/0#trace"] == [7, 8, [4, 4, 9, 10, 11], 12, 13]
+    build([str(src / "guarded")], tmp_path / "module", options={"repeats": 1, "script_start": "module"})
+    assert [t.answer for t in read_tasks(tmp_path / "module")] == [[1, 3, 6, 7, 8, 4]]
+
+
+def test_crashing_and_tampering_calls_are_rejected(tmp_path):
+    write_case(tmp_path / "src", "hostile", """\
+        import ctypes, os, sys
+        def crash():
+            x = 1
+            ctypes.string_at(0)
+            return x
+        def leave():
+            os._exit(0)
+        def sneaky(n):
+            getattr(sys, "set" + "trace")(None)
+            t = 0
+            for i in range(n):
+                t += i
+            return t
+        def fine():
+            return 1
+        """, calls=["crash()", "leave()", "sneaky(3)", "fine()"])
+    build([str(tmp_path / "src")], tmp_path / "ds", options={"repeats": 1})
+    assert [t.answer for t in read_tasks(tmp_path / "ds")] == [[15]]
+    rejected = {r["candidate"]: r for r in read_rejected(tmp_path / "ds")}
+    assert {r["stage"] for r in rejected.values()} == {"execution"}
+    assert "SIGSEGV" in rejected["src/hostile#0"]["reason"]
+    assert "exit status 0" in rejected["src/hostile#1"]["reason"]
+    assert rejected["src/hostile#2"]["reason"].startswith("tracer_tampered:")
