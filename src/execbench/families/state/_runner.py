@@ -16,7 +16,12 @@ Jobs (in order; a job whose ``needs`` did not all succeed is skipped):
 * ``exec``: ``execve`` ``argv`` (g++, a compiled program, gcov) in the subdirectory ``cwd``.
 
 Per job: CPU, wall and address-space caps, stdout kept up to ``max_output`` bytes, the tail
-of stderr, wall/CPU seconds and peak RSS from ``wait4``. ``preload`` modules are imported
+of stderr, wall/CPU seconds and peak RSS from ``wait4``. One job cannot touch another's
+record: the runner is not dumpable (no /proc/<pid>/mem or fd access by the jobs' processes),
+everything a job left running is killed before the next one starts (``kill(-1)`` as pid 2
+of the sandbox's PID namespace), the next job's record files are removed and the batch's
+input files restored first, and a job's own extra record is read bounded, keys
+``metrics``/``dump``/``dump_error`` only. ``preload`` modules are imported
 before forking, so every job finds them in ``sys.modules`` (networkx takes ~0.3 s to import).
 """
 
@@ -185,11 +190,72 @@ def _tail(path: str) -> str:
         return ""
 
 
+def _kill_leftovers() -> None:
+    """Kill every process a job left behind: as pid 2 of the sandbox's PID namespace,
+    kill(-1) reaches all of them and nothing else (not init, not this process)."""
+    if os.getpid() == 2:
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def _snapshot(base: str) -> dict[str, tuple[bytes, int]]:
+    """The batch's input files (content, mode), restored before every job."""
+    files: dict[str, tuple[bytes, int]] = {}
+    for dirpath, _, names in os.walk(base):
+        for name in names:
+            path = os.path.join(dirpath, name)
+            st = os.lstat(path)
+            if os.path.isfile(path) and not os.path.islink(path):
+                with open(path, "rb") as fh:
+                    files[path] = (fh.read(), st.st_mode & 0o777)
+    return files
+
+
+def _restore(files: dict[str, tuple[bytes, int]]) -> None:
+    for path, (data, mode) in files.items():
+        try:
+            with open(path, "rb") as fh:
+                same = fh.read(len(data) + 1) == data and os.fstat(fh.fileno()).st_mode & 0o777 == mode
+            if same and not os.path.islink(path):
+                continue
+        except OSError:
+            pass
+        if os.path.lexists(path) and not os.path.isdir(path):
+            os.unlink(path)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+
+
+def _read_extra(path: str) -> dict[str, Any]:
+    """A job's own extra record (written in its process, so hostile): bounded, and only
+    the keys a job may report about itself."""
+    from execbench.sandbox.records import RecordError, load_json
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return {}
+    try:
+        with os.fdopen(fd, "rb") as fh:
+            data = load_json(fh.read(16 << 20), max_bytes=(16 << 20) - 1)
+    except (OSError, RecordError) as exc:
+        return {"dump_error": f"bad job record: {exc}"}
+    if not isinstance(data, dict):
+        return {"dump_error": "bad job record: not an object"}
+    return {k: data[k] for k in ("metrics", "dump", "dump_error") if k in data}
+
+
 def run_job(index: int, job: dict[str, Any]) -> dict[str, Any]:
     base = os.path.abspath(".")
     cwd = os.path.join(base, job.get("cwd", "."))
     os.makedirs(cwd, exist_ok=True)
     out, err, extra = (os.path.join(base, f".job{index}.{s}") for s in ("out", "err", "json"))
+    for path in (out, err, extra):   # planted by an earlier job?
+        if os.path.lexists(path):
+            os.unlink(path)
     for name in job.get("chmod", []):
         os.chmod(os.path.join(cwd, name), 0o700)
     if job.get("stdin"):
@@ -228,6 +294,7 @@ def run_job(index: int, job: dict[str, Any]) -> dict[str, Any]:
             break
     _, status, usage = os.wait4(pid, 0)
     os.close(pidfd)
+    _kill_leftovers()
     duration = time.monotonic() - started
     stdout, truncated = _read_limited(out, int(job.get("max_output", 1 << 20)))
     stderr = _tail(err)
@@ -254,9 +321,7 @@ def run_job(index: int, job: dict[str, Any]) -> dict[str, Any]:
         limit = "output"
     result["limit"] = limit
     result["ok"] = limit is None and result["exit_code"] == 0
-    if os.path.exists(extra):
-        with open(extra) as fh:
-            result.update(json.load(fh))
+    result.update(_read_extra(extra))
     collected = {}
     for name in job.get("collect", []):
         data, _ = _read_limited(os.path.join(cwd, name), 1 << 16)
@@ -280,8 +345,12 @@ def main(argv: list[str]) -> int:
             importlib.import_module(module)
         except Exception:  # noqa: BLE001 - the program will report it itself
             pass
+    import ctypes
+    ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)   # PR_SET_DUMPABLE 0: jobs cannot reach into us
+    inputs = _snapshot(os.path.abspath("."))
     results: dict[str, Any] = {}
     for index, job in enumerate(spec["jobs"]):
+        _restore(inputs)
         needs = job.get("needs", [])
         if any(not results.get(name, {}).get("ok") for name in needs):
             results[job["id"]] = {"ok": False, "skipped": True, "limit": None, "exit_code": None,

@@ -6,13 +6,13 @@ See :mod:`._runner` (the child). Everything that executes code of a case goes th
 
 from __future__ import annotations
 
-import base64
 import json
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Mapping
 
 from execbench import sandbox
+from execbench.sandbox import records
 
 RUNNER = ["-m", "execbench.families.state._runner", "spec.json"]
 
@@ -56,23 +56,56 @@ class Batch:
     jobs: dict[str, JobResult]
 
 
-def _job_result(raw: dict[str, Any]) -> JobResult:
-    return JobResult(
-        ok=bool(raw.get("ok")),
-        exit_code=raw.get("exit_code"),
-        signal=raw.get("signal"),
-        limit=raw.get("limit"),
-        stdout=base64.b64decode(raw.get("stdout", "")),
-        stderr=raw.get("stderr", ""),
-        wall=raw.get("wall", 0.0),
-        cpu=raw.get("cpu", 0.0),
-        maxrss_kb=raw.get("maxrss_kb", 0),
-        skipped=bool(raw.get("skipped")),
-        metrics=raw.get("metrics", {}),
-        dump=raw.get("dump"),
-        dump_error=raw.get("dump_error"),
-        files=raw.get("files", {}),
-    )
+_INT = (int, type(None))
+_JOB_FIELDS = {"ok": bool, "exit_code": _INT, "signal": _INT, "limit": (str, type(None)),
+               "stdout": str, "stderr": str}
+_JOB_OPTIONAL = {"wall": (int, float), "cpu": (int, float), "maxrss_kb": int, "skipped": bool,
+                 "metrics": dict, "dump": object, "dump_error": (str, type(None)), "files": dict,
+                 "stdout_truncated": bool}
+_LIMITS = (None, "wall_time", "cpu_time", "memory", "output")
+_NUMERIC_METRICS = ("opcodes", "line_events", "peak_state", "state_load", "state_stride",
+                    "state_samples", "state_work")
+
+
+def _metrics(metrics: dict[str, Any], name: str) -> dict[str, Any]:
+    for key, value in metrics.items():
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if key in _NUMERIC_METRICS and not number:
+            raise records.RecordError(f"job {name}: metric {key!r} should be a number")
+        if not isinstance(value, (str, int, float, bool, type(None))):
+            raise records.RecordError(f"job {name}: metric {key!r} should be a scalar")
+    if metrics.get("status") == "ok":
+        missing = [k for k in ("opcodes", "line_events") if k not in metrics]
+        if missing:
+            raise records.RecordError(f"job {name}: metrics without {missing}")
+        if "state_load" in metrics or "peak_state" in metrics:
+            missing = [k for k in ("peak_state", "state_load", "state_stride") if k not in metrics]
+            if missing:
+                raise records.RecordError(f"job {name}: metrics without {missing}")
+    return metrics
+
+
+def _job_result(raw: Any, name: str) -> JobResult:
+    """One job's record, validated field by field (the program could have written it);
+    a malformed one is a failed job saying why."""
+    try:
+        job = records.check(raw, _JOB_FIELDS, _JOB_OPTIONAL, where=f"job {name}")
+        if job["limit"] not in _LIMITS:
+            raise records.RecordError(f"job {name}: unknown limit {job['limit']!r}")
+        files = job.get("files", {})
+        if not all(isinstance(v, str) for v in files.values()):
+            raise records.RecordError(f"job {name}: collected files should be text")
+        return JobResult(
+            ok=job["ok"], exit_code=job["exit_code"], signal=job["signal"], limit=job["limit"],
+            stdout=records.b64(job["stdout"], f"job {name} stdout"), stderr=job["stderr"],
+            wall=float(job.get("wall", 0.0)), cpu=float(job.get("cpu", 0.0)),
+            maxrss_kb=job.get("maxrss_kb", 0), skipped=job.get("skipped", False),
+            metrics=_metrics(job.get("metrics", {}), name), dump=job.get("dump"), dump_error=job.get("dump_error"),
+            files=files,
+        )
+    except records.RecordError as exc:
+        return JobResult(ok=False, exit_code=None, signal=None, limit=None, stdout=b"",
+                         stderr=f"malformed job record: {exc}")
 
 
 def run_batch(
@@ -99,8 +132,14 @@ def run_batch(
     if raw is None:
         detail = outcome.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or [""]
         return Batch(False, f"runner failed: {outcome.reason()} {detail[0][:300]}".strip(), {})
-    data = json.loads(raw)
-    return Batch(True, "ok", {name: _job_result(job) for name, job in data["jobs"].items()})
+    cap = sum(int(job.get("max_output", 1 << 20)) * 2 + (1 << 20) for job in jobs) + (1 << 20)
+    try:
+        data = records.check(records.load_json(raw, max_bytes=cap), {"jobs": dict},
+                             where="result.json")
+    except records.RecordError as exc:
+        return Batch(False, f"runner failed: {exc}", {})
+    return Batch(True, "ok", {job["id"]: _job_result(data["jobs"].get(job["id"]), job["id"])
+                              for job in jobs})
 
 
 @lru_cache(maxsize=None)
