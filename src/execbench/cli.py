@@ -169,6 +169,36 @@ def grade(
 
 
 @app.command()
+def export(
+    datasets: list[Path] = typer.Argument(..., help="Dataset directories to export together."),
+    out: Path = typer.Option(..., "-o", "--out", help="The export folder (replaced when complete)."),
+) -> None:
+    """Write datasets as a Hugging Face `datasets` folder: Parquet shards per family and arm + a dataset card."""
+    from execbench import families
+    from execbench.dataset import DatasetError
+    from execbench.dataset.export import read_inputs, write_export
+
+    try:
+        inputs = read_inputs(datasets)
+        licenses = {}
+        for task in (task for item in inputs for task in item.tasks):
+            source = "/".join(task.id.split("/")[:2])
+            if source not in licenses and task.family in families.names():
+                licenses[source] = families.get(task.family).source_license(source.split("/", 1)[1])
+        marker = write_export(inputs, out, licenses={k: v for k, v in licenses.items() if v})
+    except (DatasetError, OSError) as exc:
+        _fail(str(exc))
+    table = Table(title=str(out))
+    table.add_column("config")
+    table.add_column("rows", justify="right")
+    table.add_column("JSON text columns")
+    for name, config in sorted(marker["configs"].items()):
+        table.add_row(name, str(config["rows"]), ", ".join(config["json_columns"]) or "-")
+    console.print(table)
+    console.print(f"{marker['tasks']} tasks; content {marker['content_hash'][:19]}… (read back and verified)")
+
+
+@app.command()
 def mutate(
     dataset: Path = typer.Argument(..., help="Original dataset directory."),
     out: Path = typer.Option(..., "-o", "--out", help="Directory for the mutated twin dataset."),

@@ -1,4 +1,5 @@
-"""Dataset directories: ``tasks.jsonl`` + ``manifest.json`` + ``rejected.jsonl``.
+"""Dataset directories: ``tasks.jsonl`` + ``manifest.json`` + ``rejected.jsonl`` (and reading
+the Parquet exports of :mod:`execbench.dataset.export` in their place).
 
 Writing is crash-safe: files are written under temporary names and renamed into place
 when the dataset is complete, so a crashed build never leaves a half dataset that looks
@@ -102,12 +103,18 @@ def dataset_file(directory: str | Path) -> Path:
         return path
     tasks = path / TASKS
     if not tasks.exists():
-        raise DatasetError(f"{path} is not a dataset directory (no {TASKS})")
+        raise DatasetError(f"{path} is not a dataset directory (no {TASKS}) nor an execbench export")
     return tasks
 
 
 def read_tasks(directory: str | Path) -> Iterator[Task]:
-    """Stream validated tasks from a dataset directory (or a tasks.jsonl file)."""
+    """Stream validated tasks from a dataset directory, a tasks.jsonl file, or an export
+    folder written by ``execbench export`` (:mod:`execbench.dataset.export`)."""
+    from execbench.dataset import export
+
+    if Path(directory).is_dir() and not (Path(directory) / TASKS).exists() and export.is_export(directory):
+        yield from export.read_export_tasks(directory)
+        return
     path = dataset_file(directory)
     for number, data in _jsonl(path):
         try:
@@ -117,7 +124,11 @@ def read_tasks(directory: str | Path) -> Iterator[Task]:
 
 
 def read_manifest(directory: str | Path) -> dict[str, Any]:
+    from execbench.dataset import export
+
     path = Path(directory) / MANIFEST
+    if not path.exists() and export.is_export(directory):
+        return export.export_manifest(directory)
     if not path.exists():
         return {}
     return json.loads(path.read_text(encoding="utf-8"))

@@ -67,6 +67,7 @@ class Family(ABC):
     version: str  # bump when outcomes change: it is part of every build-cache key
     variants: tuple[str, ...] = ("direct", "cot")
     default_options: dict[str, Any] = {}  # build settings a user may override with --set
+    source_licenses: dict[str, str] = {}  # built-in source -> license of its programs (dataset cards)
     builder: ModuleType  # families/<name>/build.py
     renderer: ModuleType  # families/<name>/prompt.py
 
@@ -82,6 +83,11 @@ class Family(ABC):
 
     def prompt(self, task: Task, variant: str = "direct") -> Prompt:
         return self.renderer.render(task, variant)
+
+    def source_license(self, source: str) -> str | None:
+        """The license of a source's programs (``source``: the second part of a task id), for
+        dataset cards; None when the family does not know it."""
+        return self.source_licenses.get(source)
 
     @abstractmethod
     def grade(self, task: Task, response: str) -> Score: ...

@@ -56,17 +56,19 @@ class RepoConfig:
     test_modules: tuple[str, ...] = ()  # default subset (relative paths); () = every test file
     exclude: tuple[str, ...] = ()  # regexes on relative test-file paths, never built
     note: str = ""
+    license: str = ""  # SPDX id of the library's license (dataset cards)
 
 
 # The paper's seven libraries (RepoReason table 5), pinned. Test dependencies are what the
 # selected suites import; pytest-xdist/cov/codspeed are not needed (addopts are dropped).
 DEFAULT_CORPUS: tuple[RepoConfig, ...] = (
     RepoConfig("toolz", "1.2.0", (PYTEST,), exclude=(r"test_curried_doctests", r"test_signatures"),
-               note="pure Python"),
-    RepoConfig("cachetools", "8.0.2", (PYTEST,), note="pure Python"),
+               note="pure Python", license="BSD-3-Clause"),
+    RepoConfig("cachetools", "8.0.2", (PYTEST,), note="pure Python", license="MIT"),
     RepoConfig("yarl", "1.25.1", (PYTEST, "hypothesis==6.155.2"), env={"YARL_NO_EXTENSIONS": "1"},
                exclude=(r"benchmarks", r"test_pydantic", r"test_quoting_hypothesis"),
-               note="YARL_NO_EXTENSIONS=1: quoting runs in yarl/_quoting_py.py, not the Cython module"),
+               note="YARL_NO_EXTENSIONS=1: quoting runs in yarl/_quoting_py.py, not the Cython module",
+               license="Apache-2.0"),
     RepoConfig("networkx", "3.6.1", (PYTEST,),
                test_modules=(
                    "networkx/algorithms/tests/test_simple_paths.py",
@@ -78,11 +80,12 @@ DEFAULT_CORPUS: tuple[RepoConfig, ...] = (
                    "networkx/algorithms/components/tests/test_connected.py",
                    "networkx/classes/tests/test_function.py",
                ),
-               note="pure Python; numpy/scipy not installed (tests needing them are skipped)"),
+               note="pure Python; numpy/scipy not installed (tests needing them are skipped)",
+               license="BSD-3-Clause"),
     RepoConfig("jinja2", "3.1.6", (PYTEST,), exclude=(r"test_async",),
-               note="pure Python (MarkupSafe's C speedups are a dependency, not traced)"),
+               note="pure Python (MarkupSafe's C speedups are a dependency, not traced)", license="BSD-3-Clause"),
     RepoConfig("attrs", "26.1.0", (PYTEST, "hypothesis==6.155.2", "pympler==1.1", "cloudpickle==3.1.3"),
-               exclude=(r"test_mypy", r"test_pyright", r"test_3rd_party"), note="pure Python"),
+               exclude=(r"test_mypy", r"test_pyright", r"test_3rd_party"), note="pure Python", license="MIT"),
     RepoConfig("sympy", "1.14.0", (PYTEST, "hypothesis==6.155.2"),
                test_modules=(
                    "sympy/sets/tests/test_sets.py",
@@ -92,7 +95,7 @@ DEFAULT_CORPUS: tuple[RepoConfig, ...] = (
                    "sympy/polys/tests/test_partfrac.py",
                    "sympy/functions/elementary/tests/test_integers.py",
                ),
-               note="pure Python (mpmath dependency, gmpy2 not installed)"),
+               note="pure Python (mpmath dependency, gmpy2 not installed)", license="BSD-3-Clause"),
 )
 DEFAULT_BY_NAME = {c.name.lower(): c for c in DEFAULT_CORPUS}
 

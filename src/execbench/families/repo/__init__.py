@@ -26,6 +26,16 @@ class RepoFamily(Family):
     default_options = build.DEFAULT_OPTIONS
     builder, renderer = build, prompt
 
+    def source_license(self, source: str) -> str | None:
+        """The pinned default-corpus libraries' licenses (``source`` is ``NAME-VERSION``)."""
+        from execbench.sources.repos import DEFAULT_BY_NAME
+
+        name, _, version = source.rpartition("-")
+        config = DEFAULT_BY_NAME.get(name.lower())
+        if config is None or config.version != version or not config.license:
+            return None
+        return f"{config.license} ({config.name} {config.version})"
+
     def grade(self, task: Task, response: str) -> Score:
         from execbench.families.repo.compare import grade_answer  # written alongside; imported lazily
 

@@ -25,6 +25,8 @@ class StateFamily(Family):
     variants = prompt.VARIANTS
     default_options = build.DEFAULT_OPTIONS
     builder, renderer = build, prompt
+    source_licenses = {"classic": "Apache-2.0 (execbench's classic corpus)",
+                       "networkx-simplex": "BSD-3-Clause (networkx 3.6.1's network_simplex); inputs Apache-2.0 (execbench)"}
 
     def grade(self, task: Task, response: str) -> Score:
         return grade.grade(task, response)

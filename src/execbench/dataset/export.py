@@ -1,0 +1,294 @@
+"""Datasets as Hugging Face ``datasets`` folders: Parquet shards plus a dataset card.
+
+``execbench export DATASET... -o DIR`` writes
+
+    DIR/README.md                                   dataset card; its YAML header declares the configs
+    DIR/data/<family>-<arm>/test-00000-of-0000N.parquet
+    DIR/execbench-export.json                       how to read the export back exactly
+
+so ``datasets.load_dataset(DIR, "<family>-<arm>")`` works without a loading script, and
+``execbench grade`` / ``execbench eval`` read ``DIR`` as they read a dataset directory
+(:func:`read_export_tasks`): the same tasks in the same order, so the same content hash.
+
+Columns are the task record's fields plus ``order`` (the task's position in the
+exported sequence; reading sorts by it). Nested fields keep their Arrow types
+(structs, lists) whenever Parquet gives them back unchanged; a column that would change
+(mixed types, an int that would become a float, keys that differ between rows, an empty
+object) is stored as JSON text instead, for that config only, and the card and
+``execbench-export.json`` name those columns. Every export is read back and its content
+hash compared before the command returns.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import math
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Sequence
+
+from execbench.dataset.record import DatasetError, Task
+
+MARKER = "execbench-export.json"
+CARD = "README.md"
+COLUMNS = ("id", "family", "arm", "source_id", "language", "prompt_fields", "answer", "answer_kind",
+           "metrics", "provenance")
+ROWS_PER_SHARD = 10_000
+FORMAT_VERSION = 1
+
+
+def is_export(directory: str | Path) -> bool:
+    return (Path(directory) / MARKER).is_file()
+
+
+def config_name(task: Task) -> str:
+    return f"{task.family}-{task.arm}"
+
+
+def task_line(data: dict[str, Any]) -> bytes:
+    """A task's line as the dataset writer hashes it."""
+    return (json.dumps(data, sort_keys=True, ensure_ascii=False) + "\n").encode()
+
+
+@dataclass
+class ExportInput:
+    """One dataset directory to export: its tasks (in order) and its manifest."""
+
+    path: str
+    tasks: list[Task]
+    manifest: dict[str, Any] = field(default_factory=dict)
+
+
+# -- writing -----------------------------------------------------------------------------------
+
+def _parquet_roundtrip(values: list[Any]) -> list[Any] | None:
+    """``values`` after a trip through an Arrow column and Parquet; None when Arrow refuses."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        table = pa.table({"v": pa.array(values)})
+        buffer = io.BytesIO()
+        pq.write_table(table, buffer)
+        buffer.seek(0)
+        return pq.read_table(buffer).column("v").to_pylist()
+    except (pa.ArrowException, ValueError, TypeError, OverflowError):
+        return None
+
+
+def _same(a: Any, b: Any) -> bool:
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
+def _has_non_finite(value: Any) -> bool:
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    if isinstance(value, dict):
+        return any(_has_non_finite(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_non_finite(v) for v in value)
+    return False
+
+
+def _column_encoding(values: list[Any]) -> str:
+    """``native`` when Parquet returns ``values`` unchanged (types included), else ``json``."""
+    if any(_has_non_finite(v) for v in values):  # NaN != NaN: compare as JSON text instead
+        return "json"
+    back = _parquet_roundtrip(values)
+    if back is None or len(back) != len(values):
+        return "json"
+    return "native" if all(_same(a, b) and _types_match(a, b) for a, b in zip(values, back)) else "json"
+
+
+def _types_match(a: Any, b: Any) -> bool:
+    """JSON equality allows 1 == 1.0 in no case, but bool/int and tuple/list details matter too."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_types_match(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_types_match(x, y) for x, y in zip(a, b))
+    return True
+
+
+def write_export(inputs: Sequence[ExportInput], out: str | Path, *, licenses: dict[str, str],
+                 rows_per_shard: int = ROWS_PER_SHARD) -> dict[str, Any]:
+    """Write the export folder (replacing ``out`` only when complete); returns its marker record.
+
+    ``licenses`` maps a source (``<family>/<source>``, the first two parts of a task id)
+    to the license text the card shows for it.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    out = Path(out)
+    ordered: list[Task] = [task for item in inputs for task in item.tasks]
+    if not ordered:
+        raise DatasetError("nothing to export: the datasets hold no tasks")
+    seen: set[str] = set()
+    for task in ordered:
+        if task.id in seen:
+            raise DatasetError(f"task id {task.id!r} appears in more than one exported dataset")
+        seen.add(task.id)
+    digest = hashlib.sha256()
+    for task in ordered:
+        digest.update(task_line(task.to_json()))
+    content_hash = "sha256:" + digest.hexdigest()
+
+    configs: dict[str, list[tuple[int, Task]]] = {}
+    for index, task in enumerate(ordered):
+        configs.setdefault(config_name(task), []).append((index, task))
+
+    staging = out.with_name(f".{out.name}.partial")
+    shutil.rmtree(staging, ignore_errors=True)
+    (staging / "data").mkdir(parents=True)
+    config_records: dict[str, Any] = {}
+    for name in sorted(configs):
+        rows = configs[name]
+        columns: dict[str, list[Any]] = {"order": [index for index, _ in rows]}
+        encodings: dict[str, str] = {}
+        for column in COLUMNS:
+            values = [getattr(task, column) for _, task in rows]
+            encodings[column] = _column_encoding(values)
+            columns[column] = values if encodings[column] == "native" else \
+                [json.dumps(v, sort_keys=True, ensure_ascii=False) for v in values]
+        folder = staging / "data" / name
+        folder.mkdir()
+        shards = max(1, math.ceil(len(rows) / rows_per_shard))
+        files = []
+        for shard in range(shards):
+            part = slice(shard * rows_per_shard, (shard + 1) * rows_per_shard)
+            table = pa.table({key: pa.array(values[part]) for key, values in columns.items()})
+            file = f"test-{shard:05d}-of-{shards:05d}.parquet"
+            pq.write_table(table, folder / file)
+            files.append(f"data/{name}/{file}")
+        config_records[name] = {"rows": len(rows), "files": files,
+                                "json_columns": [c for c in COLUMNS if encodings[c] == "json"]}
+
+    sources = sorted({"/".join(task.id.split("/")[:2]) for task in ordered})
+    marker = {
+        "format": FORMAT_VERSION,
+        "content_hash": content_hash,
+        "tasks": len(ordered),
+        "configs": config_records,
+        "sources": {source: licenses.get(source, "not recorded: see the source") for source in sources},
+        "inputs": [{"path": os.path.basename(os.path.normpath(item.path)), "tasks": len(item.tasks),
+                    "manifest": item.manifest} for item in inputs],
+    }
+    (staging / MARKER).write_text(json.dumps(marker, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    (staging / CARD).write_text(dataset_card(marker), encoding="utf-8")
+
+    back = hashlib.sha256()
+    for task in read_export_tasks(staging):
+        back.update(task_line(task.to_json()))
+    if "sha256:" + back.hexdigest() != content_hash:  # a bug here, never the user's data
+        raise DatasetError(f"the export in {staging} does not read back to the same tasks")
+    if out.exists():
+        shutil.rmtree(out)
+    os.replace(staging, out)
+    return marker
+
+
+def _yaml_string(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)  # a JSON string is a YAML scalar
+
+
+def dataset_card(marker: dict[str, Any]) -> str:
+    """README.md: a YAML header that declares the configs, then what the data is."""
+    lines = ["---", "pretty_name: execbench benchmark tasks", "license: other",
+             "license_name: per-source", "task_categories:", "- text-generation",
+             "tags:", "- code", "- code-reasoning", "- execution", "- execbench", "configs:"]
+    for name, config in sorted(marker["configs"].items()):
+        lines += [f"- config_name: {_yaml_string(name)}", "  data_files:", "  - split: test",
+                  f"    path: {_yaml_string(f'data/{name}/test-*.parquet')}"]
+    lines.append("---")
+    lines += ["", "# execbench benchmark tasks", "",
+              "Tasks built by [execbench](https://pypi.org/project/execbench/): every answer comes from "
+              "running the code in a sandbox. One config per family and arm; each row is one execbench task "
+              "record (`id`, `family`, `arm`, `source_id`, `language`, `prompt_fields`, `answer`, "
+              "`answer_kind`, `metrics`, `provenance`) plus `order`, the task's position in the exported "
+              "sequence.", "",
+              f"- content hash: `{marker['content_hash']}` (sha256 over the task records in `order`, as "
+              "`execbench` computes it for a dataset directory)",
+              f"- tasks: {marker['tasks']}", "", "## Configs", "", "| config | rows | stored as JSON text |",
+              "| --- | --- | --- |"]
+    for name, config in sorted(marker["configs"].items()):
+        json_columns = ", ".join(f"`{c}`" for c in config["json_columns"]) or "none"
+        lines.append(f"| `{name}` | {config['rows']} | {json_columns} |")
+    lines += ["", "A column listed as JSON text holds values Parquet could not keep exactly (mixed types, "
+              "keys that differ between rows): decode it with `json.loads`.", "",
+              "## Sources and licenses", "", "| source | license |", "| --- | --- |"]
+    for source, license_text in sorted(marker["sources"].items()):
+        lines.append(f"| `{source}` | {license_text} |")
+    lines += ["", "## Build settings", ""]
+    for item in marker["inputs"]:
+        manifest = item["manifest"]
+        lines += [f"### {item['path']} ({item['tasks']} tasks)", "",
+                  f"- execbench {manifest.get('execbench_version', '?')}, Python {manifest.get('python', '?')}",
+                  f"- content hash of the original directory: `{manifest.get('content_hash', '?')}`",
+                  "- settings: `" + json.dumps(manifest.get("settings", {}), sort_keys=True) + "`", ""]
+    lines += ["## Use", "", "```python", "import datasets",
+              f"tasks = datasets.load_dataset(\"PATH\", {_yaml_string(sorted(marker['configs'])[0])}, split=\"test\")",
+              "```", "", "```", "execbench eval PATH --model openai/gpt-4o      # or any Inspect model",
+              "execbench grade PATH --answers answers.jsonl", "```", ""]
+    return "\n".join(lines)
+
+
+# -- reading -----------------------------------------------------------------------------------
+
+def read_marker(directory: str | Path) -> dict[str, Any]:
+    path = Path(directory) / MARKER
+    try:
+        marker = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise DatasetError(f"{path}: not a readable export marker ({exc})") from None
+    if not isinstance(marker, dict) or marker.get("format") != FORMAT_VERSION or \
+            not isinstance(marker.get("configs"), dict):
+        raise DatasetError(f"{path}: not an execbench export of format {FORMAT_VERSION}")
+    return marker
+
+
+def export_manifest(directory: str | Path) -> dict[str, Any]:
+    """The manifest an export stands for: the single input's, with the export's hash and counts."""
+    marker = read_marker(directory)
+    inputs = marker.get("inputs") or []
+    base = dict(inputs[0]["manifest"]) if len(inputs) == 1 else {"inputs": [i["manifest"] for i in inputs]}
+    base.update({"content_hash": marker["content_hash"], "tasks": marker["tasks"],
+                 "export": {"format": marker["format"], "configs": sorted(marker["configs"])}})
+    return base
+
+
+def read_export_tasks(directory: str | Path) -> Iterator[Task]:
+    """The exported tasks in their original order."""
+    import pyarrow.parquet as pq
+
+    directory = Path(directory)
+    marker = read_marker(directory)
+    rows: list[tuple[int, dict[str, Any]]] = []
+    for name, config in sorted(marker["configs"].items()):
+        json_columns = set(config.get("json_columns", []))
+        for file in config["files"]:
+            path = (directory / file).resolve()
+            if directory.resolve() not in path.parents:
+                raise DatasetError(f"{directory / MARKER}: {file!r} is outside the export")
+            for record in pq.read_table(path).to_pylist():
+                data = {c: json.loads(record[c]) if c in json_columns else record[c] for c in COLUMNS}
+                rows.append((int(record["order"]), data))
+    rows.sort(key=lambda item: item[0])
+    if [order for order, _ in rows] != list(range(len(rows))):
+        raise DatasetError(f"{directory}: the export's rows do not form one complete sequence")
+    for order, data in rows:
+        try:
+            yield Task.from_json(data)
+        except (DatasetError, TypeError) as exc:
+            raise DatasetError(f"{directory}, task {order}: {exc}") from None
+
+
+def read_inputs(paths: Iterable[str | Path]) -> list[ExportInput]:
+    from execbench.dataset.store import read_manifest, read_tasks
+
+    return [ExportInput(str(path), list(read_tasks(path)), read_manifest(path)) for path in paths]
