@@ -122,3 +122,25 @@ def test_malformed_batch_result_fails_the_batch_with_a_reason(monkeypatch):
     good = base64.b64encode(b"1\n").decode()
     assert state_batch._job_result({"ok": True, "exit_code": 0, "signal": None, "limit": None,
                                     "stdout": good, "stderr": ""}, "p").stdout == b"1\n"
+
+
+def test_trace_run_with_a_weaponised_result_is_a_failed_run():
+    from execbench.tracing.run import trace_script
+    program = ("import json\n"
+               "json.dump = lambda obj, fh, **kw: fh.write('[' * 200000)\n"
+               "print('hi')\n")
+    run = trace_script(program, "")
+    assert not run.ok and "deeper than" in run.reason and run.result == {}
+    program = "import json\njson.dump = lambda obj, fh, **kw: fh.write('{\"module\": 1}')\n"
+    run = trace_script(program, "")
+    assert not run.ok and "'module' should be dict" in run.reason
+
+
+def test_repo_test_records_are_checked():
+    from execbench.families.repo import runner
+    good = {"nodeid": "t.py::test", "phases": {"call": {"outcome": "passed"}}, "probes": {}}
+    assert runner._checked(good)["nodeid"] == "t.py::test"
+    for bad in [{"phases": {}}, {"nodeid": 3}, {"nodeid": "x", "phases": {"call": {}}},
+                {"nodeid": "x", "phases": []}, {"nodeid": "x", "verify": {"1": 2, 3: 4}}]:
+        with pytest.raises(RecordError):
+            runner._checked(bad)

@@ -14,6 +14,7 @@ from typing import Any, Mapping
 
 import execbench
 from execbench import sandbox
+from execbench.sandbox import records
 from execbench.tracing.tracer import TraceLimits
 
 CHILD = ["-m", "execbench.tracing.child", "spec.json"]
@@ -55,7 +56,16 @@ def _run(
     info = {"limit": outcome.limit, "duration": outcome.duration, "isolation": outcome.isolation}
     if raw is None or outcome.limit is not None:
         return TraceRun(False, outcome.reason(), {}, outcome.stdout, outcome.stderr, info)
-    return TraceRun(True, outcome.reason(), json.loads(raw), outcome.stdout, outcome.stderr, info)
+    try:  # the program could have written result.json: bounded, envelope checked
+        result = records.load_json(raw, max_bytes=limits.file_size_bytes, max_depth=200)
+        module = records.check(result, {"module": dict}, {"calls": list, "script": dict},
+                               where="result.json")["module"]
+        records.check(module, {"status": str}, where="result.json module")
+        if "script" in result:
+            records.check(result["script"], {"status": str}, where="result.json script")
+    except records.RecordError as exc:
+        return TraceRun(False, f"malformed {exc}", {}, outcome.stdout, outcome.stderr, info)
+    return TraceRun(True, outcome.reason(), result, outcome.stdout, outcome.stderr, info)
 
 
 def _spec(mode: str, filename: str, extra: list[str], trace_limits: TraceLimits, **kw: Any) -> dict:

@@ -16,11 +16,31 @@ from pathlib import Path
 from typing import Any
 
 from execbench import sandbox
+from execbench.sandbox import records as _records
 from execbench.sources.repos import Repo
 
 _HERE = Path(__file__).parent
 _TRACING = Path(__file__).parents[2] / "tracing"
 OUTPUT = "results.jsonl"
+# results.jsonl is written by the test process: read bounded, each record checked.
+RESULTS_MAX_BYTES = 128 * 1024**2
+RECORD_MAX_BYTES = 32 * 1024**2
+MAX_RECORDS = 20_000
+_RECORD_FIELDS = {"nodeid": str}
+_RECORD_OPTIONAL = {"phases": dict, "probes": dict, "verify": dict, "aliases": dict,
+                    "overflow": list, "trace": (dict, type(None)), "function": (str, type(None)),
+                    "seconds": (int, float)}
+
+
+def _checked(record: Any) -> dict[str, Any]:
+    """A test's record, its envelope validated (what build.py indexes must be there)."""
+    record = _records.check(record, _RECORD_FIELDS, _RECORD_OPTIONAL, where="test record")
+    for name, phase in record.get("phases", {}).items():
+        _records.check(phase, {"outcome": str}, where=f"phase {name!r}")
+    for key in ("probes", "verify", "aliases"):
+        if not all(isinstance(k, str) for k in record.get(key, {})):
+            raise _records.RecordError(f"test record: {key} keys should be strings")
+    return record
 
 
 @dataclass
@@ -89,17 +109,19 @@ def run_tests(
                          read_only_paths=[str(repo.root)])
     raw = result.files.get(OUTPUT, b"")
     records, fatal = [], None
-    for line in raw.decode("utf-8", "replace").splitlines():
-        if not line.strip():
+    try:
+        lines, _ = _records.load_jsonl(raw, max_bytes=RESULTS_MAX_BYTES,
+                                       max_line_bytes=RECORD_MAX_BYTES, max_records=MAX_RECORDS)
+    except _records.RecordError as exc:
+        lines, fatal = [], f"{OUTPUT}: {exc}"
+    for record in lines:  # a bad line (e.g. cut by a kill) or record is left out
+        if isinstance(record, dict) and "fatal" in record:
+            fatal = str(record["fatal"])[:1000]
             continue
         try:
-            record = json.loads(line)
-        except json.JSONDecodeError:
-            continue  # a line cut by a kill
-        if "fatal" in record:
-            fatal = record["fatal"]
-        else:
-            records.append(record)
+            records.append(_checked(record))
+        except _records.RecordError:
+            continue
     tail = "\n".join(result.stdout.decode("utf-8", "replace").strip().splitlines()[-15:])
     ok = result.limit is None and fatal is None and (bool(records) or result.exit_code in (0, 1, 5))
     return TestRun(ok=ok, reason=result.reason(), records=records, fatal=fatal, duration=result.duration,

@@ -583,8 +583,12 @@ def _sandboxed(answer_text: str, oracle_text: str, timeout: float) -> tuple[bool
         return False, "timeout"
     if raw is None:
         return False, "error"
-    result = json.loads(raw)
-    return bool(result.get("equal")), str(result.get("how", "error"))
+    from execbench.sandbox import records
+    try:
+        result = records.check(records.load_json(raw, max_bytes=1 << 16), {"equal": bool, "how": str})
+    except records.RecordError:
+        return False, "error"
+    return result["equal"], result["how"][:100]
 
 
 def _child(job_path: str) -> int:
