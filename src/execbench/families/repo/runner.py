@@ -28,7 +28,7 @@ RECORD_MAX_BYTES = 32 * 1024**2
 MAX_RECORDS = 20_000
 _RECORD_FIELDS = {"nodeid": str}
 _RECORD_OPTIONAL = {"phases": dict, "probes": dict, "verify": dict, "aliases": dict,
-                    "overflow": list, "trace": (dict, type(None)), "function": (str, type(None)),
+                    "overflow": list, "trace": (dict, type(None)), "function": (list, type(None)),
                     "seconds": (int, float)}
 
 
