@@ -10,11 +10,12 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-FAMILIES = ("trace", "state", "repo")
+FAMILIES = ("trace", "state", "repo", "cruxeval")
 ARMS = {
     "trace": ("trace",),
     "state": ("short-trace-final", "long-trace-final", "inside-loop-state", "post-loop-state"),
     "repo": ("masked-assertion",),
+    "cruxeval": ("output-prediction", "input-prediction"),
 }
 ANSWER_KINDS = ("text", "json", "lines", "python-literal", "sympy")
 LANGUAGES = ("python", "cpp")

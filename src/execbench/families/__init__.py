@@ -1,4 +1,4 @@
-"""Family plug-ins (``trace``, ``state``, ``repo``) and their registry."""
+"""Family plug-ins (``trace``, ``state``, ``repo``, ``cruxeval``) and their registry."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from execbench.families.base import Family
 
 _MODULES = {"trace": "execbench.families.trace", "repo": "execbench.families.repo"}
 _MODULES["state"] = "execbench.families.state"
+_MODULES["cruxeval"] = "execbench.families.cruxeval"
 
 
 def names() -> list[str]:

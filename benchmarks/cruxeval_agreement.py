@@ -1,0 +1,156 @@
+"""Agreement of execbench's cruxeval grader with CRUXEval's own grader (issue 13).
+
+Material (not shipped; every developer and CI has it): ``../shared/reference/cruxeval/``
+holds the Qwen2.5-Coder team's published generations for the 1.5B base model
+(``qwen2.5-coder-1.5b-base.{output,input}-cot.generations.json``) and CRUXEval's verdict
+per sample (``...scored.json``: ``scored``, ``extracted``, ``pass_at_1``).
+
+Steps: build the dataset (``execbench build cruxeval cruxeval``, unless ``--dataset``);
+convert each generation to an answer ``{"id", "response"}`` whose response is the model's
+continuation (the text after the generation's last ``[/PYTHON]\\n[THOUGHT]``); run
+``execbench grade DATASET --answers FILE -o RESULTS --json``; compare per sample with
+CRUXEval's verdict. A sample without a task (an input-arm problem whose arguments have no
+literal form) counts as wrong, like a failed sample in CRUXEval's pass@1 over 800.
+
+    python benchmarks/cruxeval_agreement.py [--reference DIR] [--dataset DIR] [--json OUT]
+
+Prints per mode: pass@1 (execbench and CRUXEval's), per-sample agreement, and every
+disagreement with the graded details. Exit code 1 when a mode misses the targets (pass@1
+within 0.25 points, agreement >= 99.5%).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_REFERENCE = ROOT.parent / "shared" / "reference" / "cruxeval"
+MODEL = "qwen2.5-coder-1.5b-base"
+MODES = {"output": "output-prediction", "input": "input-prediction"}
+MARK = "[/PYTHON]\n[THOUGHT]"
+TARGET_POINTS, TARGET_AGREEMENT = 0.25, 0.995
+
+
+def continuation(generation: str) -> str:
+    cut = generation.rfind(MARK)
+    return generation[cut + len(MARK):] if cut >= 0 else generation
+
+
+def answers(reference: Path) -> tuple[list[dict], dict[str, dict]]:
+    rows, scored = [], {}
+    for mode, arm in MODES.items():
+        generations = json.loads((reference / f"{MODEL}.{mode}-cot.generations.json").read_text())
+        scored[mode] = json.loads((reference / f"{MODEL}.{mode}-cot.scored.json").read_text())
+        for sample, texts in generations.items():
+            rows.append({"id": f"cruxeval/cruxeval/{sample}#{arm}", "response": continuation(texts[0])})
+    return rows, scored
+
+
+PY39_METHODS = {"removeprefix", "removesuffix"}  # str methods new in Python 3.9
+
+
+def uses_py39_methods(code: str) -> bool:
+    return any(isinstance(node, ast.Attribute) and node.attr in PY39_METHODS for node in ast.walk(ast.parse(code)))
+
+
+def cause(row: dict, code: str, rejected: dict[str, str]) -> str:
+    """Why execbench and CRUXEval's scored file disagree on a sample (or "unexplained")."""
+    if row["status"] == "no task":
+        return f"no input-arm task: {rejected.get(row['sample'], 'not built')}"
+    if row["execbench"] and not row["cruxeval"] and uses_py39_methods(code):
+        return ("f calls str.removeprefix/removesuffix (new in Python 3.9); the scored file was made under an "
+                "older Python, where the call raises AttributeError")
+    return "unexplained"
+
+
+def execbench(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "execbench.cli", *args], check=True, capture_output=True, text=True)
+
+
+def compare(reference: Path, dataset: Path | None, work: Path) -> dict:
+    timings = {}
+    if dataset is None:
+        dataset = work / "dataset"
+        started = time.perf_counter()
+        execbench("build", "cruxeval", "cruxeval", "-o", str(dataset))
+        timings["build_seconds"] = round(time.perf_counter() - started, 1)
+    rows, scored = answers(reference)
+    answers_file, results_file = work / "answers.jsonl", work / "results.jsonl"
+    answers_file.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    started = time.perf_counter()
+    summary = json.loads(execbench("grade", str(dataset), "--answers", str(answers_file),
+                                   "-o", str(results_file), "--json").stdout)
+    timings["grade_seconds"] = round(time.perf_counter() - started, 1)
+    results = {r["id"]: r for r in map(json.loads, results_file.read_text().splitlines())}
+    rejected = {}
+    for line in (dataset / "rejected.jsonl").read_text().splitlines():
+        record = json.loads(line)
+        rejected[record.get("cruxeval_id", record["candidate"])] = record["reason"]
+    codes = {row["id"]: row["code"] for row in map(json.loads, (reference / "cruxeval.jsonl").read_text().splitlines())}
+    report = {"timings": timings, "summary": summary, "modes": {}}
+    for mode, arm in MODES.items():
+        verdicts = scored[mode]["scored"]
+        disagreements, correct = [], 0
+        for sample, (cruxeval_verdict, *_) in verdicts.items():
+            result = results.get(f"cruxeval/cruxeval/{sample}#{arm}")
+            ours = bool(result and result["correct"])
+            correct += ours
+            if ours != cruxeval_verdict:
+                disagreements.append({
+                    "sample": sample, "cruxeval": cruxeval_verdict, "execbench": ours,
+                    "status": result["status"] if result else "no task",
+                    "extracted": result["extracted"] if result else None,
+                    "cruxeval_extracted": scored[mode]["extracted"][sample][0][:300],
+                })
+                disagreements[-1]["cause"] = cause(disagreements[-1], codes[sample], rejected)
+        n = len(verdicts)
+        report["modes"][mode] = {
+            "n": n, "pass_at_1": round(100 * correct / n, 3), "cruxeval_pass_at_1": scored[mode]["pass_at_1"],
+            "agreement": round(1 - len(disagreements) / n, 5), "disagreements": disagreements,
+            # the scored file's own evidence of its interpreter: verdicts on problems whose f uses 3.9 methods
+            "py39_problems_scored_true": sum(verdicts[s][0] for s in verdicts if uses_py39_methods(codes[s])),
+            "py39_problems": sum(uses_py39_methods(codes[s]) for s in verdicts),
+        }
+        version_only = [d for d in disagreements if d["cause"].startswith("f calls str.remove")]
+        report["modes"][mode]["agreement_same_python"] = round(1 - (len(disagreements) - len(version_only)) / n, 5)
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reference", type=Path, default=DEFAULT_REFERENCE)
+    parser.add_argument("--dataset", type=Path, help="an existing cruxeval dataset (default: build one)")
+    parser.add_argument("--json", type=Path, help="write the full report here")
+    args = parser.parse_args(argv)
+    if not (args.reference / "cruxeval.jsonl").exists():
+        print(f"reference material not found in {args.reference}", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory(prefix="cruxeval-agreement-") as tmp:
+        report = compare(args.reference, args.dataset, Path(tmp))
+    ok = True
+    for mode, data in report["modes"].items():
+        print(f"{mode}-cot: pass@1 execbench {data['pass_at_1']:.3f} vs CRUXEval {data['cruxeval_pass_at_1']:.3f}; "
+              f"agreement {100 * data['agreement']:.2f}% ({len(data['disagreements'])} of {data['n']} differ)")
+        for row in data["disagreements"]:
+            print(f"  {row['sample']}: CRUXEval {row['cruxeval']}, execbench {row['execbench']} ({row['status']}); "
+                  f"extracted {row['cruxeval_extracted'][:120]!r}; cause: {row['cause']}")
+        print(f"  problems whose f uses removeprefix/removesuffix: {data['py39_problems']}, scored true: "
+              f"{data['py39_problems_scored_true']}; agreement when those calls are not counted: "
+              f"{100 * data['agreement_same_python']:.2f}%")
+        ok &= abs(data["pass_at_1"] - data["cruxeval_pass_at_1"]) <= TARGET_POINTS
+        ok &= data["agreement"] >= TARGET_AGREEMENT
+    print(f"timings: {report['timings']}")
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=1))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,43 @@
+"""The ``cruxeval`` family: CRUXEval (a peer benchmark) taken in, re-verified, graded safely.
+
+Two arms per problem: ``output-prediction`` (given ``f`` and the call, the return value as
+a Python literal) and ``input-prediction`` (given ``f`` and the output, arguments that
+produce it). Every recorded answer is re-checked by running the problem in the sandbox
+(:mod:`.build`); grading parses model text as literals and, for input prediction, runs
+the benchmark's own ``f`` on the parsed arguments in the sandbox (:mod:`.grade`). Source:
+``cruxeval`` (the shipped MIT copy in ``execbench/data/cruxeval/``, or ``--set path=FILE``).
+Prompt variants ``direct``, ``cot`` and ``cruxeval`` (CRUXEval's own prompt and answer
+format). Details and the agreement with CRUXEval's grader: ``docs/cruxeval.md``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from execbench.dataset import Task
+from execbench.families.base import Family
+from execbench.families.cruxeval import build, grade, prompt
+from execbench.grading import Score
+
+
+class CruxevalFamily(Family):
+    name = "cruxeval"
+    version = "1"
+    variants = prompt.VARIANTS
+    default_options = build.DEFAULT_OPTIONS
+    builder, renderer = build, prompt
+
+    def grade(self, task: Task, response: str) -> Score:
+        return grade.grade(task, response)
+
+    def grade_many(self, pairs: list[tuple[Task, str]]) -> list[Score]:
+        return grade.grade_many(pairs)
+
+    def source_license(self, source: str) -> str | None:
+        return "MIT (CRUXEval, Copyright (c) 2023 Meta)" if source == build.SOURCE else None
+
+    def summarize(self, results: Iterable[tuple[Task, Score]]) -> dict[str, Any]:
+        return grade.summarize(results)
+
+
+FAMILY = CruxevalFamily()

@@ -1,0 +1,253 @@
+"""Batch runner of the cruxeval family; runs INSIDE the sandbox, never in the parent.
+
+``python -m execbench.families.cruxeval._runner spec.json`` handles the spec's items one
+after the other, each in its own forked child (CPU and address-space limits, stdout and
+stderr discarded, killed at its wall limit), and writes ``result.json``. Every step that
+runs the program starts from a fresh namespace (the program's module code run again).
+
+* ``build`` items (``code``, ``input``, ``output``): run ``f(<input>)`` and compare it with
+  the recorded output the way CRUXEval's assertion does (``<output> == f(<input>)``); trace
+  the same call from a fresh namespace (line events of the program's frames: the trace
+  length); turn the call's arguments into literal text (``repr``, set elements sorted, that
+  ``ast.literal_eval`` reads back type-strictly equal; a ``range`` as a list, a ``frozenset`` as a set) and run
+  ``f`` on the arguments read back from that text, so the input-prediction arm has a
+  literal answer that is known to work.
+* ``grade`` items (``code``, tagged ``args``/``kwargs``/``expected``, see :mod:`.codec`):
+  run ``f(*args, **kwargs)`` and compare with ``expected`` the same way. No text of the
+  model reaches this process: the arguments arrive as data.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import json
+import os
+import resource
+import select
+import signal
+import sys
+import time
+from typing import Any
+
+PROGRAM = "/cruxeval/program.py"  # the code's file name for the tracer (no such file is needed)
+MAX_REPR = 2000
+# literal stand-ins tried for arguments without a literal form (kept only if f still returns the output)
+_STAND_INS = {range: list, frozenset: set}
+
+
+def _fresh(code: str) -> dict[str, Any]:
+    namespace: dict[str, Any] = {"__name__": "__cruxeval__", "__builtins__": builtins}
+    exec(compile(code, PROGRAM, "exec", dont_inherit=True), namespace)  # the benchmark's program
+    return namespace
+
+
+def _call(namespace: dict[str, Any], text: str) -> Any:
+    return eval(compile(text, "<call>", "eval", dont_inherit=True), namespace)  # the benchmark's call
+
+
+def _error(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {str(exc)[:300]}"
+
+
+def _repr(value: Any) -> str:
+    try:
+        text = repr(value)
+    except BaseException as exc:  # noqa: BLE001
+        return f"<repr failed: {_error(exc)}>"
+    return text if len(text) <= MAX_REPR else text[:MAX_REPR] + "..."
+
+
+def _equal(expected: Any, value: Any) -> tuple[bool, str | None]:
+    """``assert expected == value`` (CRUXEval's order), as a boolean."""
+    try:
+        return bool(expected == value), None
+    except BaseException as exc:  # noqa: BLE001
+        return False, _error(exc)
+
+
+def _canonical(value: Any, depth: int = 0) -> str:
+    """``repr`` with set elements sorted by their text (a set's order depends on the hash seed)."""
+    if depth > 100:
+        raise ValueError("too deep")
+    kind = type(value)
+    if kind is set:
+        return "{" + ", ".join(sorted(_canonical(v, depth + 1) for v in value)) + "}" if value else "set()"
+    if kind is list:
+        return "[" + ", ".join(_canonical(v, depth + 1) for v in value) + "]"
+    if kind is tuple:
+        inner = ", ".join(_canonical(v, depth + 1) for v in value)
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
+    if kind is dict:
+        return "{" + ", ".join(f"{_canonical(k, depth + 1)}: {_canonical(v, depth + 1)}" for k, v in value.items()) + "}"
+    return repr(value)
+
+
+def _literal_text(value: Any) -> str | None:
+    """The canonical literal text of ``value`` if it reads back type-strictly equal, else None."""
+    from execbench.grading.literal import values_equal
+
+    try:
+        text = _canonical(value)
+        return text if values_equal(ast.literal_eval(text), value) else None
+    except BaseException:  # noqa: BLE001
+        return None
+
+
+def _build(item: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
+    from execbench.tracing.tracer import TraceLimits, Tracer
+
+    out: dict[str, Any] = {}
+    code, call = item["code"], f"f({item['input']})"
+    try:
+        expected = ast.literal_eval(item["output"])
+    except BaseException as exc:  # noqa: BLE001
+        return {"status": "error", "error": f"the recorded output is not a literal: {_error(exc)}"}
+    try:
+        value = _call(_fresh(code), call)
+    except BaseException as exc:  # noqa: BLE001
+        return {"status": "error", "error": _error(exc)}
+    out["equal"], out["compare_error"] = _equal(expected, value)
+    out["returned"] = _repr(value)
+    out["returned_literal"] = _literal_text(value) is not None
+    # the trace length: line events of the program's frames during the call
+    namespace = _fresh(code)
+    tracer = Tracer([PROGRAM], limits=TraceLimits(max_line_events=int(spec["max_line_events"])),
+                    record_calls=False, summarize_values=False)
+    tracer.start()
+    try:
+        _call(namespace, call)
+    except BaseException:  # noqa: BLE001 - the untraced call succeeded; a cap stops this one
+        pass
+    finally:
+        tracer.stop()
+    traced = tracer.result()
+    out["trace_length"] = traced["line_events"] if traced["status"] == "ok" else None
+    out["trace_status"] = traced["status"]
+    # a literal form of the arguments, checked by running f on it
+    try:
+        args, kwargs = _call(_fresh(code), f"(lambda *a, **k: (a, k))({item['input']})")
+    except BaseException as exc:  # noqa: BLE001
+        out["literal_error"] = f"the arguments cannot be evaluated: {_error(exc)}"
+        return {"status": "ok", **out}
+    parts = []
+    for position, arg in enumerate(args):
+        text = _literal_text(arg)
+        if text is None and type(arg) in _STAND_INS:
+            text = _literal_text(_STAND_INS[type(arg)](arg))
+        if text is None:
+            out["literal_error"] = f"argument {position + 1} has no literal form ({type(arg).__name__})"
+            return {"status": "ok", **out}
+        parts.append(text)
+    for name, arg in kwargs.items():
+        text = _literal_text(arg)
+        if text is None and type(arg) in _STAND_INS:
+            text = _literal_text(_STAND_INS[type(arg)](arg))
+        if text is None:
+            out["literal_error"] = f"argument {name} has no literal form ({type(arg).__name__})"
+            return {"status": "ok", **out}
+        parts.append(f"{name}={text}")
+    literal = ", ".join(parts)
+    try:
+        again = _fresh(code)["f"](*[ast.literal_eval(p) for p in parts[:len(args)]],
+                                 **{k: ast.literal_eval(p.split("=", 1)[1]) for k, p in zip(kwargs, parts[len(args):])})
+        out["literal_equal"], _ = _equal(expected, again)
+    except BaseException as exc:  # noqa: BLE001
+        out["literal_equal"] = False
+        out["literal_error"] = f"f on the literal arguments raised {_error(exc)}"
+    out["literal_input"] = literal
+    return {"status": "ok", **out}
+
+
+def _grade(item: dict[str, Any]) -> dict[str, Any]:
+    from execbench.families.cruxeval.codec import decode
+
+    args = [decode(a) for a in item["args"]]
+    kwargs = {name: decode(v) for name, v in item["kwargs"]}
+    expected = decode(item["expected"])
+    try:
+        function = _fresh(item["code"])["f"]
+        value = function(*args, **kwargs)
+    except BaseException as exc:  # noqa: BLE001
+        return {"status": "error", "error": _error(exc)}
+    equal, error = _equal(expected, value)
+    return {"status": "ok", "equal": equal, "compare_error": error, "returned": _repr(value)}
+
+
+def _child(item: dict[str, Any], spec: dict[str, Any], path: str) -> None:
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(devnull, fd)
+    cpu = max(1, int(float(spec["cpu_seconds"]) + 0.999))
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    memory = int(spec["memory_mb"]) * 1024 * 1024
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    resource.setrlimit(resource.RLIMIT_AS, (memory if hard == resource.RLIM_INFINITY else min(memory, hard), hard))
+    sys.setrecursionlimit(3000)
+    result = _build(item, spec) if spec["kind"] == "build" else _grade(item)
+    text = json.dumps(result)
+    with open(path, "w") as fh:
+        fh.write(text)
+
+
+def run_item(index: int, item: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
+    path = os.path.abspath(f".item{index}.json")
+    wall = float(spec["wall_seconds"])
+    started = time.monotonic()
+    pid = os.fork()
+    if pid == 0:
+        code = 0
+        try:
+            _child(item, spec, path)
+        except BaseException:  # noqa: BLE001 - no result file: reported as a crash
+            code = 1
+        finally:
+            os._exit(code)
+    pidfd = os.pidfd_open(pid)
+    timed_out = False
+    while True:
+        remaining = started + wall - time.monotonic()
+        ready, _, _ = select.select([pidfd], [], [], max(0.0, remaining))
+        if ready:
+            break
+        if remaining <= 0:
+            timed_out = True
+            os.kill(pid, signal.SIGKILL)
+            break
+    _, status, usage = os.wait4(pid, 0)
+    os.close(pidfd)
+    cpu = usage.ru_utime + usage.ru_stime
+    try:
+        with open(path) as fh:
+            result = json.load(fh)
+        os.unlink(path)
+    except (OSError, ValueError):
+        if timed_out:
+            reason = f"wall time limit ({wall:g} s)"
+        elif os.WIFSIGNALED(status) and (os.WTERMSIG(status) == signal.SIGXCPU or cpu >= float(spec["cpu_seconds"])):
+            reason = f"CPU time limit ({spec['cpu_seconds']} s)"
+        elif os.WIFSIGNALED(status):
+            reason = f"killed by signal {os.WTERMSIG(status)}"
+        else:
+            reason = f"crashed (exit {os.WEXITSTATUS(status)}, no result)"
+        result = {"status": "limit" if timed_out or "limit" in reason else "crash", "error": reason}
+    result["cpu"] = round(cpu, 4)
+    return result
+
+
+def main(argv: list[str]) -> int:
+    with open(argv[0]) as fh:
+        spec = json.load(fh)
+    if spec["kind"] == "build":
+        import execbench.grading.literal  # noqa: F401 - imported once, before the forks
+        import execbench.tracing.tracer  # noqa: F401
+    else:
+        import execbench.families.cruxeval.codec  # noqa: F401
+    results = [run_item(index, item, spec) for index, item in enumerate(spec["items"])]
+    with open(spec.get("result", "result.json"), "w") as fh:
+        json.dump({"items": results}, fh)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

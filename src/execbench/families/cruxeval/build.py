@@ -1,0 +1,156 @@
+"""Building cruxeval tasks: CRUXEval problems → output- and input-prediction tasks, re-verified.
+
+Source ``cruxeval``: the shipped copy of CRUXEval (800 problems) or ``--set path=FILE``.
+A candidate is a batch of ``batch_size`` consecutive problems (so ``--limit`` counts
+batches; ``--set batch_size=1`` makes it count problems); the batch runs in one sandbox
+``repeats`` times, with hash seeds ``0..repeats-1`` (:mod:`._runner`). Per problem:
+
+* ``execution`` rejection: the program or the call raised, or hit a limit, in some run;
+* ``verification`` rejection: ``<recorded output> == f(<input>)`` (CRUXEval's assertion,
+  Python ``==``) is false in some run — the recorded answer is not what the code returns;
+* otherwise an ``output-prediction`` task (answer: the recorded output literal);
+* ``literal`` rejection (input arm only): the call's arguments have no literal form (a
+  lambda, a ``range``...) or ``f`` on the arguments read back from their literal text does
+  not return the output in every run; otherwise an ``input-prediction`` task whose answer
+  is that literal argument text (any arguments ``f`` maps to the output are correct).
+
+Metrics: ``trace_length`` (line events of the program's frames during the call, hash seed
+0), ``cyclomatic``/``cyclomatic_max`` (lizard, :mod:`execbench.static`), ``loc``,
+``answer_chars``. ``docs/cruxeval.md`` has the details.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any, Iterator
+
+from execbench.dataset import make_id
+from execbench.families.base import Candidate, Outcome, SourceError
+from execbench.families.cruxeval.run import BatchError, run_items
+from execbench.sources import cruxeval as source
+from execbench.static import cyclomatic, loc
+
+ARMS = ("output-prediction", "input-prediction")
+SOURCE = "cruxeval"
+
+DEFAULT_OPTIONS: dict[str, Any] = {
+    "path": "",  # a cruxeval.jsonl to read instead of the shipped copy
+    "repeats": 3,  # runs per problem, hash seeds 0..repeats-1; all must agree
+    "batch_size": 50,  # problems per candidate (one sandbox per batch and run)
+    "call_timeout": 5.0,  # CPU seconds per problem and run (wall: 2x + 2 s)
+    "memory_mb": 1024,  # address-space cap per problem
+    "max_line_events": 1_000_000,  # tracing cap for the trace length
+}
+
+
+def candidates(sources: list[str], options: dict[str, Any]) -> Iterator[Candidate]:
+    for name in sources:
+        if name != SOURCE:
+            raise SourceError(f"unknown cruxeval source {name!r}: use 'cruxeval' (the shipped copy, "
+                              "or --set path=FILE for another cruxeval.jsonl)")
+        problems, origin = source.read(options.get("path") or None)
+        size = max(1, int(options["batch_size"]))
+        for start in range(0, len(problems), size):
+            batch = problems[start:start + size]
+            yield Candidate(
+                key=f"{SOURCE}/{batch[0].id}" + (f"..{batch[-1].id}" if len(batch) > 1 else ""),
+                payload={"source": SOURCE, "origin": origin["file"],
+                         "problems": [{"id": p.id, "code": p.code, "input": p.input, "output": p.output}
+                                      for p in batch]},
+            )
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def build_candidate(candidate: Candidate, options: dict[str, Any]) -> Outcome:
+    payload = candidate.payload
+    problems = payload["problems"]
+    outcome = Outcome()
+    repeats = int(options["repeats"])
+    runs: list[list[dict[str, Any]]] = []
+    for seed in range(repeats):
+        try:
+            runs.append(run_items("build", problems, seed=seed, cpu_seconds=float(options["call_timeout"]),
+                                  memory_mb=int(options["memory_mb"]),
+                                  max_line_events=int(options["max_line_events"])))
+        except BatchError as exc:
+            for problem in problems:
+                outcome.reject(f"{SOURCE}/{problem['id']}", "execution", str(exc))
+            return outcome
+    for index, problem in enumerate(problems):
+        results = [run[index] for run in runs]
+        _problem(problem, results, payload, options, outcome)
+    return outcome
+
+
+def _problem(problem: dict[str, Any], results: list[dict[str, Any]], payload: dict[str, Any],
+             options: dict[str, Any], outcome: Outcome) -> None:
+    key = f"{SOURCE}/{problem['id']}"
+    failed = next((r for r in results if r["status"] != "ok"), None)
+    if failed is not None:
+        outcome.reject(key, "execution", f"f({problem['input']}) did not return: {failed['error']}",
+                       cruxeval_id=problem["id"])
+        return
+    wrong = next((r for r in results if not r["equal"]), None)
+    if wrong is not None:
+        seeds = [seed for seed, r in enumerate(results) if not r["equal"]]
+        outcome.reject(key, "verification",
+                       f"recorded output {problem['output'][:200]} differs from execution: f returned "
+                       f"{wrong['returned'][:200]} (hash seeds {seeds})",
+                       cruxeval_id=problem["id"], returned=wrong["returned"])
+        return
+    first = results[0]
+    complexity = cyclomatic(problem["code"])
+    common_metrics = {"trace_length": first["trace_length"], "cyclomatic": complexity.total,
+                      "cyclomatic_max": complexity.max_function, "loc": loc(problem["code"])}
+    provenance = {
+        "cruxeval_id": problem["id"],
+        "dataset": "CRUXEval (facebookresearch/cruxeval, MIT)",
+        "dataset_file": payload["origin"],
+        "program_sha256": _sha(problem["code"]),
+        "input": problem["input"],
+        "output": problem["output"],
+        "repeats": len(results),
+        "hash_seeds": list(range(len(results))),
+        "trace_lengths": [r["trace_length"] for r in results],
+        "returned_literal": all(r["returned_literal"] for r in results),
+    }
+    source_id = f"{SOURCE}/{problem['id']}"
+    outcome.tasks.append({
+        "id": make_id("cruxeval", SOURCE, problem["id"], "output-prediction"),
+        "family": "cruxeval",
+        "arm": "output-prediction",
+        "source_id": source_id,
+        "language": "python",
+        "prompt_fields": {"program": problem["code"], "input": problem["input"], "call": f"f({problem['input']})"},
+        "answer": problem["output"],
+        "answer_kind": "python-literal",
+        "metrics": {**common_metrics, "answer_chars": len(problem["output"])},
+        "provenance": provenance,
+    })
+    literal = {r.get("literal_input") for r in results}
+    problem_ = next((r["literal_error"] for r in results if r.get("literal_error")), None)
+    if problem_ is None and not all(r.get("literal_equal") for r in results):
+        problem_ = "f on the literal form of the arguments does not return the output"
+    if problem_ is None and len(literal) != 1:
+        problem_ = "the literal form of the arguments differs across runs"
+    if problem_ is not None:
+        outcome.reject(f"{key}#input-prediction", "literal",
+                       f"no literal arguments for the input arm: {problem_} (input: {problem['input'][:200]})",
+                       cruxeval_id=problem["id"])
+        return
+    answer = literal.pop()
+    outcome.tasks.append({
+        "id": make_id("cruxeval", SOURCE, problem["id"], "input-prediction"),
+        "family": "cruxeval",
+        "arm": "input-prediction",
+        "source_id": source_id,
+        "language": "python",
+        "prompt_fields": {"program": problem["code"], "output": problem["output"]},
+        "answer": answer,
+        "answer_kind": "python-literal",
+        "metrics": {**common_metrics, "answer_chars": len(answer)},
+        "provenance": {**provenance, "literal_input_differs": answer != problem["input"]},
+    })
