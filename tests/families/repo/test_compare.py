@@ -86,6 +86,14 @@ def test_calls_are_not_the_container_they_wrap():
     assert correct("[0, 1]", "list([0, 1])")  # value-preserving conversions stay
 
 
+def test_pure_builtins_of_literals_are_their_value():
+    assert correct("'6'", "max('6')") and correct("2", "len([0, 1])") and correct("1", "max([0, 1])")
+    assert correct("[1, 2, 3]", "sorted({3, 1, 2})") and correct("'a'", "min('ba')") and correct("2", "abs(-2)")
+    assert correct("1", "max([1, 1.0])") and not correct("1", "max([1.0, 1])")  # the first of equal values
+    assert not correct("2", "len({1, 1.0})")  # one element in Python: refused, not guessed
+    assert not correct("1", "max([1, 'a'])")  # TypeError in Python
+
+
 def test_names_compare_by_the_aliases_stored_with_the_task():
     aliases = [["toolz.flip", "toolz.functoolz.flip", "flip"]]
     t = task("toolz.functoolz.flip", "text")

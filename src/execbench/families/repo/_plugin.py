@@ -414,4 +414,7 @@ def pytest_runtest_logreport(report: Any) -> None:
         phase["message"] = text.strip().splitlines()[-1][:300] if text.strip() else ""
     if hasattr(report, "wasxfail"):
         phase["xfail"] = True
+    previous = _current["phases"].get(report.when)
+    if previous is not None and previous["outcome"] == "failed":
+        return  # a failed subtest (pytest >= 9 reports it before the test's own report) stays failed
     _current["phases"][report.when] = phase

@@ -410,6 +410,7 @@ def _answer_candidates(it: Item, runs: list[dict[str, Any]], sympy: bool,
     if where:
         return [], (dvp.SEMANTIC, f"environment_dependent: the value holds the build's {where}")
     out: list[dict[str, Any]] = []
+    ungradable: list[str] = []
 
     def add(text: str | None, source: str, form: str, kind: str) -> None:
         if text is None or any(c["text"] == text for c in out):
@@ -418,6 +419,14 @@ def _answer_candidates(it: Item, runs: list[dict[str, Any]], sympy: bool,
             ast.parse(text, mode="eval")
         except SyntaxError:
             return
+        if kind != "sympy":  # an answer the grader refuses (a dunder attribute) could never be graded correct
+            from execbench.families.repo.compare import Refused, parse_answer
+
+            try:
+                parse_answer(text)
+            except (Refused, RecursionError) as exc:
+                ungradable.append(str(exc))
+                return
         out.append({"text": text, "source": source, "form": form, "kind": kind, "type": value.get("type")})
 
     add(value.get("literal"), "runtime-value", "literal", "python-literal")
@@ -445,6 +454,8 @@ def _answer_candidates(it: Item, runs: list[dict[str, Any]], sympy: bool,
     if out and not clean:
         return [], (dvp.SEMANTIC, "memory_address")
     if not clean:
+        if ungradable:
+            return [], (dvp.MORPHOLOGY, f"answer_not_gradable: {ungradable[0]}")
         if choice.variable:
             return [], (dvp.MORPHOLOGY, f"pure_variable_reference: no literal form for {value.get('type')}")
         if value.get("too_big"):

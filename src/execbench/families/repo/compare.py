@@ -30,9 +30,12 @@ Python-literal answers (:func:`canonical`, :func:`same`)
     * constructor awareness: ``Foo(1, 2)`` is a constructor node (callee path, positional
       arguments, keyword arguments regardless of order); two constructors are equal when
       their callees match (path qualification below) and their arguments are equal;
-    * no other call is stripped: ``len([0, 1])``, ``max(...)``, ``reversed(...)``,
-      ``deque([0, 1])`` or ``D({...})`` are not the container they wrap (only the
-      conversions above, which keep the value under Python's ``==``, are applied);
+    * pure builtins of literals are their value: ``len``, ``min``, ``max``, ``sorted``, ``abs``
+      computed on the canonical form exactly as Python would (mixed types, ties between
+      different types and NaN are refused); ``max('6')`` is ``'6'``, ``len([0, 1])`` is ``2``;
+    * no other call is stripped: ``reversed([0, 1])``, ``deque([0, 1])`` or ``D({...})``
+      are not the container they wrap (only the conversions above, which keep the value
+      under Python's ``==``, are applied);
     * names by identity: dotted names (an attribute answer, a constructor's callee) are
       equal when they are the same text or two names of one object. The builder resolves
       the answer's names in the test module's namespace inside the sandbox and stores every
@@ -366,7 +369,55 @@ def _call(node: ast.Call) -> tuple:
             return _float(float(args[0][1].strip()))
         except ValueError:
             pass
+    if builtin and len(parts) == 1 and name in _PURE and not kwargs:
+        value = _pure(name, args)
+        if value is not None:
+            return value
     return ("call", parts, tuple(args), tuple(sorted(kwargs.items())))
+
+
+_PURE = {"len", "min", "max", "sorted", "abs"}
+_ORDERED = {"int", "float", "bool"}
+
+
+def _key(c: tuple) -> Any:
+    """The Python value ordering compares for a canonical number or string (None: not comparable
+    here, the call stays a call)."""
+    if c[0] in ("int", "bool") or (c[0] == "float" and c[1] != "nan"):
+        return ("n", c[1])
+    if c[0] in ("str", "bytes"):
+        return (c[0], c[1])
+    return None
+
+
+def _pure(name: str, args: list[tuple]) -> tuple | None:
+    """``len``/``min``/``max``/``sorted``/``abs`` of literal arguments, computed on their
+    canonical form exactly as Python would, or None when that is not certain (mixed types,
+    ties between different types, NaN): then the call is no value and never equals one."""
+    if name == "abs":
+        if len(args) == 1 and args[0][0] in ("int", "float") and args[0][1] != "nan":
+            return (args[0][0], abs(args[0][1]))
+        return None
+    if len(args) != 1 and name != "min" and name != "max":
+        return None
+    items = _elements(args[0]) if len(args) == 1 else list(args)
+    if items is None or (len(args) == 1 and args[0][0] == "str" and name == "len"):
+        return ("int", len(args[0][1])) if items is not None else None
+    if name == "len":
+        keys = [_key(i) for i in items]
+        if args[0][0] in ("set", "dict") and len({k for k in keys if k and k[0] == "n"}) != sum(
+                1 for k in keys if k and k[0] == "n"):
+            return None  # {1, 1.0} has one element in Python
+        return ("int", len(items))
+    keys = [_key(i) for i in items]
+    if not items or any(k is None for k in keys) or len({k[0] for k in keys}) > 1:
+        return None
+    if args[0][0] in ("set", "dict") and len(set(keys)) != len(keys):
+        return None  # ties between 1 and 1.0 in a set: the iteration order decides
+    if name == "sorted":
+        return ("list", tuple(i for _, i in sorted(zip(keys, items), key=lambda ki: ki[0])))
+    best = max(keys) if name == "max" else min(keys)
+    return items[keys.index(best)]  # the first of equal values, as Python returns
 
 
 def _mapping(c: tuple) -> list[tuple] | None:

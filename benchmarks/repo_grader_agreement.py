@@ -1,0 +1,297 @@
+"""Does the repo grader agree with the test itself? (issue 12)
+
+    python benchmarks/repo_grader_agreement.py DATASET [--limit N] [--json OUT]
+
+For every task of a repo dataset it makes candidate answers of five classes:
+
+* ``oracle``: the stored answer;
+* ``spelling``: the same value written differently (other quotes, reordered set/dict,
+  a multi-line pretty-printed form, ``list(...)``/``tuple(...)``/``set(...)``/``dict(...)``
+  of a literal, hex ints, exponent floats, spaced text answers);
+* ``wrong``: values of the same type that differ (int +/- 1, the other bool, a dropped or
+  added element, a changed constructor argument, a misspelt attribute);
+* ``wrapper``: ``len(A)``, ``max(A)``, ``reversed(A)``, ``collections.deque(A)``;
+* ``alias``: the other names of the answer's object stored with the task.
+
+Each candidate is graded with ``execbench grade`` (a derived dataset, one task per
+candidate), and substituted into the real test: a copy of the test function with the
+masked operand replaced by the candidate is added to the test module (served by the
+plugin, the file on disk untouched) and pytest runs it in the sandbox; the copy passing is
+the test's verdict. The report is the confusion matrix grader x pytest, per class, and the
+disagreements. It also checks that no stored answer holds the build's cache dir, home dir,
+host name or user name.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import pprint
+import subprocess
+import sys
+import tempfile
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+from execbench.families.repo import assertions as A
+from execbench.families.repo.build import DEFAULT_OPTIONS, _same_type_variants, environment_patterns, \
+    environment_dependent
+from execbench.families.repo.runner import run_tests
+from execbench.sources import repos
+
+COPY = "__ebc"
+
+
+# --- candidates ----------------------------------------------------------------------------
+
+def _spellings(text: str, value: Any) -> list[str]:
+    t = type(value)
+    out = []
+    if t is str and '"' not in value and "\\" not in value and value.isprintable():
+        out.append(f'"{value}"')
+    if t is int and not isinstance(value, bool):
+        out.append(hex(value) if value >= 0 else f"-{hex(-value)}")
+    if t is float:
+        out.append("%.17e" % value)
+    if t in (list, tuple, dict, set, frozenset) and value:
+        out.append(pprint.pformat(value, width=12))
+    if t is list:
+        out.append(f"list({text})")
+    if t is tuple:
+        out.append(f"tuple({list(value)!r})")
+    if t is set and value:
+        items = sorted(value, key=repr)[::-1]
+        out.append("{" + ", ".join(repr(v) for v in items) + "}")
+        out.append(f"set({items!r})")
+    if t is dict and value:
+        out.append("{" + ", ".join(f"{k!r}: {v!r}" for k, v in reversed(list(value.items()))) + "}")
+        out.append(f"dict({list(value.items())!r})")
+    return out
+
+
+def _text_candidates(text: str, aliases: list[list[str]]) -> tuple[list[str], list[str], list[str]]:
+    """(spellings, aliases, wrong values) of a constant / attribute / constructor answer."""
+    try:
+        tree = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        return [], [], []
+    spell = [ast.unparse(tree).replace(",", " ,  ")] if "," in text else [f" {text} "]
+    names = {n for group in aliases for n in group}
+    alias_out = []
+    head = tree.func if isinstance(tree, ast.Call) else tree
+    head_text = ast.unparse(head)
+    for group in aliases:
+        if head_text in group:
+            for other in group:
+                if other != head_text:
+                    alias_out.append(text.replace(head_text, other, 1))
+    wrong = []
+    if isinstance(tree, ast.Call):
+        for i, arg in enumerate(tree.args):
+            try:
+                value = ast.literal_eval(arg)
+            except (ValueError, SyntaxError, TypeError):
+                continue
+            for w in _same_type_variants(value)[:1]:
+                changed = ast.parse(text, mode="eval").body
+                changed.args[i] = ast.parse(repr(w), mode="eval").body
+                wrong.append(ast.unparse(changed))
+            break
+    elif isinstance(tree, (ast.Attribute, ast.Name)) and not names & {text + "_x"}:
+        wrong.append(text + "_x")
+    wrong.append("None")
+    return spell, alias_out, wrong
+
+
+def candidates(task: dict[str, Any]) -> list[tuple[str, str]]:
+    """(class, text) pairs for one task."""
+    answer = task["answer"]
+    out: list[tuple[str, str]] = [("oracle", answer)]
+    aliases = task["provenance"].get("answer_aliases") or []
+    if task["answer_kind"] == "python-literal":
+        try:
+            value = ast.literal_eval(answer)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            value = None
+        out += [("spelling", s) for s in _spellings(answer, value)]
+        out += [("wrong", repr(w)) for w in _same_type_variants(value)]
+    elif task["answer_kind"] == "text":
+        spell, alias, wrong = _text_candidates(answer, aliases)
+        out += [("spelling", s) for s in spell] + [("alias", a) for a in alias] + [("wrong", w) for w in wrong]
+    else:
+        out.append(("wrong", f"({answer}) + 1"))
+    out += [("wrapper", f"{f}({answer})") for f in ("len", "max", "reversed", "collections.deque")]
+    seen, unique = set(), []
+    for cls, text in out:
+        if text not in seen:
+            seen.add(text)
+            unique.append((cls, text))
+    return unique
+
+
+# --- grading with the CLI ----------------------------------------------------------------
+
+def grade(tasks: list[dict[str, Any]], cands: dict[str, list[tuple[str, str]]], work: Path) -> dict[tuple[str, int], bool]:
+    derived = work / "derived"
+    derived.mkdir(parents=True, exist_ok=True)
+    with open(derived / "tasks.jsonl", "w", encoding="utf-8") as tf, \
+            open(work / "answers.jsonl", "w", encoding="utf-8") as af:
+        for task in tasks:
+            for k, (_, text) in enumerate(cands[task["id"]]):
+                head, arm = task["id"].rsplit("#", 1)
+                tf.write(json.dumps({**task, "id": f"{head}~c{k}#{arm}"}) + "\n")
+                af.write(json.dumps({"id": f"{head}~c{k}#{arm}", "response": text}) + "\n")
+    subprocess.run([sys.executable, "-m", "execbench.cli", "grade", str(derived), "--answers",
+                    str(work / "answers.jsonl"), "-o", str(work / "graded.jsonl"), "--json"],
+                   check=True, stdout=subprocess.DEVNULL)
+    out = {}
+    for line in open(work / "graded.jsonl", encoding="utf-8"):
+        r = json.loads(line)
+        head, arm = r["id"].rsplit("#", 1)
+        base, k = head.rsplit("~c", 1)
+        out[(f"{base}#{arm}", int(k))] = bool(r["correct"])
+    return out
+
+
+# --- substituting into the real test -------------------------------------------------------
+
+def _copy_function(source: str, function: A.TestFunction, assertion: A.Assertion, masked: int,
+                   text: str, suffix: str) -> str:
+    """The function's text (decorators included) renamed ``<name><suffix>`` with the masked
+    operand replaced by ``text``."""
+    first = function.firstlineno
+    lines = source.splitlines(keepends=True)
+    body = "".join(lines[first - 1:function.node.end_lineno])
+    operand = A.Span.of(assertion.operands[masked])
+    rel = A.Span(operand.lineno - first + 1, operand.col, operand.end_lineno - first + 1, operand.end_col)
+    node = function.node
+    name_line = node.lineno - first + 1
+    name_col = len(lines[node.lineno - 1]) - len(lines[node.lineno - 1].lstrip()) + \
+        (len("async def ") if isinstance(node, ast.AsyncFunctionDef) else len("def "))
+    name = A.Span(name_line, name_col, name_line, name_col + len(node.name))
+    return A.apply(body, [A.Splice(rel, A.pad(text, operand.lines)), A.Splice(name, node.name + suffix)])
+
+
+def run_pytest(tasks: list[dict[str, Any]], cands: dict[str, list[tuple[str, str]]]) -> dict[tuple[str, int], str]:
+    """Verdict per (task id, candidate index): "passed" or the failing phase's outcome."""
+    by_target: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for task in tasks:
+        f = task["prompt_fields"]
+        by_target[(f["repo_spec"], f["test_file"])].append(task)
+    verdicts: dict[tuple[str, int], str] = {}
+    options = dict(DEFAULT_OPTIONS)
+    for (spec, test_file), group in sorted(by_target.items()):
+        repo = repos.prepare(spec)
+        inserts: dict[str, dict[int, list[str]]] = defaultdict(lambda: defaultdict(list))
+        keep, wanted = [], {}
+        sources: dict[str, str] = {}
+        for task in group:
+            f = task["prompt_fields"]
+            path = repo.root / f["function_file"]
+            source = sources.setdefault(str(path), path.read_text(encoding="utf-8"))
+            fn = next(fn for (q, _), fn in A.test_functions(source).items() if q == f["function"])
+            assertion = next(a for a in fn.assertions if a.line == f["assertion_line"])
+            masked = 0 if task["provenance"]["masked_side"] == "left" else 1
+            n = sum(len(v) for v in inserts[str(path)].values())
+            for k, (_, text) in enumerate(cands[task["id"]]):
+                suffix = f"{COPY}{n + k}"
+                copy = _copy_function(source, fn, assertion, masked, text, suffix)
+                inserts[str(path)][fn.node.end_lineno].append(copy)
+                nodeid = f["test_id"]
+                base, _, params = nodeid.partition("[")
+                node = base.rsplit("::", 1)
+                copied = f"{node[0]}::{node[1]}{suffix}" + (f"[{params}" if params else "")
+                keep.append(copied)
+                wanted[copied] = (task["id"], k)
+        served = {}
+        for path, by_line in inserts.items():
+            lines = sources[path].splitlines(keepends=True)
+            for end in sorted(by_line, reverse=True):
+                block = "".join("\n" + (c if c.endswith("\n") else c + "\n") for c in by_line[end])
+                lines.insert(end, block)
+            served[path] = "".join(lines)
+        result = run_tests(repo, repo.root / test_file, served, trace=False, options=options, keep=keep, hash_seed=1)
+        seen = set()
+        for record in result.records:
+            key = wanted.get(record["nodeid"])
+            if key is None:
+                continue
+            seen.add(key)
+            phases = record.get("phases", {})
+            bad = [p["outcome"] for p in phases.values() if p["outcome"] != "passed"]
+            verdicts[key] = "passed" if phases and not bad else bad[0] if bad else "not run"
+        for key in wanted.values():
+            verdicts.setdefault(key, f"not run ({result.reason})")
+    return verdicts
+
+
+# --- report ------------------------------------------------------------------------------
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("dataset")
+    ap.add_argument("--limit", type=int)
+    ap.add_argument("--json", dest="json_out")
+    args = ap.parse_args()
+    tasks = [json.loads(line) for line in open(Path(args.dataset) / "tasks.jsonl", encoding="utf-8")]
+    tasks = tasks[:args.limit] if args.limit else tasks
+    cands = {t["id"]: candidates(t) for t in tasks}
+    with tempfile.TemporaryDirectory(prefix="repo-agreement-") as work:
+        graded = grade(tasks, cands, Path(work))
+    verdicts = run_pytest(tasks, cands)
+    matrix: Counter = Counter()
+    per_class: dict[str, Counter] = defaultdict(Counter)
+    disagree = []
+    for task in tasks:
+        for k, (cls, text) in enumerate(cands[task["id"]]):
+            g = graded[(task["id"], k)]
+            v = verdicts.get((task["id"], k), "missing")
+            p = v == "passed"
+            matrix[(g, p)] += 1
+            per_class[cls][(g, p)] += 1
+            if g != p:
+                disagree.append({"task": task["id"], "class": cls, "candidate": text[:120], "grader": g,
+                                 "pytest": v, "answer": task["answer"][:120]})
+    env_hits = []
+    repos_seen: dict[str, Any] = {}
+    for task in tasks:
+        spec = task["prompt_fields"]["repo_spec"]
+        if spec not in repos_seen:
+            repos_seen[spec] = environment_patterns(repos.prepare(spec))
+        where = environment_dependent([task["answer"]], repos_seen[spec])
+        if where:
+            env_hits.append((task["id"], where))
+    total = sum(matrix.values())
+    passing = matrix[(True, True)] + matrix[(False, True)]
+    print(f"tasks {len(tasks)}, candidates {total}")
+    print("| | pytest passes | pytest fails |\n| --- | --- | --- |")
+    print(f"| grader correct | {matrix[(True, True)]} | {matrix[(True, False)]} |")
+    print(f"| grader wrong | {matrix[(False, True)]} | {matrix[(False, False)]} |")
+    print(f"grader-correct answers pytest rejects: {matrix[(True, False)]}; pytest-passing answers the grader "
+          f"rejects: {matrix[(False, True)]} of {passing} ({100 * matrix[(False, True)] / max(passing, 1):.2f}%)")
+    print("\n| class | candidates | both correct | grader only | pytest only | both wrong |\n| --- | --- | --- | --- | --- | --- |")
+    for cls in ("oracle", "spelling", "alias", "wrong", "wrapper"):
+        c = per_class.get(cls, Counter())
+        n = sum(c.values())
+        print(f"| {cls} | {n} | {c[(True, True)]} | {c[(True, False)]} | {c[(False, True)]} | {c[(False, False)]} |")
+    oracle_fail = [d for d in disagree if d["class"] == "oracle"]
+    print(f"\nstored answers failing their real test: {len(oracle_fail)}; answers holding the build's "
+          f"environment: {len(env_hits)}")
+    if disagree:
+        print("\ndisagreements:")
+        for d in disagree[:60]:
+            print(f"  [{d['class']}] {d['task'].split('::')[-1]}: {d['candidate']!r} grader={d['grader']} "
+                  f"pytest={d['pytest']} (answer {d['answer']!r})")
+    if args.json_out:
+        Path(args.json_out).write_text(json.dumps({
+            "tasks": len(tasks), "candidates": total,
+            "matrix": {f"grader_{'correct' if g else 'wrong'}/pytest_{'pass' if p else 'fail'}": n
+                       for (g, p), n in matrix.items()},
+            "per_class": {cls: {f"{g}/{p}": n for (g, p), n in c.items()} for cls, c in per_class.items()},
+            "disagreements": disagree, "environment": env_hits}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
