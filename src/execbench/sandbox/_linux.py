@@ -192,12 +192,15 @@ def landlock_abi() -> int:
     return max(int(ret), 0)
 
 
-def landlock_restrict(abi: int, writable: list[str], readable: list[str] | None = None) -> None:
+def landlock_restrict(abi: int, writable: list[str], readable: list[str] | None = None,
+                      connect_ports: tuple[int, ...] = (), list_only: list[str] = ()) -> None:
     """Only ``writable`` (directories or files) and a few device files may be modified.
     With ``readable`` (a list, possibly empty), reads and exec are confined too: allowed
     below ``readable`` and ``writable`` only; without it everything stays readable.
     With ABI >= 4 TCP bind/connect are denied, with ABI >= 6 signals and abstract unix
-    sockets cannot leave the sandbox. The caller must have set PR_SET_NO_NEW_PRIVS."""
+    sockets cannot leave the sandbox; ``connect_ports`` are the TCP ports connect() may
+    reach (ABI >= 4); below ``list_only`` directories may be listed (not read).
+    The caller must have set PR_SET_NO_NEW_PRIVS."""
     fs = _LL_FS_BY_ABI.get(abi, (1 << 16) - 1)
     if readable is None:
         fs &= ~_LL_READ  # handle writes only
@@ -209,7 +212,7 @@ def landlock_restrict(abi: int, writable: list[str], readable: list[str] | None 
     file_read = LL_READ_FILE | LL_EXECUTE
     try:
         targets = ([(p, "rw") for p in writable] + [(d, "dev") for d in WRITABLE_DEVICES]
-                   + [(p, "ro") for p in readable or ()])
+                   + [(p, "ro") for p in readable or ()] + [(p, "ls") for p in list_only])
         for path, kind in targets:
             try:
                 fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
@@ -217,7 +220,9 @@ def landlock_restrict(abi: int, writable: list[str], readable: list[str] | None 
                 continue
             try:
                 is_dir = kind != "dev" and os.path.isdir(path)
-                if kind == "ro":
+                if kind == "ls":
+                    rights = fs & LL_READ_DIR
+                elif kind == "ro":
                     rights = fs & (_LL_READ if is_dir else file_read)
                 elif kind == "dev":
                     rights = fs & (_LL_FILE_WRITE | LL_READ_FILE)
@@ -229,6 +234,10 @@ def landlock_restrict(abi: int, writable: list[str], readable: list[str] | None 
                                 rule, ctypes.c_uint32(0)))
             finally:
                 os.close(fd)
+        for port in connect_ports:
+            rule = struct.pack("<QQ", LL_NET_CONNECT_TCP, port)
+            _check(_syscall(_SYS_LANDLOCK_ADD_RULE, ctypes.c_int(ruleset), ctypes.c_int(2),
+                            rule, ctypes.c_uint32(0)))
         _check(_syscall(_SYS_LANDLOCK_RESTRICT_SELF, ctypes.c_int(ruleset), ctypes.c_uint32(0)))
     finally:
         os.close(ruleset)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import glob
 import math
@@ -311,7 +312,7 @@ def _enter_pid_namespace(cgroup_fd: int) -> None:
 
 def _child_setup(plan: _Plan, limits: Limits, workdir: str, writable: list[str],
                  readable: list[str], rootdir: str, cgroup_fd: int, uid: int | None, parent: int,
-                 error_fd: int) -> Callable[[], None]:
+                 error_fd: int, ports: tuple[int, ...] = ()) -> Callable[[], None]:
     cpu = max(1, math.ceil(limits.cpu_seconds))
     rlimits = [(resource.RLIMIT_CPU, cpu, cpu + 1),
                (resource.RLIMIT_FSIZE, limits.file_size_bytes, limits.file_size_bytes),
@@ -325,7 +326,8 @@ def _child_setup(plan: _Plan, limits: Limits, workdir: str, writable: list[str],
              | (_linux.CLONE_NEWIPC if plan.ipcns else 0)
              | (_linux.CLONE_NEWNS if plan.newroot else 0))
     keep = (1 << _linux.CAP_DAC_READ_SEARCH) if plan.read_search else 0
-    # Landlock read rules: in the new root also /proc (the program's own). Without it
+    # Landlock read rules: in the new root also /proc (the program's own), and listing
+    # any directory (everything there is ours: pytest walks up to its rootdir). Without it
     # /proc is the host's: only its non-process entries and the program's own
     # /proc/<pid> ("self" when the rules are made); for a root builder keeping
     # CAP_DAC_READ_SEARCH only the world-readable files of /etc.
@@ -363,9 +365,10 @@ def _child_setup(plan: _Plan, limits: Limits, workdir: str, writable: list[str],
         if plan.landlock_abi:
             proc = [] if plan.newroot else [f"/proc/{e}" for e in os.listdir("/proc")
                                             if not e.isdigit() and e != "thread-self"]
-            _linux.landlock_restrict(plan.landlock_abi, writable, landlock_read + proc)
+            _linux.landlock_restrict(plan.landlock_abi, writable, landlock_read + proc, ports,
+                                     list_only=["/"] if plan.newroot else [])
         if plan.seccomp:
-            _linux.install_seccomp(allow_inet=plan.netns)
+            _linux.install_seccomp(allow_inet=plan.netns or bool(ports))
         if uid is not None:
             # A fresh uid owns nothing outside the work dir, so it cannot chmod/chown/utime
             # host files (Landlock does not cover metadata), read what is not world-readable
@@ -557,15 +560,23 @@ class _Streams:
 def run(argv: list[str], *, stdin: bytes | str = b"", limits: Limits = Limits(),
         files: Mapping[str, bytes | str] = {}, collect: Sequence[str] = (),
         env: Mapping[str, str] | None = None, read_write_paths: Sequence[str] = (),
-        read_only_paths: Sequence[str] = (), cwd_name: str = "work") -> SandboxResult:
+        read_only_paths: Sequence[str] = (), cwd_name: str = "work",
+        network_ports: Sequence[int] = ()) -> SandboxResult:
     """Run ``argv`` confined, in a fresh work dir holding ``files``; see the package docs.
     Besides the work dir the program may read only the system paths, the interpreter's
     and its own installation, absolute ``PYTHONPATH`` entries of ``env`` and
     ``read_only_paths``; it may write only the work dir and ``read_write_paths`` (as far
-    as their permissions let its uid)."""
+    as their permissions let its uid). ``network_ports``: the run shares the host's
+    network and may open TCP connections to these ports only (Landlock; for installing
+    packages from an index over HTTPS); it needs Landlock ABI >= 4."""
     if not argv:
         raise ValueError("empty argv")
     plan = _plan()
+    ports = tuple(int(p) for p in network_ports)
+    if ports:
+        if plan.landlock_abi < 4:
+            raise SandboxError("network_ports needs Landlock ABI >= 4 (TCP port rules)")
+        plan = dataclasses.replace(plan, netns=False)
     stdin_bytes = stdin.encode() if isinstance(stdin, str) else bytes(stdin)
     for name in [*files, *collect, cwd_name]:
         _rel_parts(name)
@@ -598,7 +609,7 @@ def run(argv: list[str], *, stdin: bytes | str = b"", limits: Limits = Limits(),
         error_r, error_w = os.pipe()
         try:
             setup = _child_setup(plan, limits, workdir, writable, readable, rootdir,
-                                 group.procs_fd if group else -1, uid, os.getpid(), error_w)
+                                 group.procs_fd if group else -1, uid, os.getpid(), error_w, ports)
             start = time.monotonic()
             proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                     stderr=subprocess.PIPE, cwd=workdir,
@@ -672,7 +683,9 @@ def run(argv: list[str], *, stdin: bytes | str = b"", limits: Limits = Limits(),
                          stdout=bytes(out), stderr=bytes(err),
                          stdout_truncated=out_total > len(out),
                          stderr_truncated=err_total > len(err),
-                         isolation=plan.isolation(), files=collected, limits=limits)
+                         isolation={**plan.isolation(), **({"network": "tcp-ports:" + ",".join(
+                             map(str, ports))} if ports else {})},
+                         files=collected, limits=limits)
 
 
 def _kill(proc: subprocess.Popen, group: _cgroup.PidsCgroup | None, uid: int | None,

@@ -7,9 +7,16 @@ under ``cache_dir()/repos/venv/`` holding pytest, the package's runtime dependen
 test dependencies. Both are cached and reused across builds (keyed by name, version, the
 dependency list and the Python version), so a build is offline after the first fetch.
 
-Trust model: installing packages from PyPI into a venv runs their build backends in the
-parent process (pip's normal trust model, the same as ``pip install``). Nothing from the
-repository's own code runs in the parent: its tests run only through ``execbench.sandbox``.
+Trust model: no code of a repository or package runs outside ``execbench.sandbox``. pip
+(``download`` of the sdist, which prepares its metadata, and ``install`` of the package,
+the checkout and the test dependencies, which runs setup scripts and build backends) runs
+in the sandbox: read-confined, as a fresh uid, writing only its work dir and the venv, with
+network limited to TCP connections to port 443 (the package index over HTTPS). The parent
+only creates the empty venv (``python -m venv``), unpacks archives (no links out of the
+tree) and afterwards takes ownership of the venv back. A local checkout is copied into the
+sandbox's work dir before it is built, so builds never write ``build/`` or ``*.egg-info``
+into the tree. Test dependencies must be PEP 508 requirements by name (no options, URLs or
+paths). Symlinks in a tree are never followed out of it (hashing, test and library files).
 
 The code that is traced is the code the model can read: tests run with the unpacked source
 tree first on ``PYTHONPATH`` (the package installed in the venv only provides metadata and
@@ -21,6 +28,7 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -35,7 +43,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
+from packaging.requirements import InvalidRequirement, Requirement
+
+from execbench import sandbox
 from execbench.dataset.cache import cache_dir
+from execbench.sandbox._cleanup import remove_tree
 from execbench.sources.errors import SourceError
 
 PYTEST = "pytest==9.0.3"
@@ -120,7 +132,8 @@ class Repo:
         return f"{self.name}-{self.version}"
 
     def library_files(self) -> list[Path]:
-        """Absolute paths of the library's own modules (test directories excluded)."""
+        """Absolute paths of the library's own modules (test directories excluded; never a
+        symlink leading out of the tree)."""
         out: list[Path] = []
         for package in self.packages:
             base = self.import_root / package
@@ -131,7 +144,7 @@ class Repo:
                         out.append(path)
             elif (self.import_root / f"{package}.py").is_file():
                 out.append(self.import_root / f"{package}.py")
-        return out
+        return [p for p in out if inside(p, self.root)]
 
     def test_files(self) -> list[Path]:
         """Test modules to build from: the configured subset or every test_*.py/*_test.py."""
@@ -145,11 +158,20 @@ class Repo:
                            if re.match(r"^(test_.*|.*_test)\.py$", p.name)
                            and not any(part.startswith(".") or part in ("build", "dist", "docs", "doc")
                                        for part in p.relative_to(self.root).parts[:-1]))
+        files = [f for f in files if inside(f, self.root)]
         rels = [f.relative_to(self.root).as_posix() for f in files]
         return [f for f, rel in zip(files, rels) if not any(re.search(x, rel) for x in self.config.exclude)]
 
     def run_env(self) -> dict[str, str]:
         return {"PYTHONDONTWRITEBYTECODE": "1", **self.config.env}
+
+
+def inside(path: Path, root: Path) -> bool:
+    """Whether ``path`` (following symlinks) stays inside ``root``."""
+    try:
+        return path.resolve().is_relative_to(root.resolve())
+    except (OSError, RuntimeError):  # a symlink loop
+        return False
 
 
 # --- specs -------------------------------------------------------------------------
@@ -214,11 +236,28 @@ def infer_config(name: str, version: str, root: Path) -> RepoConfig:
                       r"pyright|pycodestyle|flake8|ruff)\b", re.I)
     seen: dict[str, str] = {}
     for dep in deps:
-        base = re.split(r"[\s<>=!~;\[]", dep, maxsplit=1)[0].lower()
-        if base and not drop.match(dep) and base != name.lower() and base not in seen:
-            seen[base] = dep
+        requirement = requirement_text(dep, f"{name} test dependency")
+        base = Requirement(requirement).name.lower()
+        if not drop.match(requirement) and base != name.lower() and base not in seen:
+            seen[base] = requirement
     env = {"YARL_NO_EXTENSIONS": "1"} if name.lower() == "yarl" else {}
     return RepoConfig(name, version, tuple(seen.values()), env)
+
+
+def requirement_text(dep: str, what: str = "test dependency") -> str:
+    """``dep`` as a normalised PEP 508 requirement by name (version specifiers, extras and
+    markers allowed). Options (``--report``, ``-r``, ``--index-url``, ``--target``), direct
+    URLs and paths are refused with SourceError: pip would act on them."""
+    text = dep.strip()
+    if not text or text.startswith("-") or len(text) > 500:
+        raise SourceError(f"{what} {dep!r} refused: not a requirement (pip option or empty)")
+    try:
+        requirement = Requirement(text)
+    except InvalidRequirement as exc:
+        raise SourceError(f"{what} {dep!r} refused: not a PEP 508 requirement ({exc})") from None
+    if requirement.url:
+        raise SourceError(f"{what} {dep!r} refused: direct URL or path")
+    return str(requirement)
 
 
 # --- fetching and unpacking ----------------------------------------------------------
@@ -246,12 +285,77 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-def _pip(python: str | Path, *args: str, cwd: Path | None = None) -> None:
-    proc = subprocess.run([str(python), "-m", "pip", "--disable-pip-version-check", "-q", *args],
-                          capture_output=True, text=True, cwd=cwd, timeout=1800)
-    if proc.returncode != 0:
-        tail = "\n".join((proc.stderr or proc.stdout).strip().splitlines()[-6:])
-        raise SourceError(f"pip {' '.join(args[:3])} ... failed:\n{tail}")
+INSTALL_PORTS = (443,)  # the package index over HTTPS
+_INSTALL_LIMITS = sandbox.Limits(cpu_seconds=1800, wall_seconds=1800, memory_bytes=4 * 1024**3,
+                                 file_size_bytes=512 * 1024**2, max_tasks=256, open_files=4096,
+                                 output_bytes=1024**2)
+# Runs in the sandbox: pip with the arguments in argv[1] (JSON); with "tree", the local
+# checkout is first copied (symlinks inside the tree as symlinks, links out of it left
+# out) so the build writes only the copy; with
+# "collect_sdist", the single downloaded archive is renamed so the parent can collect it.
+_PIP_WRAPPER = """
+import json, os, shutil, subprocess, sys
+job = json.loads(sys.argv[1])
+args = job["args"]
+if job.get("tree"):  # links leading out of the tree are left out of the copy
+    top = os.path.realpath(job["tree"])
+    def outside(d, names):
+        return [n for n in names if os.path.islink(os.path.join(d, n)) and not
+                os.path.realpath(os.path.join(d, n)).startswith(top + os.sep)]
+    shutil.copytree(job["tree"], "tree", symlinks=True, ignore=outside)
+    args = [a if a != job["tree"] else os.path.abspath("tree") for a in args]
+code = subprocess.run([sys.executable, "-m", "pip", "--disable-pip-version-check", "--no-input",
+                       "-q", *args]).returncode
+if code == 0 and job.get("collect_sdist"):
+    names = [n for n in os.listdir("dl") if n.endswith((".tar.gz", ".tgz", ".zip"))]
+    if len(names) != 1:
+        sys.exit(f"expected one sdist, got {sorted(os.listdir('dl'))}")
+    ext = ".zip" if names[0].endswith(".zip") else ".tar.gz"
+    os.replace(os.path.join("dl", names[0]), "sdist" + ext)
+    open("sdist.name", "w").write(names[0])
+sys.exit(code)
+"""
+
+
+def _pip(python: str | Path, *args: str, tree: Path | None = None, venv: Path | None = None,
+         collect_sdist: bool = False) -> sandbox.SandboxResult:
+    """pip in the sandbox (see the module docstring); raises SourceError on failure."""
+    job = {"args": list(args), "tree": str(tree) if tree else None, "collect_sdist": collect_sdist}
+    result = sandbox.run([str(python), "-c", _PIP_WRAPPER, json.dumps(job)],
+                         read_only_paths=[str(tree)] if tree else [],
+                         read_write_paths=[str(venv)] if venv else [],
+                         collect=["sdist.tar.gz", "sdist.zip", "sdist.name"] if collect_sdist else [],
+                         network_ports=INSTALL_PORTS, limits=_INSTALL_LIMITS)
+    if not result.ok:
+        text = (result.stderr or result.stdout).decode("utf-8", "replace")
+        tail = "\n".join(text.strip().splitlines()[-6:])
+        raise SourceError(f"pip {' '.join(args[:3])} ... failed in the sandbox ({result.reason()}):\n{tail}")
+    return result
+
+
+def _open_for_install(venv: Path) -> None:
+    """The sandboxed pip runs as a fresh uid: let it write the venv."""
+    for dirpath, dirnames, filenames in os.walk(venv):
+        os.chmod(dirpath, 0o777)
+        for name in filenames:
+            path = os.path.join(dirpath, name)
+            if not os.path.islink(path):
+                os.chmod(path, os.stat(path).st_mode | 0o666)
+
+
+def _take_back(venv: Path) -> None:
+    """Own everything the install wrote (a later run could get the same fresh uid) and
+    make it read-only for others; symlinks are not followed."""
+    uid, gid = os.getuid(), os.getgid()
+    for dirpath, dirnames, filenames in os.walk(venv):
+        for path in [dirpath, *(os.path.join(dirpath, n) for n in dirnames + filenames)]:
+            try:
+                os.lchown(path, uid, gid)
+                st = os.lstat(path)
+                if not os.path.islink(path):
+                    os.chmod(path, (st.st_mode & 0o7755) | (0o755 if os.path.isdir(path) else 0))
+            except OSError:
+                pass
 
 
 def _safe_unpack(archive: Path, dest: Path) -> Path:
@@ -278,14 +382,17 @@ def fetch_sdist(name: str, version: str) -> tuple[Path, str]:
     with _locked(repos_dir() / "locks" / f"src-{name.lower()}-{version}.lock"):
         if not done.is_file():
             if base.exists():
-                shutil.rmtree(base)
+                remove_tree(str(base))
             with tempfile.TemporaryDirectory(prefix="execbench-sdist-") as tmp:
-                _pip(sys.executable, "download", "--no-binary", name, "--no-deps", f"{name}=={version}", "-d", tmp)
-                archives = [p for p in Path(tmp).iterdir() if p.name.endswith((".tar.gz", ".zip", ".tgz"))]
-                if len(archives) != 1:
-                    raise SourceError(f"pypi:{name}=={version}: expected one sdist, got "
-                                      f"{[p.name for p in Path(tmp).iterdir()]}")
-                archive = archives[0]
+                # pip prepares the sdist's metadata (runs its setup script): sandboxed
+                got = _pip(sys.executable, "download", "--no-binary", name, "--no-deps",
+                           f"{name}=={version}", "-d", "dl", collect_sdist=True).files
+                data = got.get("sdist.tar.gz", got.get("sdist.zip"))
+                original = got.get("sdist.name", b"").decode("utf-8", "replace")
+                if data is None or not re.fullmatch(r"[A-Za-z0-9._+-]{1,200}", original):
+                    raise SourceError(f"pypi:{name}=={version}: no sdist came back")
+                archive = Path(tmp) / original
+                archive.write_bytes(data)
                 digest = _sha256(archive)
                 tree = _safe_unpack(archive, base / "unpacked")
                 (base / "tree").write_text(str(tree.relative_to(base)), encoding="utf-8")
@@ -341,6 +448,9 @@ def tree_hash(root: Path) -> str:
         parts = path.relative_to(root).parts
         if not _hashed(parts):
             continue
+        if path.is_symlink():  # hashed as a link, never followed
+            h.update("/".join(parts).encode() + b"\0-> " + os.readlink(path).encode() + b"\0")
+            continue
         rel = "/".join(parts)
         h.update(rel.encode() + b"\0")
         h.update(path.read_bytes())
@@ -348,24 +458,36 @@ def tree_hash(root: Path) -> str:
     return h.hexdigest()
 
 
-def ensure_venv(name: str, version: str, config: RepoConfig, install: list[str]) -> Path:
-    """A venv with ``install`` (the package itself, a local path, or nothing for a local
-    tree without packaging metadata) and the test deps; created once per (name, version,
-    deps, Python) and reused."""
+INSTALL_SCHEME = "sandboxed-1"  # part of the venv key: venvs installed outside the sandbox are not reused
+
+
+def ensure_venv(name: str, version: str, config: RepoConfig, install: list[str],
+                tree: Path | None = None) -> Path:
+    """A venv with ``install`` (the package itself, or ``tree``: a local checkout, or
+    nothing for a local tree without packaging metadata) and the test deps; created once
+    per (name, version, deps, Python) and reused. pip runs in the sandbox."""
+    deps = [requirement_text(d) for d in config.test_deps]
+    install = [requirement_text(d, "package") for d in install]
     py = f"{sys.version_info.major}.{sys.version_info.minor}"
-    digest = hashlib.sha256("\n".join([py, *install, *config.test_deps]).encode()).hexdigest()[:12]
+    key = [py, INSTALL_SCHEME, *install, *([str(tree)] if tree else []), *deps]
+    digest = hashlib.sha256("\n".join(key).encode()).hexdigest()[:12]
     base = repos_dir() / "venv" / f"{name.lower()}-{version}-py{py}-{digest}"
     python = base / "bin" / "python"
     done = base / ".complete"
     with _locked(repos_dir() / "locks" / f"venv-{base.name}.lock"):
         if not done.is_file():
-            if base.exists():
-                shutil.rmtree(base)
+            if os.path.lexists(base):
+                remove_tree(str(base))
             proc = subprocess.run([sys.executable, "-m", "venv", str(base)], capture_output=True, text=True)
             if proc.returncode != 0:
                 raise SourceError(f"cannot create a venv for {name}: {proc.stderr.strip()[-500:]}")
-            _pip(python, "install", *install, *config.test_deps)
-            done.write_text("\n".join([*install, *config.test_deps]) + "\n")
+            _open_for_install(base)
+            try:
+                _pip(python, "install", *install, *([str(tree)] if tree else []), *deps,
+                     tree=tree, venv=base)
+            finally:
+                _take_back(base)
+            done.write_text("\n".join([*install, *([str(tree)] if tree else []), *deps]) + "\n")
     return python
 
 
@@ -383,7 +505,7 @@ def prepare(spec: str, *, full: bool = False) -> Repo:
         version = _local_version(root)
         config = config_for(name, version, root, full)
         packaged = any((root / f).is_file() for f in ("pyproject.toml", "setup.py", "setup.cfg"))
-        python = ensure_venv(name, version, config, [str(root)] if packaged else [])
+        python = ensure_venv(name, version, config, [], tree=root if packaged else None)
         spec_out = str(root)
     import_root, packages = find_packages(root, name)
     return Repo(spec=spec_out, name=name, version=version, root=root, import_root=import_root,
