@@ -63,6 +63,8 @@ def build(
     limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Build only the first N candidates."),
     settings: list[str] = typer.Option([], "--set", help="Family build option KEY=VALUE (repeatable), e.g. --set repeats=3."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Ignore and do not fill the build cache."),
+    executor: str = typer.Option("local", "--executor", help="local (a pool of --jobs here), ray (a new local "
+                                 "Ray cluster, or RAY_ADDRESS) or ray:HOST:PORT (a running cluster)."),
     annotator: Optional[str] = typer.Option(None, "--annotator", help="repo: label each task Easy/Medium/Hard "
                                             "with this model (any Inspect model, or local) after the build."),
 ) -> None:
@@ -71,12 +73,17 @@ def build(
     from execbench.dataset.cache import BuildCache
     from execbench.families.base import SourceError
     from execbench.families.build import build_dataset
+    from execbench.families.distributed import ExecutorError, parse_executor
 
     try:
         plugin = families.get(family)
     except KeyError as exc:
         _fail(str(exc.args[0]))
     options = _parse_settings(settings, plugin.default_options)
+    try:
+        parse_executor(executor)
+    except ExecutorError as exc:
+        _fail(str(exc))
     if annotator is not None and family != "repo":
         _fail("--annotator labels repo tasks only")
     cache = BuildCache(enabled=not no_cache)
@@ -90,8 +97,8 @@ def build(
 
         try:
             manifest = build_dataset(plugin, sources, out, options=options, jobs=jobs, cache=cache,
-                                     progress=progress, limit=limit)
-        except SourceError as exc:
+                                     progress=progress, limit=limit, executor=executor)
+        except (SourceError, ExecutorError) as exc:
             _fail(str(exc))
         finally:
             cache.close()

@@ -1,37 +1,73 @@
 """The build engine shared by every family: candidates → cached, parallel outcomes → dataset.
 
 Candidates run on a thread pool (each one's work is sandboxed child processes, so the
-threads only wait); outcomes are cached by content hash; tasks are written in candidate
-order, so a dataset is byte-identical however many jobs built it.
+threads only wait) or on a Ray cluster (:mod:`execbench.families.distributed`); outcomes
+are cached by content hash; tasks are written in candidate order, so a dataset is
+byte-identical however many jobs, and whichever executor, built it.
 """
 
 from __future__ import annotations
 
 import platform
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from execbench.dataset import DatasetWriter, Task
 from execbench.dataset.cache import BuildCache, content_key
-from execbench.families.base import Candidate, Family, Outcome, SourceError
+from execbench.families.base import Candidate, Family, Outcome
+from execbench.families.distributed import parse_executor, run_candidate
 
 ProgressFn = Callable[[int, int, int, int], None]  # done, total, tasks, rejected
 
 
+def _cache_key(family: Family, candidate: Candidate, options: dict) -> str:
+    return content_key(family.name, family.version, platform.python_version(), candidate.payload, options)
+
+
 def _outcome(family: Family, candidate: Candidate, options: dict, cache: BuildCache) -> Outcome:
-    key = content_key(family.name, family.version, platform.python_version(), candidate.payload, options)
+    key = _cache_key(family, candidate, options)
     cached = cache.get(key)
     if cached is not None:
         return Outcome(**cached)
-    try:
-        outcome = family.build_candidate(candidate, options)
-    except SourceError as exc:
-        outcome = Outcome()
-        outcome.reject(candidate.key, "source", str(exc))
+    outcome = run_candidate(family, candidate, options)
     cache.put(key, {"tasks": outcome.tasks, "rejected": outcome.rejected})
     return outcome
+
+
+def _local_outcomes(family: Family, candidates: list[Candidate], options: dict, cache: BuildCache,
+                    jobs: int) -> Iterator[tuple[int, Outcome]]:
+    """(index, outcome) in completion order, candidates built on a thread pool here."""
+    with ThreadPoolExecutor(max(1, jobs)) as pool:
+        futures = {pool.submit(_outcome, family, c, options, cache): i for i, c in enumerate(candidates)}
+        for future in as_completed(futures):
+            yield futures[future], future.result()
+
+
+def _ray_outcomes(family: Family, candidates: list[Candidate], options: dict, cache: BuildCache,
+                  jobs: int, address: str | None) -> Iterator[tuple[int, Outcome]]:
+    """(index, outcome): cache hits first, then the rest as Ray workers finish them."""
+    from execbench.families.distributed import RayBuild
+
+    misses = []
+    for index, candidate in enumerate(candidates):
+        cached = cache.get(_cache_key(family, candidate, options))
+        if cached is not None:
+            yield index, Outcome(**cached)
+        else:
+            misses.append((index, candidate))
+    if not misses:
+        return
+    cluster = RayBuild(address, jobs)
+    try:
+        for index, outcome, completed in cluster.outcomes(family, misses, options):
+            if completed:  # a candidate lost with its worker is not cached: a rebuild retries it
+                cache.put(_cache_key(family, candidates[index], options),
+                          {"tasks": outcome.tasks, "rejected": outcome.rejected})
+            yield index, outcome
+    finally:
+        cluster.close()
 
 
 def build_dataset(
@@ -44,8 +80,14 @@ def build_dataset(
     cache: BuildCache | None = None,
     progress: ProgressFn | None = None,
     limit: int | None = None,
+    executor: str = "local",
 ) -> dict[str, Any]:
-    """Build ``family`` tasks from ``sources`` into the dataset directory ``out``; returns the manifest."""
+    """Build ``family`` tasks from ``sources`` into the dataset directory ``out``; returns the manifest.
+
+    ``executor`` is ``local`` (a thread pool of ``jobs`` here) or ``ray[:ADDRESS]``
+    (:mod:`execbench.families.distributed`); either way tasks are written in candidate
+    order, so the dataset does not depend on it."""
+    kind, address = parse_executor(executor)
     cache = cache or BuildCache(enabled=False)
     started = time.perf_counter()
     hits, misses = cache.hits, cache.misses
@@ -55,17 +97,24 @@ def build_dataset(
     settings = {"family": family.name, "builder_version": family.version, "sources": sources,
                 "options": options, "limit": limit}
     settings.update(family.manifest_settings(options))
-    n_tasks = n_rejected = 0
-    with DatasetWriter(out, settings=settings) as writer, ThreadPoolExecutor(max(1, jobs)) as pool:
-        futures = [pool.submit(_outcome, family, c, options, cache) for c in candidates]
-        for done, future in enumerate(futures, 1):
-            outcome = future.result()
-            for record in outcome.tasks:
-                writer.add(Task.from_json(record))
-            for rejection in outcome.rejected:
-                writer.reject(**rejection)
+    n_tasks = n_rejected = done = 0
+    with DatasetWriter(out, settings=settings) as writer:
+        outcomes = (_local_outcomes(family, candidates, options, cache, jobs) if kind == "local"
+                    else _ray_outcomes(family, candidates, options, cache, jobs, address))
+        finished: dict[int, Outcome] = {}
+        following = 0
+        for index, outcome in outcomes:
+            finished[index] = outcome
+            done += 1
             n_tasks += len(outcome.tasks)
             n_rejected += len(outcome.rejected)
+            while following in finished:  # write in candidate order
+                ready = finished.pop(following)
+                for record in ready.tasks:
+                    writer.add(Task.from_json(record))
+                for rejection in ready.rejected:
+                    writer.reject(**rejection)
+                following += 1
             if progress:
                 progress(done, len(candidates), n_tasks, n_rejected)
         manifest = writer.close(
