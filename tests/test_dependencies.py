@@ -68,10 +68,33 @@ def undeclared(imports: dict[str, set[str]], declared: set[str]) -> list[str]:
     return problems
 
 
+def optional_extras() -> list[str]:
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    return [name for name in extras if name != "test"]
+
+
 def test_product_imports_are_declared():
     imports = third_party_imports(SRC)
     assert {"inspect_ai", "sympy", "numpy"} <= set(imports)  # the scan sees real imports
-    assert undeclared(imports, declared_distributions()) == []
+    declared = declared_distributions().union(*(declared_distributions(e) for e in optional_extras()))
+    assert undeclared(imports, declared) == []
+
+
+def test_optional_extras_are_imported_lazily():
+    """A module from an optional extra (ray) is imported inside functions only, so that
+    `import execbench...` works without the extra."""
+    extra_dists = set().union(*(declared_distributions(e) for e in optional_extras()))
+    providers = importlib.metadata.packages_distributions()
+    eager = []
+    for path in sorted(SRC.rglob("*.py")):
+        for node in ast.parse(path.read_text()).body:  # module level only
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module] if isinstance(node, ast.ImportFrom) and node.module and node.level == 0 else []
+            for name in names:
+                dists = {_normalise(d) for d in providers.get(name.split(".")[0], [])}
+                if dists & extra_dists and not dists & declared_distributions():
+                    eager.append(f"{path.relative_to(SRC)} imports {name} at module level")
+    assert eager == []
 
 
 def test_test_imports_are_declared():
