@@ -11,7 +11,10 @@ For every task of a repo dataset it makes candidate answers of five classes:
 * ``wrong``: values of the same type that differ (int +/- 1, the other bool, a dropped or
   added element, a changed constructor argument, a misspelt attribute);
 * ``wrapper``: ``len(A)``, ``max(A)``, ``reversed(A)``, ``collections.deque(A)``;
-* ``alias``: the other names of the answer's object stored with the task.
+* ``alias``: the other names of the answer's object stored with the task;
+* ``retyped``: the same number of another type (``2.0`` for ``2``, ``1`` for ``True``):
+  Python's ``==`` accepts it, the grader is type-strict by design (the hint names the type,
+  ``docs/repo-family.md``); reported on its own line, outside the matrix.
 
 Each candidate is graded with ``execbench grade`` (a derived dataset, one task per
 candidate), and substituted into the real test: a copy of the test function with the
@@ -117,6 +120,10 @@ def candidates(task: dict[str, Any]) -> list[tuple[str, str]]:
             value = None
         out += [("spelling", s) for s in _spellings(answer, value)]
         out += [("wrong", repr(w)) for w in _same_type_variants(value)]
+        if type(value) is int or type(value) is bool:
+            out.append(("retyped", repr(float(value)) if type(value) is int else repr(int(value))))
+        elif type(value) is float and value.is_integer() and abs(value) < 1e15:
+            out.append(("retyped", repr(int(value))))
     elif task["answer_kind"] == "text":
         spell, alias, wrong = _text_candidates(answer, aliases)
         out += [("spelling", s) for s in spell] + [("alias", a) for a in alias] + [("wrong", w) for w in wrong]
@@ -249,8 +256,10 @@ def main() -> None:
             g = graded[(task["id"], k)]
             v = verdicts.get((task["id"], k), "missing")
             p = v == "passed"
-            matrix[(g, p)] += 1
             per_class[cls][(g, p)] += 1
+            if cls == "retyped":
+                continue
+            matrix[(g, p)] += 1
             if g != p:
                 disagree.append({"task": task["id"], "class": cls, "candidate": text[:120], "grader": g,
                                  "pytest": v, "answer": task["answer"][:120]})
@@ -272,7 +281,7 @@ def main() -> None:
     print(f"grader-correct answers pytest rejects: {matrix[(True, False)]}; pytest-passing answers the grader "
           f"rejects: {matrix[(False, True)]} of {passing} ({100 * matrix[(False, True)] / max(passing, 1):.2f}%)")
     print("\n| class | candidates | both correct | grader only | pytest only | both wrong |\n| --- | --- | --- | --- | --- | --- |")
-    for cls in ("oracle", "spelling", "alias", "wrong", "wrapper"):
+    for cls in ("oracle", "spelling", "alias", "wrong", "wrapper", "retyped"):
         c = per_class.get(cls, Counter())
         n = sum(c.values())
         print(f"| {cls} | {n} | {c[(True, True)]} | {c[(True, False)]} | {c[(False, True)]} | {c[(False, False)]} |")

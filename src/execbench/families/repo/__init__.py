@@ -21,7 +21,8 @@ class RepoFamily(Family):
     # 5: identity assertions never take a constructed answer.
     # 6: admission gate (wrong values, sentinel), environment_dependent, readable_without_running,
     #    inputs stay visible, answers hidden elsewhere in the test, name aliases for grading.
-    version = "6"
+    # 7: answers the grader refuses are not admitted; failed subtests fail the test.
+    version = "7"
     variants = tuple(prompt.VARIANTS)
     default_options = build.DEFAULT_OPTIONS
     builder, renderer = build, prompt

@@ -536,8 +536,8 @@ def _readable_without_running(it: Item, runs: list[dict[str, Any]]) -> tuple[str
     choice = it.choice
     assert isinstance(choice, dvp.Choice)
     node = it.assertion.operands[choice.actual]
-    if not any(isinstance(n, ast.Name) for n in ast.walk(node)):
-        return None
+    if not any(isinstance(n, (ast.Subscript, ast.Attribute)) for n in ast.walk(node)):
+        return None  # a bare name: whether the code under test changed it is a real question
     literals: dict[str, Any] = {}
     assigned: dict[str, int] = defaultdict(int)
     for sub in ast.walk(it.function.node):
