@@ -17,8 +17,12 @@ evaluate Python: FIELD-NOTES). :func:`parse_sympy` instead
 
 Construction evaluates eagerly only what is cheap by construction: numeric powers are
 refused when the result would exceed :data:`MAX_POW_BITS` bits (``2**10**10`` is
-refused, not computed), symbolic integer exponents are bounded, and ``factorial``,
-``binomial``, ``gamma`` and matrix builders take bounded arguments.
+refused, not computed), symbolic integer exponents are bounded, ``factorial``,
+``binomial``, ``gamma`` and matrix builders take bounded arguments, and no function is
+applied to a symbol-free argument whose magnitude may exceed ``10**MAX_EVAL_DIGITS``
+(estimated from the tree without evaluating it): ``floor(exp(10**4000))`` and
+``ceiling(exp(exp(exp(5))))`` make sympy evaluate the argument to integer precision and
+run for minutes; they are refused.
 
 :func:`equivalent` compares two parsed answers: Python containers structurally (same
 type and length; sets and dicts regardless of order), Python scalars type-strictly, sympy
@@ -26,7 +30,10 @@ leaves first structurally (``==``) and then by appendix C.2.1:
 ``simplify(P - G) == 0 or expand(P) == expand(G)``. ``simplify`` can run for ever, so that
 step runs in a sandboxed subprocess (this file run as a script, which re-parses both
 texts with this same parser) under a CPU and wall-clock limit; a run
-over the limit is reported as ``timeout`` (a wrong answer).
+over the limit is reported as ``grading_timeout`` (a wrong answer). The in-process part
+(parsing, the structural comparison, a bounded expand) runs under a wall-clock alarm of
+:data:`IN_PROCESS_SECONDS` in the main thread (``grading_timeout`` too); called from
+another thread, where no alarm can be set, the whole comparison runs in the sandbox.
 """
 
 from __future__ import annotations
@@ -37,7 +44,10 @@ import json
 import math
 import os
 import re
+import signal
 import sys
+import threading
+import time
 import tokenize
 from typing import Any, Callable
 
@@ -57,6 +67,8 @@ MAX_MATRIX_SIDE = 50
 MAX_ELEMENTS = 5_000
 MAX_UNMATCHED = 10  # set/dict elements matched by equivalence (pairwise) at most
 TIMEOUT = 10.0  # seconds for the sandboxed simplify/expand step
+MAX_EVAL_DIGITS = 1000  # symbol-free function arguments: |value| < 10**MAX_EVAL_DIGITS
+IN_PROCESS_SECONDS = 5.0  # the in-process part of a comparison (parse, structure, expand)
 
 _MODULE_PREFIXES = {"sympy", "sp", "sym", "smp"}
 _S_ATTRS = {
@@ -344,6 +356,7 @@ class _Builder:
                 self.expect_math(a)
             return sympy.Function(name)(*args)
         check_call(name, args)
+        check_magnitudes(name, args)
         return FUNCTIONS[name](*args, **kwargs)
 
     def string_call(self, name: str, node: ast.Call, kwargs: dict) -> Any:
@@ -427,6 +440,52 @@ def check_call(name: str, args: list) -> None:
         check_power(args[0], sympy.Rational(1, args[1]))
 
 
+_LOG10_2, _LOG10_E = math.log10(2), math.log10(math.e)
+_GROWTH = {"exp": 1.0, "sinh": 1.0, "cosh": 1.0}
+
+
+def digits(expr: Any, depth: int = 0) -> float:
+    """Upper bound of log10|value| of a symbol-free sympy expression, from its tree
+    (nothing evaluated; inf when it cannot be bounded)."""
+    if depth > 60:
+        return math.inf
+    if isinstance(expr, sympy.Rational):
+        return max(abs(int(expr.p)).bit_length(), 1) * _LOG10_2
+    if isinstance(expr, sympy.Float):
+        return max(float(sympy.log(abs(expr), 10)) if expr else 0.0, 0.0) if abs(expr) < 1e300 else math.inf
+    if isinstance(expr, (sympy.NumberSymbol, sympy.core.numbers.ImaginaryUnit)) or not expr.args:
+        return 1.0
+    sub = [digits(a, depth + 1) for a in expr.args]
+    if isinstance(expr, sympy.Add):
+        return max(max(sub), 0.0) + math.log10(len(sub))
+    if isinstance(expr, sympy.Mul):
+        return sum(max(d, 0.0) for d in sub)
+    if isinstance(expr, sympy.Pow):
+        base, exponent = sub
+        if exponent > 300:
+            return math.inf
+        return max(base, _LOG10_2) * 10 ** exponent
+    name = getattr(expr.func, "__name__", "")
+    if name in _GROWTH:
+        return math.inf if sub[0] > 300 else 10 ** sub[0] * _LOG10_E
+    if name in ("factorial", "gamma"):
+        return math.inf if sub[0] > 300 else 10 ** sub[0] * (sub[0] + 1)
+    if name == "log":
+        return math.log10(sub[0] / _LOG10_E + 1) + 1 if math.isfinite(sub[0]) else math.inf
+    return max(sub)
+
+
+def check_magnitudes(name: str, args: list) -> None:
+    """Refuse applying a function to a symbol-free argument that may have more than
+    MAX_EVAL_DIGITS digits: sympy's automatic evaluation (floor, ceiling, Mod, comparisons
+    in Min/Max, ...) would compute it to integer precision."""
+    for a in args:
+        if isinstance(a, sympy.Basic) and not isinstance(a, sympy.MatrixBase) and not a.free_symbols:
+            if digits(a) > MAX_EVAL_DIGITS:
+                raise SympyParseError(f"argument of {name} may have more than {MAX_EVAL_DIGITS} "
+                                      "digits (not evaluated)")
+
+
 # -- comparison -------------------------------------------------------------------------
 
 _Leaf = tuple[Any, Any]
@@ -507,11 +566,16 @@ def resolve(pending: list[_Leaf]) -> bool:
     return True
 
 
-def equivalent(answer_text: str, oracle_text: str, *, timeout: float = TIMEOUT) -> tuple[bool, str]:
-    """Is the answer equivalent to the oracle? Returns ``(correct, how)`` with ``how`` one
-    of ``structural``, ``different`` (shapes or scalars differ), ``simplify`` (equal by
-    C.2.1), ``not-equivalent``, ``timeout``, ``error``. Raises :class:`SympyParseError` when
-    either text is not an allowed sympy answer."""
+class _InProcessTimeout(BaseException):
+    """Raised by the alarm (a BaseException: sympy's ``except Exception`` cannot eat it)."""
+
+
+def _alarm(signum: int, frame: Any) -> None:
+    raise _InProcessTimeout
+
+
+def _fast(answer_text: str, oracle_text: str) -> tuple[bool, str] | None:
+    """Parse, compare structurally, expand cheaply; None: the sandboxed step decides."""
     answer = parse_sympy(answer_text)
     oracle = parse_sympy(oracle_text)
     pending: list[_Leaf] = []
@@ -521,7 +585,30 @@ def equivalent(answer_text: str, oracle_text: str, *, timeout: float = TIMEOUT) 
         return True, "structural"
     if all(_cheap_expand_equal(a, g) for a, g in pending):
         return True, "expand"
-    return _sandboxed(answer_text, oracle_text, timeout)
+    return None
+
+
+def equivalent(answer_text: str, oracle_text: str, *, timeout: float = TIMEOUT) -> tuple[bool, str]:
+    """Is the answer equivalent to the oracle? Returns ``(correct, how)`` with ``how`` one
+    of ``structural``, ``different`` (shapes or scalars differ), ``expand``, ``simplify``
+    (equal by C.2.1), ``not-equivalent``, ``grading_timeout`` (a wrong answer), ``error``.
+    Raises :class:`SympyParseError` when either text is not an allowed sympy answer."""
+    if threading.current_thread() is not threading.main_thread():
+        return _sandboxed(answer_text, oracle_text, timeout, full=True)  # no alarm here
+    previous = signal.signal(signal.SIGALRM, _alarm)
+    outer = signal.setitimer(signal.ITIMER_REAL, IN_PROCESS_SECONDS)
+    started = time.monotonic()
+    try:
+        decided = _fast(answer_text, oracle_text)
+    except _InProcessTimeout:
+        decided = (False, "grading_timeout")
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        if outer[0] > 0:  # someone else's alarm (e.g. pytest-timeout): put it back
+            signal.setitimer(signal.ITIMER_REAL, max(outer[0] - (time.monotonic() - started), 1e-3),
+                             outer[1])
+    return decided if decided is not None else _sandboxed(answer_text, oracle_text, timeout)
 
 
 MAX_EXPAND_TERMS = 2_000
@@ -567,10 +654,12 @@ def _cheap_expand_equal(answer: Any, oracle: Any) -> bool:
         return False
 
 
-def _sandboxed(answer_text: str, oracle_text: str, timeout: float) -> tuple[bool, str]:
+def _sandboxed(answer_text: str, oracle_text: str, timeout: float, full: bool = False) -> tuple[bool, str]:
+    """The comparison in the sandbox under CPU, wall and memory limits (``full``: also
+    parsing and the fast steps, for callers outside the main thread)."""
     from execbench import sandbox  # only needed for the slow path
 
-    job = json.dumps({"answer": answer_text, "oracle": oracle_text})
+    job = json.dumps({"answer": answer_text, "oracle": oracle_text, "full": full})
     limits = sandbox.Limits(cpu_seconds=timeout, wall_seconds=timeout + 5,
                             memory_bytes=2 * 1024**3)
     # run this file by path, not as ``-m execbench.families.repo.sympy_parse``: the child
@@ -579,15 +668,18 @@ def _sandboxed(answer_text: str, oracle_text: str, timeout: float) -> tuple[bool
     outcome = sandbox.run_python(["-c", runner, os.path.abspath(__file__), "job.json"],
                                  files={"job.json": job}, collect=["result.json"], limits=limits)
     raw = outcome.files.get("result.json")
-    if outcome.limit in ("cpu_time", "wall_time"):
-        return False, "timeout"
+    if outcome.limit in ("cpu_time", "wall_time", "memory"):
+        return False, "grading_timeout"
     if raw is None:
         return False, "error"
     from execbench.sandbox import records
     try:
-        result = records.check(records.load_json(raw, max_bytes=1 << 16), {"equal": bool, "how": str})
+        result = records.check(records.load_json(raw, max_bytes=1 << 16), {"equal": bool, "how": str},
+                               {"refused": str})
     except records.RecordError:
         return False, "error"
+    if "refused" in result:
+        raise SympyParseError(result["refused"][:500])
     return result["equal"], result["how"][:100]
 
 
@@ -596,14 +688,20 @@ def _child(job_path: str) -> int:
     with open(job_path) as fh:
         job = json.load(fh)
     try:
-        answer = parse_sympy(job["answer"])
-        oracle = parse_sympy(job["oracle"])
-        pending: list[_Leaf] = []
-        if not structural(answer, oracle, pending):
-            result = {"equal": False, "how": "different"}
+        decided = _fast(job["answer"], job["oracle"]) if job.get("full") else None
+        if decided is not None:
+            result = {"equal": decided[0], "how": decided[1]}
         else:
-            equal = resolve(pending)
-            result = {"equal": equal, "how": "simplify" if equal else "not-equivalent"}
+            answer = parse_sympy(job["answer"])
+            oracle = parse_sympy(job["oracle"])
+            pending: list[_Leaf] = []
+            if not structural(answer, oracle, pending):
+                result = {"equal": False, "how": "different"}
+            else:
+                equal = resolve(pending)
+                result = {"equal": equal, "how": "simplify" if equal else "not-equivalent"}
+    except SympyParseError as exc:
+        result = {"equal": False, "how": "refused", "refused": str(exc)[:500]}
     except Exception as exc:  # noqa: BLE001 - reported to the parent as an error
         result = {"equal": False, "how": "error", "error": f"{type(exc).__name__}: {str(exc)[:200]}"}
     with open("result.json", "w") as fh:
