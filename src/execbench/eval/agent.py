@@ -63,7 +63,7 @@ def _tools(browser: Any) -> list[ToolDef]:
         """Search the repository's files for lines containing a pattern.
 
         Args:
-            pattern: Text to find (a regular expression if regex is true).
+            pattern: Text to find (an RE2 regular expression if regex is true).
             path: File or directory to search, relative to the repository root.
             regex: Treat the pattern as a regular expression.
             glob: Only search files whose name matches this glob.

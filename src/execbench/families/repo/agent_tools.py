@@ -2,8 +2,12 @@
 repository's source tree.
 
 Every path is resolved (symlinks followed) and must stay inside the tree; the test file of
-the task (and anything else in ``refused``) cannot be read, listed or searched. Errors are
-returned as :class:`ToolError` with a short message an agent can act on. No code runs.
+the task (and anything else in ``refused``) cannot be read, listed or searched, and
+neither can any file whose text contains a refused file's text (copies left by builds:
+``build/lib/...``) nor build artefacts (top-level ``build/``, ``dist/``, ``*.egg-info``,
+``__pycache__``). Regular-expression search uses RE2 (linear time: ``(.+)+#NOPE#`` cannot
+hang the evaluator). Errors are returned as :class:`ToolError` with a short message an
+agent can act on. No code runs.
 The eval engineer wraps these as Inspect tools (FIELD-NOTES: Inspect's ``local`` sandbox
 is no boundary, so the confinement lives here).
 """
@@ -16,11 +20,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import re2
+
 MAX_READ_CHARS = 16_000
 MAX_LIST = 500
 MAX_MATCHES = 100
 MAX_FILE_BYTES = 2_000_000
 _SKIP_DIRS = {".git", "__pycache__", ".tox", ".venv", "node_modules", ".mypy_cache", ".pytest_cache"}
+_ARTIFACT_TOP = {"build", "dist"}  # what pip/setuptools write into a tree
+
+
+def _artifact(rel: tuple[str, ...]) -> bool:
+    return bool(rel) and (rel[0] in _ARTIFACT_TOP or any(
+        p in _SKIP_DIRS or p.endswith(".egg-info") for p in rel))
 
 
 class ToolError(ValueError):
@@ -37,6 +49,14 @@ class RepoBrowser:
         if not self.root.is_dir():
             raise ToolError(f"repository root {self.root} is not a directory")
         self._refused = {Path(os.path.realpath(self.root / r)) for r in self.refused}
+        self._refused_texts = []
+        for path in self._refused:
+            try:
+                text = path.read_text(encoding="utf-8", errors="replace").strip()
+            except OSError:
+                continue
+            if text:
+                self._refused_texts.append(text)
 
     @classmethod
     def for_task(cls, task: Any) -> "RepoBrowser":
@@ -59,10 +79,15 @@ class RepoBrowser:
             raise ToolError(f"{path!r} is outside the repository")
         if self._is_refused(real):
             raise ToolError(f"{path!r} is not available (it contains the test being asked about)")
+        if real != self.root and _artifact(real.relative_to(self.root).parts):
+            raise ToolError(f"{path!r} is not available (build artefact)")
         return real
 
     def _is_refused(self, real: Path) -> bool:
         return real in self._refused
+
+    def _copies_refused(self, text: str) -> bool:
+        return any(refused in text for refused in self._refused_texts)
 
     def _rel(self, real: Path) -> str:
         return real.relative_to(self.root).as_posix() or "."
@@ -75,7 +100,7 @@ class RepoBrowser:
             raise ToolError(f"{path!r} is not a directory")
         out = []
         for entry in sorted(real.iterdir(), key=lambda p: p.name):
-            if entry.name in _SKIP_DIRS:
+            if _artifact((entry.parent / entry.name).relative_to(self.root).parts):
                 continue
             target = Path(os.path.realpath(entry))
             if (target != self.root and self.root not in target.parents) or self._is_refused(target):
@@ -94,9 +119,12 @@ class RepoBrowser:
         if real.stat().st_size > MAX_FILE_BYTES:
             raise ToolError(f"{path!r} is too large to read")
         try:
-            lines = real.read_text(encoding="utf-8").splitlines()
+            text = real.read_text(encoding="utf-8")
         except UnicodeDecodeError:
             raise ToolError(f"{path!r} is not a text file") from None
+        if self._copies_refused(text):
+            raise ToolError(f"{path!r} is not available (it contains the test being asked about)")
+        lines = text.splitlines()
         start = max(1, int(start_line))
         end = len(lines) if end_line is None else min(len(lines), int(end_line))
         out, size = [], 0
@@ -114,15 +142,15 @@ class RepoBrowser:
         expression with ``regex=True``) in files under ``path`` matching ``glob``."""
         if not pattern or len(pattern) > 200:
             raise ToolError("pattern must be 1 to 200 characters")
-        try:
-            matcher = re.compile(pattern if regex else re.escape(pattern))
-        except re.error as exc:
-            raise ToolError(f"bad regular expression: {exc}") from None
+        try:  # RE2: linear time, no backreferences or lookaround
+            matcher = re2.compile(pattern if regex else re.escape(pattern))
+        except re2.error as exc:
+            raise ToolError(f"bad or unsupported regular expression (RE2 syntax): {exc}") from None
         base = self._resolve(path)
         files = [base] if base.is_file() else sorted(base.rglob(glob))
         out: list[str] = []
         for file in files:
-            if any(part in _SKIP_DIRS for part in file.relative_to(self.root).parts):
+            if _artifact(file.relative_to(self.root).parts):
                 continue
             real = Path(os.path.realpath(file))
             if (self.root not in real.parents) or self._is_refused(real) or not real.is_file():
@@ -132,6 +160,8 @@ class RepoBrowser:
             try:
                 text = real.read_text(encoding="utf-8")
             except (UnicodeDecodeError, OSError):
+                continue
+            if self._copies_refused(text):
                 continue
             for number, line in enumerate(text.splitlines(), 1):
                 if matcher.search(line):
