@@ -272,9 +272,11 @@ def main() -> None:
         where = environment_dependent([task["answer"]], repos_seen[spec])
         if where:
             env_hits.append((task["id"], where))
+    outcomes = Counter(verdicts.get((t["id"], k), "missing") for t in tasks for k in range(len(cands[t["id"]])))
     total = sum(matrix.values())
     passing = matrix[(True, True)] + matrix[(False, True)]
-    print(f"tasks {len(tasks)}, candidates {total}")
+    print(f"tasks {len(tasks)}, candidates {total} (+{sum(per_class['retyped'].values())} retyped); "
+          f"pytest outcomes: {dict(outcomes)}")
     print("| | pytest passes | pytest fails |\n| --- | --- | --- |")
     print(f"| grader correct | {matrix[(True, True)]} | {matrix[(True, False)]} |")
     print(f"| grader wrong | {matrix[(False, True)]} | {matrix[(False, False)]} |")
@@ -295,7 +297,7 @@ def main() -> None:
                   f"pytest={d['pytest']} (answer {d['answer']!r})")
     if args.json_out:
         Path(args.json_out).write_text(json.dumps({
-            "tasks": len(tasks), "candidates": total,
+            "tasks": len(tasks), "candidates": total, "pytest_outcomes": dict(outcomes),
             "matrix": {f"grader_{'correct' if g else 'wrong'}/pytest_{'pass' if p else 'fail'}": n
                        for (g, p), n in matrix.items()},
             "per_class": {cls: {f"{g}/{p}": n for (g, p), n in c.items()} for cls, c in per_class.items()},
