@@ -268,3 +268,20 @@ def test_remove_tree_never_raises(tmp_path):
                 pytest.skip("no immutable flag on this file system")
         (tmp_path / "frozen").chmod(0o500)
         assert remove_tree(str(tmp_path / "frozen")) and not (tmp_path / "frozen").exists()
+
+
+def test_every_run_sees_another_host(mode):
+    """What a program can learn about its host differs between runs, so determinism runs
+    reject answers that depend on it (host name, time zone, uid, work dir, environment)."""
+    code = """
+        import os, socket, time
+        print(socket.gethostname(), time.strftime('%H', time.localtime(0)), os.getuid(),
+              os.getcwd(), sorted(os.environ.items()))
+        """
+    first, second = py(code), py(code)
+    assert first.ok and second.ok, first.stderr
+    a, b = first.stdout.decode().split(" ", 4), second.stdout.decode().split(" ", 4)
+    differs = [x != y for x, y in zip(a, b)]
+    expected = [first.isolation["host"] == "varied", True,   # else: the host's name
+                first.isolation["privileges"].startswith("fresh-uid"), True, True]
+    assert differs == expected, (a, b)

@@ -17,6 +17,7 @@ _syscall = _libc.syscall
 _syscall.restype = ctypes.c_long
 
 CLONE_NEWNS = 0x00020000
+CLONE_NEWUTS = 0x04000000
 CLONE_NEWIPC = 0x08000000
 CLONE_NEWPID = 0x20000000
 CLONE_NEWNET = 0x40000000
@@ -46,6 +47,11 @@ def _check(ret: int) -> int:
 
 def unshare(flags: int) -> None:
     _check(_libc.unshare(flags))
+
+
+def sethostname(name: str) -> None:
+    data = name.encode()
+    _check(_libc.sethostname(data, ctypes.c_size_t(len(data))))
 
 
 def prctl(option: int, arg2: int = 0, arg3: int = 0) -> int:

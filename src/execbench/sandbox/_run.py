@@ -115,6 +115,7 @@ class _Plan:
     newroot: bool           # mount namespace whose root holds only the readable/writable paths
     seccomp: bool           # socket family allow-list, namespaces, keyrings, ... (_linux)
     fresh_uid: bool         # root: run as a fresh uid (RLIMIT_NPROC binds), no capabilities
+    utsns: bool = False     # own UTS namespace: a host name of its own per run
 
     @property
     def read_search(self) -> bool:
@@ -139,6 +140,7 @@ class _Plan:
             "privileges": ("fresh-uid+cap_dac_read_search" if self.read_search else
                            "fresh-uid" if self.fresh_uid else "unprivileged"),
             "ipc": "ipcns" if self.ipcns else "shared",
+            "host": "varied" if self.utsns else "varied-tz-only",
         }
 
 
@@ -206,7 +208,8 @@ def _probe() -> dict[str, object]:
             root = os.geteuid() == 0
             ns = {name: _fork_check(lambda f=flag: _linux.unshare(f)) for name, flag in
                   (("netns", _linux.CLONE_NEWNET), ("pidns", _linux.CLONE_NEWPID),
-                   ("ipcns", _linux.CLONE_NEWIPC), ("mntns", _linux.CLONE_NEWNS))}
+                   ("ipcns", _linux.CLONE_NEWIPC), ("mntns", _linux.CLONE_NEWNS),
+                   ("utsns", _linux.CLONE_NEWUTS))}
             ns["mntns"] = root and ns["mntns"] and _probe_newroot()
             _probed.update(ns, root=root, cgroup=root and _cgroup.probe(),
                            landlock_abi=_linux.landlock_abi(),
@@ -237,7 +240,7 @@ def _plan() -> _Plan:
     return _Plan(root=bool(p["root"]), netns=use("netns"), pidns=use("pidns"), ipcns=use("ipcns"),
                  cgroup=use("cgroup"), landlock_abi=abi, newroot=use("mntns"),
                  seccomp=bool(p["seccomp"]),
-                 fresh_uid=bool(p["root"]))
+                 fresh_uid=bool(p["root"]), utsns=bool(p["root"]) and bool(p["utsns"]))
 
 
 def capabilities() -> dict[str, str]:
@@ -312,7 +315,7 @@ def _enter_pid_namespace(cgroup_fd: int) -> None:
 
 def _child_setup(plan: _Plan, limits: Limits, workdir: str, writable: list[str],
                  readable: list[str], rootdir: str, cgroup_fd: int, uid: int | None, parent: int,
-                 error_fd: int, ports: tuple[int, ...] = ()) -> Callable[[], None]:
+                 error_fd: int, ports: tuple[int, ...] = (), hostname: str = "") -> Callable[[], None]:
     cpu = max(1, math.ceil(limits.cpu_seconds))
     rlimits = [(resource.RLIMIT_CPU, cpu, cpu + 1),
                (resource.RLIMIT_FSIZE, limits.file_size_bytes, limits.file_size_bytes),
@@ -324,7 +327,8 @@ def _child_setup(plan: _Plan, limits: Limits, workdir: str, writable: list[str],
     rlimits.append((resource.RLIMIT_AS, limits.memory_bytes, limits.memory_bytes))  # last
     flags = ((_linux.CLONE_NEWNET if plan.netns else 0) | (_linux.CLONE_NEWPID if plan.pidns else 0)
              | (_linux.CLONE_NEWIPC if plan.ipcns else 0)
-             | (_linux.CLONE_NEWNS if plan.newroot else 0))
+             | (_linux.CLONE_NEWNS if plan.newroot else 0)
+             | (_linux.CLONE_NEWUTS if plan.utsns else 0))
     keep = (1 << _linux.CAP_DAC_READ_SEARCH) if plan.read_search else 0
     # Landlock read rules: in the new root also /proc (the program's own), and listing
     # any directory (everything there is ours: pytest walks up to its rootdir). Without it
@@ -350,6 +354,8 @@ def _child_setup(plan: _Plan, limits: Limits, workdir: str, writable: list[str],
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         if flags:
             _linux.unshare(flags)
+        if plan.utsns:
+            _linux.sethostname(hostname)
         if plan.pidns:
             _enter_pid_namespace(cgroup_fd)
         elif cgroup_fd >= 0:
@@ -497,10 +503,24 @@ def _readable(argv: Sequence[str], env: Mapping[str, str], extra: Sequence[str])
     return kept
 
 
-def _child_env(env: Mapping[str, str] | None, workdir: str) -> dict[str, str]:
+# Each run sees a different host: its own host name (UTS namespace), time zone, uid and work
+# dir path, so a program whose output depends on them fails the determinism runs.
+_TIME_ZONES = tuple(f"Etc/GMT{o:+d}".replace("+0", "") for o in range(-14, 13))
+_run_counter = iter(range(1 << 62))
+
+
+def _run_identity() -> tuple[str, str]:
+    """(host name, TZ) for the next run: the host name is unique, the time zone differs
+    from the previous run's."""
+    n = next(_run_counter)
+    return f"run-{os.urandom(6).hex()}", _TIME_ZONES[(os.getpid() + n) % len(_TIME_ZONES)]
+
+
+def _child_env(env: Mapping[str, str] | None, workdir: str, tz: str = "UTC") -> dict[str, str]:
     path = os.pathsep.join(dict.fromkeys([os.path.dirname(sys.executable), "/usr/local/bin",
                                           "/usr/bin", "/bin"]))
-    return {"PATH": path, "HOME": workdir, "TMPDIR": workdir, "LANG": "C.UTF-8", **(env or {})}
+    return {"PATH": path, "HOME": workdir, "TMPDIR": workdir, "LANG": "C.UTF-8", "TZ": tz,
+            **(env or {})}
 
 
 class _Streams:
@@ -601,7 +621,8 @@ def run(argv: list[str], *, stdin: bytes | str = b"", limits: Limits = Limits(),
                 for name in [dirpath, *(os.path.join(dirpath, n) for n in dirnames + filenames)]:
                     os.lchown(name, uid, uid)
         writable = [workdir, *(os.path.abspath(p) for p in read_write_paths)]
-        child_env = _child_env(env, workdir)
+        hostname, tz = _run_identity()
+        child_env = _child_env(env, workdir, tz)
         readable = _readable(argv, child_env, read_only_paths)
         rootdir = tempfile.mkdtemp(dir=tmp, prefix=".root-") if plan.newroot else ""
         if plan.cgroup:
@@ -609,7 +630,8 @@ def run(argv: list[str], *, stdin: bytes | str = b"", limits: Limits = Limits(),
         error_r, error_w = os.pipe()
         try:
             setup = _child_setup(plan, limits, workdir, writable, readable, rootdir,
-                                 group.procs_fd if group else -1, uid, os.getpid(), error_w, ports)
+                                 group.procs_fd if group else -1, uid, os.getpid(), error_w, ports,
+                                 hostname)
             start = time.monotonic()
             proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                     stderr=subprocess.PIPE, cwd=workdir,
