@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import textwrap
 
 import pytest
@@ -89,7 +90,14 @@ FORGER = textwrap.dedent("""
 """)
 
 
-def test_one_job_cannot_forge_another():
+@pytest.fixture(params=["default"] + (["all"] if os.geteuid() == 0 else []))
+def mode(request, monkeypatch):
+    if request.param != "default":
+        monkeypatch.setenv("EXECBENCH_SANDBOX_FORCE_FALLBACK", request.param)
+    return request.param
+
+
+def test_one_job_cannot_forge_another(mode):
     files = {"forger.py": FORGER, "victim.py": "import time; time.sleep(0.5); print('real')\n",
              "selfish.py": ("import json, sys\nopen('.job2.json', 'w').write(json.dumps("
                             "{'ok': True, 'exit_code': 0, 'stdout': ''}))\nsys.exit(3)\n")}

@@ -10,9 +10,10 @@ Parent P (this process) creates a fresh work dir under the temp dir, a cgroup v1
 group, and starts the program with ``subprocess.Popen(preexec_fn=...)``. The setup runs in
 the forked child C, before exec::
 
-    P ─Popen─> C: unshare(NET|PID|IPC) ─fork─> G (pid 1) ─fork─> H (pid 2) ─exec─> program
-               waits, re-raises G's status    joins cgroup,       Landlock, seccomp,
-                                              reaps, reports H    fresh uid, rlimits
+    P ─Popen─> C: unshare(NET|PID|IPC|NS|UTS) ─fork─> G (pid 1) ─fork─> H (pid 2) ─exec─> program
+               waits, re-raises G's status        joins cgroup,       new root + /proc,
+                                                  reaps, reports H    Landlock, seccomp,
+                                                                      fresh uid, rlimits
 
 * C stays outside the new PID namespace (unshare(CLONE_NEWPID) only moves the caller's
   children); it waits for G and terminates exactly like the program did (exit code or the
@@ -29,22 +30,39 @@ the forked child C, before exec::
   (try/finally).
 * Network: own network namespace (only a downed loopback). Landlock (ABI >= 4) also denies
   TCP bind/connect, and (ABI >= 6) signals and abstract unix sockets leaving the sandbox.
-  A seccomp filter makes socket(AF_UNIX) fail: host daemons listening on pathname unix
-  sockets are reachable from any network namespace ("unix_sockets": "blocked");
-  socketpair() (asyncio, multiprocessing pipes) still works.
-* Filesystem: Landlock handles only write-type rights, so reads and exec stay allowed
-  everywhere (Python finds its stdlib and site-packages); writes are allowed below the work
-  dir, ``read_write_paths`` and to /dev/null, /dev/zero, /dev/full, /dev/(u)random. /dev/shm
-  is not writable (pass it in read_write_paths if multiprocessing needs it).
+  ``network_ports`` (package installs): the host's network, TCP connect() to those ports
+  only (Landlock).
+* System calls (seccomp): socket() only for AF_INET/AF_INET6 and only with a network
+  (AF_UNIX to host daemons, AF_VSOCK to a hypervisor, netlink, packet, ... fail with
+  EACCES; socketpair() works); keyctl/add_key/request_key (kernel keyrings are shared
+  with the builder's session), unshare/clone with any CLONE_NEW* flag (user namespaces),
+  setns, ptrace, process_vm_*, bpf, perf_event_open, userfaultfd, mount API, module,
+  kexec, clock, swap, quota and handle calls fail with EPERM (Docker's default list);
+  clone3 and io_uring with ENOSYS; foreign ABIs (int 0x80, x32) kill the process.
+* Filesystem (reads and writes): a private mount namespace whose root is an empty
+  read-only tmpfs holding bind mounts of only what a run needs, under their host paths:
+  read-only (nosuid, nodev, recursively via mount_setattr) the system paths
+  (SYSTEM_READ_PATHS: /usr, /bin, /lib*, /sbin, /etc), this interpreter's installation,
+  the program's (argv[0]: a Python prefix and its venv's base, or the file), absolute
+  PYTHONPATH entries and ``read_only_paths``; read-write the work dir and
+  ``read_write_paths``; /dev/null, zero, full, (u)random; a procfs of the run's own PID
+  namespace (hidepid=2). Homes, /root, the build cache, other processes and /tmp are not
+  there. Landlock then allows reading/executing only those paths (listing any directory
+  of the new root) and writing only the writable ones. Metadata writes (utime, setxattr,
+  chmod) to anything but the work dir fail: read-only mounts, and files the uid does not
+  own. /dev/shm is absent (multiprocessing semaphores fail, as before).
 * Privileges (when run as root): the program runs as a fresh uid (unique per run, no
-  passwd entry) that owns the work dir and its files, with one capability left:
-  CAP_DAC_OVERRIDE (ambient; bounding set emptied, NO_NEW_PRIVS, securebits locked), so
-  everything stays readable (the interpreter may live under /root) and read_write_paths
-  writable, while Landlock decides what may be written. Why not uid 0 without
-  capabilities: Landlock does not cover chmod/chown, and uid 0 owns every system file (a
-  program could chmod the interpreter to 000). Why no capabilities beyond that: root could
-  setns() back into the host network via /proc/1/ns/net, load kernel modules, mknod a disk
-  device in the work dir, remount, etc. The fresh uid also makes RLIMIT_NPROC bind.
+  passwd entry, no groups) that owns the work dir and its files, without any capability
+  (bounding set emptied, NO_NEW_PRIVS, securebits locked): file permissions apply, so
+  /etc/shadow and 0600 files are unreadable even where a path is visible, and
+  read_write_paths are writable only if their permissions let any user write. Why not
+  uid 0 without capabilities: uid 0 owns every system file (chmod, utime on them). Why
+  no capabilities: root could setns() back into the host network via /proc/1/ns/net,
+  read any file (DAC override), load kernel modules, mknod a disk device, remount, etc.
+  The fresh uid also makes RLIMIT_NPROC bind.
+* Host identity: each run has its own UTS namespace and host name, a time zone that
+  differs from the previous run's (TZ), a new uid and a new work dir path, so repeated
+  runs of a program that reads its host disagree and determinism checks reject it.
 * Limits: RLIMIT_CPU (per process, rounded up to whole seconds; hard = soft + 1 s),
   RLIMIT_AS, RLIMIT_FSIZE, RLIMIT_NOFILE, RLIMIT_CORE=0, set last before exec. The wall
   clock is enforced by P. Which limit ended a run is read from the status: wall_time/output
@@ -61,7 +79,10 @@ the forked child C, before exec::
   run again). ``collect`` reads regular files back without following symlinks, each up to
   ``file_size_bytes`` (the program cannot write more anyway); missing ones are absent.
   Work dirs are named ``execbench-<pid>-*``; those of a killed parent are removed by the
-  next process's first capabilities() probe (cgroups likewise).
+  next process's first capabilities() probe (cgroups likewise). Removal never raises and
+  copes with any tree a program can make (_cleanup: 3,000-deep chains, unreadable dirs).
+* Records: everything collected is hostile input; read it with :mod:`.records` (size and
+  depth caps before parsing, field-by-field validation, RecordError only).
 * Errors: the program's failures are results; a failure to set the sandbox up raises
   SandboxError (fail closed), a missing executable raises FileNotFoundError.
 
@@ -71,14 +92,20 @@ supervisor); disk use of the work dir (each file <= file_size_bytes, but not the
 
 Fallbacks (chosen once per process by capabilities(); reported in ``result.isolation``):
 no netns -> the seccomp filter refuses socket() for every family, and io_uring
-("socket-blocked": all programs, kernel-enforced, UDP included); no Landlock -> private
-mount namespace with every mount remounted read-only except bind mounts of the writable
-paths ("mount-ro"); no cgroup -> the fresh uid's RLIMIT_NPROC bounds tasks ("uid-nproc";
-leftovers are killed by scanning /proc for the uid); no PID namespace -> leftovers are
-killed through the cgroup (or the uid) when the program exits. Not root -> no uid change,
-RLIMIT_NPROC (counts all of the user's processes), Landlock if available ("unprivileged").
-Set ``EXECBENCH_SANDBOX_FORCE_FALLBACK`` to "all" or to some of
-"netns,pidns,ipcns,cgroup,landlock" to exercise them.
+("socket-blocked": all programs, kernel-enforced, UDP included); no Landlock -> the new
+root alone confines reads and writes ("newroot"); no mount namespace (or "mntns" forced)
+-> Landlock read rules confine reads, the fresh uid keeps CAP_DAC_READ_SEARCH (the
+interpreter may sit below a 0700 /root) and may read only the world-readable files of
+/etc, /proc is the host's but only its non-process entries and the program's own
+/proc/<pid> are allowed ("landlock", "fresh-uid+cap_dac_read_search"); no PID namespace
+-> /proc is mounted with hidepid=2 (other uids' processes invisible) and leftovers are
+killed through the cgroup (or the uid) when the program exits; no cgroup -> the fresh
+uid's RLIMIT_NPROC bounds tasks ("uid-nproc"; leftovers are killed by scanning /proc for
+the uid). Not root -> no uid change, RLIMIT_NPROC (counts all of the user's processes),
+Landlock read/write rules if available ("unprivileged"). Set
+``EXECBENCH_SANDBOX_FORCE_FALLBACK`` to "all" (netns, pidns, ipcns, cgroup, landlock) or
+to some of "netns,pidns,ipcns,cgroup,landlock,mntns" (not landlock and mntns together:
+nothing would confine the filesystem) to exercise them.
 
 Why preexec_fn and not a helper interpreter: starting a second Python costs ~30 ms here
 (fork ~3 ms); the setup code between fork and exec only makes syscalls through objects
@@ -86,8 +113,10 @@ prepared at import time. The price: three forks copy P's page tables, so the cos
 with the size of the calling process. Measured on this 2-core VM (``run(["/bin/true"])``
 vs ``subprocess.run(["/bin/true"])``): ~20 ms CPU per run for a 17 MB parent, +~23 ms CPU
 per extra 100 MB of parent RSS; wall ~26 ms median at load average 7, 80-140 ms at load
-average 14 (forks, scheduling and the cgroup join's RCU wait). A fork server would remove
-the dependence on the parent's size if callers grow large.
+average 14 (forks, scheduling and the cgroup join's RCU wait). The new root (about 20 bind
+mounts), the UTS namespace and the longer seccomp filter add ~1.5 ms CPU and ~10 ms wall
+(benchmarks/sandbox_overhead.py, benchmarks/RESULTS.md). A fork server would remove the
+dependence on the parent's size if callers grow large.
 """
 
 from ._run import (FORCE_FALLBACK_ENV, Limits, SandboxError, SandboxResult, capabilities, run,

@@ -28,6 +28,7 @@ from . import _cgroup, _linux
 from ._cleanup import remove_tree
 
 FORCE_FALLBACK_ENV = "EXECBENCH_SANDBOX_FORCE_FALLBACK"
+EXCLUSIVE_UID_ENV = "EXECBENCH_SANDBOX_EXCLUSIVE_UID"
 _MECHANISMS = ("netns", "pidns", "ipcns", "cgroup", "landlock", "mntns")
 # What "all" turns off: everything with a fallback. The mount namespace (new root) is the
 # fallback for Landlock and vice versa, so at most one of them can be forced off.
@@ -623,6 +624,8 @@ def run(argv: list[str], *, stdin: bytes | str = b"", limits: Limits = Limits(),
         writable = [workdir, *(os.path.abspath(p) for p in read_write_paths)]
         hostname, tz = _run_identity()
         child_env = _child_env(env, workdir, tz)
+        if uid is not None:  # every process of this uid belongs to this run (kill(-1) is safe)
+            child_env[EXCLUSIVE_UID_ENV] = "1"
         readable = _readable(argv, child_env, read_only_paths)
         rootdir = tempfile.mkdtemp(dir=tmp, prefix=".root-") if plan.newroot else ""
         if plan.cgroup:

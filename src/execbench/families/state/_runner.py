@@ -19,7 +19,7 @@ Per job: CPU, wall and address-space caps, stdout kept up to ``max_output`` byte
 of stderr, wall/CPU seconds and peak RSS from ``wait4``. One job cannot touch another's
 record: the runner is not dumpable (no /proc/<pid>/mem or fd access by the jobs' processes),
 everything a job left running is killed before the next one starts (``kill(-1)`` as pid 2
-of the sandbox's PID namespace), the next job's record files are removed and the batch's
+of the sandbox's PID namespace or as its fresh uid), the next job's record files are removed and the batch's
 input files restored first, and a job's own extra record is read bounded, keys
 ``metrics``/``dump``/``dump_error`` only. ``preload`` modules are imported
 before forking, so every job finds them in ``sys.modules`` (networkx takes ~0.3 s to import).
@@ -191,9 +191,10 @@ def _tail(path: str) -> str:
 
 
 def _kill_leftovers() -> None:
-    """Kill every process a job left behind: as pid 2 of the sandbox's PID namespace,
-    kill(-1) reaches all of them and nothing else (not init, not this process)."""
-    if os.getpid() == 2:
+    """Kill every process a job left behind: as pid 2 of the sandbox's PID namespace, or
+    as the sandbox's fresh uid (EXECBENCH_SANDBOX_EXCLUSIVE_UID), kill(-1) reaches all of
+    them and nothing else (not init, not this process)."""
+    if os.getpid() == 2 or os.environ.get("EXECBENCH_SANDBOX_EXCLUSIVE_UID") == "1":
         try:
             os.kill(-1, signal.SIGKILL)
         except ProcessLookupError:
