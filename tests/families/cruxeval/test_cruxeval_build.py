@@ -115,3 +115,15 @@ def test_the_shipped_copy_is_cruxeval_with_its_license():
     assert notice.startswith("MIT License") and "Copyright (c) 2023 Meta" in notice
     if REFERENCE.exists():
         assert hashlib.sha256(REFERENCE.read_bytes()).hexdigest() == origin["sha256"]
+
+
+def test_one_arm_only(tmp_path):
+    tasks, rejected, _ = _build(tmp_path, [PROBLEMS[0], PROBLEMS[3]], repeats=1, arms="output-prediction")
+    assert [t["id"] for t in tasks] == ["cruxeval/cruxeval/sample_0#output-prediction",
+                                        "cruxeval/cruxeval/sample_3#output-prediction"]
+    assert rejected == []  # sample_3's input arm was not asked for
+    from execbench.families.base import SourceError
+
+    (tmp_path / "x").mkdir()
+    with pytest.raises(SourceError, match="arms must be"):
+        _build(tmp_path / "x", [PROBLEMS[0]], arms="trace")

@@ -49,10 +49,13 @@ def test_direct_and_cot_prompts():
     tasks = _tasks(problem)
     for variant in ("direct", "cot"):
         out = family.prompt(tasks["output"], variant).messages[0].content
-        assert problem.code in out and f"assert {problem.call} == <return value>" in out
+        assert problem.code in out and f"assert {problem.call} == ??\n" in out
         inp = family.prompt(tasks["input"], variant).messages[0].content
-        assert problem.code in inp and f"assert f(<arguments>) == {problem.output}" in inp
+        assert problem.code in inp and f"assert f(??) == {problem.output}\n" in inp
         assert problem.input not in inp  # the recorded input is not shown
+        # the one-shot example's reply is what the grader accepts
+        example = out.split("Reply: ", 1)[1].split("\n", 1)[0]
+        assert example == "assert f(16) == [16, 17]"
     assert "step by step" in family.prompt(tasks["output"], "cot").messages[0].content
     with pytest.raises(ValueError, match="unknown cruxeval prompt variant"):
         family.prompt(tasks["output"], "3-shot")

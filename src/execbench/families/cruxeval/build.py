@@ -14,7 +14,7 @@ batches; ``--set batch_size=1`` makes it count problems); the batch runs in one 
   not return the output in every run; otherwise an ``input-prediction`` task whose answer
   is that literal argument text (any arguments ``f`` maps to the output are correct).
 
-Metrics: ``trace_length`` (line events of the program's frames during the call, hash seed
+``--set arms=output-prediction`` writes one arm only. Metrics: ``trace_length`` (line events of the program's frames during the call, hash seed
 0), ``cyclomatic``/``cyclomatic_max`` (lizard, :mod:`execbench.static`), ``loc``,
 ``answer_chars``. ``docs/cruxeval.md`` has the details.
 """
@@ -40,10 +40,14 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "call_timeout": 5.0,  # CPU seconds per problem and run (wall: 2x + 2 s)
     "memory_mb": 1024,  # address-space cap per problem
     "max_line_events": 1_000_000,  # tracing cap for the trace length
+    "arms": ",".join(ARMS),  # the arms to write (comma-separated)
 }
 
 
 def candidates(sources: list[str], options: dict[str, Any]) -> Iterator[Candidate]:
+    unknown = set(_arms(options)) - set(ARMS)
+    if unknown or not _arms(options):
+        raise SourceError(f"arms must be a comma-separated subset of {', '.join(ARMS)}, not {options['arms']!r}")
     for name in sources:
         if name != SOURCE:
             raise SourceError(f"unknown cruxeval source {name!r}: use 'cruxeval' (the shipped copy, "
@@ -58,6 +62,10 @@ def candidates(sources: list[str], options: dict[str, Any]) -> Iterator[Candidat
                          "problems": [{"id": p.id, "code": p.code, "input": p.input, "output": p.output}
                                       for p in batch]},
             )
+
+
+def _arms(options: dict[str, Any]) -> list[str]:
+    return [arm.strip() for arm in str(options.get("arms", ",".join(ARMS))).split(",") if arm.strip()]
 
 
 def _sha(text: str) -> str:
@@ -82,6 +90,10 @@ def build_candidate(candidate: Candidate, options: dict[str, Any]) -> Outcome:
     for index, problem in enumerate(problems):
         results = [run[index] for run in runs]
         _problem(problem, results, payload, options, outcome)
+    arms = _arms(options)
+    outcome.tasks = [task for task in outcome.tasks if task["arm"] in arms]
+    outcome.rejected = [r for r in outcome.rejected if not r["candidate"].endswith("#input-prediction")
+                        or "input-prediction" in arms]
     return outcome
 
 

@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterator
 from execbench.dataset import make_id
 from execbench.families.base import Candidate, Outcome, SourceError
 from execbench.grading import canonical_trace
-from execbench.sources import cases, humaneval
+from execbench.sources import cases, cruxeval, humaneval
 from execbench.static import cyclomatic, loc
 from execbench.tracing import TraceLimits, interpreter, trace_calls, trace_script
 
@@ -76,6 +76,7 @@ def manifest_settings(options: dict[str, Any]) -> dict[str, Any]:
 # Named sources; anything else is a case directory (or a folder of them).
 SOURCES: dict[str, Callable[[dict[str, Any]], Iterator[Candidate]]] = {
     "humaneval": lambda options: _humaneval(),
+    "cruxeval": lambda options: cruxeval.trace_candidates(),
 }
 
 
