@@ -22,7 +22,8 @@ class RepoFamily(Family):
     # 6: admission gate (wrong values, sentinel), environment_dependent, readable_without_running,
     #    inputs stay visible, answers hidden elsewhere in the test, name aliases for grading.
     # 7: answers the grader refuses are not admitted; failed subtests fail the test.
-    version = "7"
+    # 8: sympy wrong values count only when they differ from the answer at run time (oo + 1 is oo).
+    version = "8"
     variants = tuple(prompt.VARIANTS)
     default_options = build.DEFAULT_OPTIONS
     builder, renderer = build, prompt

@@ -245,8 +245,9 @@ def build_test_file(repo: Repo, rel: str, source: str, options: dict[str, Any], 
             if why is not None:
                 outcome.reject(at, why[0], why[1], **base)
                 continue
+            wrong, guard = _wrong_values(runs, it, sympy, cands)
             pending.append({"record": record, "item": it, "candidates": cands, "label": at, "base": base,
-                            "values": runs, "wrong": _wrong_values(runs, it, sympy, cands)})
+                            "values": runs, "wrong": wrong, "guards": guard})
     if not pending:
         return outcome
 
@@ -267,11 +268,14 @@ def build_test_file(repo: Repo, rel: str, source: str, options: dict[str, Any], 
             for name in _dotted_names(c["text"]) if c["kind"] == "text" else []:
                 if name not in names[key]:
                     names[key].append(name)
+    guards: dict[str, dict[str, str]] = defaultdict(dict)  # wrong text → "it differs from the answer"
     for p in pending:
         key = p["item"].key
         for text in p["wrong"]:
             if text not in union[key]:
                 union[key].append(text)
+            if text in p.get("guards", {}):
+                guards[key][text] = p["guards"][text]
     for module in modules:
         splices = []
         for key, texts in union.items():
@@ -279,7 +283,7 @@ def build_test_file(repo: Repo, rel: str, source: str, options: dict[str, Any], 
             if it.module is module:
                 equal_everything = [f"({text}) == {A.SENTINEL}()" for text in extra[key]]
                 splices.append(A.verify_splice(module.source, key, it.assertion, it.choice.masked, texts,
-                                               equal_everything, names[key]))
+                                               equal_everything + list(guards[key].values()), names[key]))
         if origin != "original":  # stale expected values elsewhere must not fail the test
             verified = {id(items[key].assertion) for key in union}
             splices += A.neutralize_splices([a for f in module.functions.values() for a in f.assertions
@@ -320,7 +324,12 @@ def build_test_file(repo: Repo, rel: str, source: str, options: dict[str, Any], 
             outcome.reject(p["label"], "verification", "no candidate answer passes the assertion when substituted",
                            candidates=[c["text"] for c in p["candidates"]], **p["base"])
             continue
-        wrong = next((w for w in p["wrong"] if passes(texts.index(w))), None)
+        guarded = list(guards[it.key])
+
+        def really_wrong(w: str) -> bool:  # (oo) + 1 is oo: not a wrong value
+            return w not in guarded or passes(len(texts) + len(extra[it.key]) + guarded.index(w))
+
+        wrong = next((w for w in p["wrong"] if passes(texts.index(w)) and really_wrong(w)), None)
         if wrong is not None:
             what = "an unrelated object" if wrong == f"{A.SENTINEL}()" else f"the wrong value {wrong[:80]}"
             outcome.reject(p["label"], dvp.SEMANTIC, f"many_solutions: {what} passes the assertion too",
@@ -474,13 +483,17 @@ def _literal_value(text: str | None) -> tuple[bool, Any]:
         return False, None
 
 
-def _wrong_values(runs: list[dict[str, Any]], it: Item, sympy: bool, cands: list[dict[str, Any]]) -> list[str]:
+def _wrong_values(runs: list[dict[str, Any]], it: Item, sympy: bool, cands: list[dict[str, Any]]
+                  ) -> tuple[list[str], dict[str, str]]:
     """The admission gate's wrong answers: a few values of the answer's type that differ from
     it (int ± 1, the other bool, a dropped or added element, ...) and an unrelated sentinel
-    object. None of them may pass the assertion when substituted."""
+    object. None of them may pass the assertion when substituted. The second result maps a
+    wrong text whose difference is only known at run time (sympy ``(A) + 1``: ``oo + 1`` is
+    ``oo``) to the expression that checks it differs."""
     choice = it.choice
     assert isinstance(choice, dvp.Choice)
     out: list[str] = []
+    guards: dict[str, str] = {}
     literal = next((r.get(str(k), {}).get("literal") for k in (choice.actual, choice.masked) for r in runs[:1]
                     if r.get(str(k), {}).get("literal")), None)
     ok, value = _literal_value(literal)
@@ -490,9 +503,12 @@ def _wrong_values(runs: list[dict[str, Any]], it: Item, sympy: bool, cands: list
             if text != literal and len(text) <= 4000 and text not in out:
                 out.append(text)
     elif sympy and cands and cands[0]["kind"] == "sympy":
-        out.append(f"({cands[0]['text']}) + 1")
+        answer = cands[0]["text"]
+        for wrong in (f"({answer}) + 1", f"-({answer})"):
+            out.append(wrong)
+            guards[wrong] = f"not (({wrong}) == ({answer}))"
     out.append(f"{A.SENTINEL}()")
-    return out
+    return out, guards
 
 
 def _same_type_variants(v: Any) -> list[Any]:
@@ -952,7 +968,7 @@ def _task(repo: Repo, rel: str, modules: list[Module], items: dict[str, Item], p
         "morphology": {"form": choice.form.name, "priority": choice.form.priority},
         "executions": len(p["values"]),
         "answer_aliases": [list(g) for g in p.get("aliases", [])],
-        "admission_wrong_values": list(p["wrong"]),  # substituted, and none passed
+        "admission_wrong_values": list(p["wrong"]),  # substituted; none that differs from the answer passed
         "hash_seeds": [0, 1],
         "trace_ref": trace_ref,
         "slicing": slice_status,

@@ -1,0 +1,86 @@
+"""The admission gate's pieces that need no sandbox: wrong values of the answer's type,
+the build-environment patterns, static reading of literals, and the masking helpers."""
+
+from __future__ import annotations
+
+import ast
+import getpass
+import socket
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from execbench.dataset.cache import cache_dir
+from execbench.families.repo import assertions as A
+from execbench.families.repo import build
+from execbench.families.repo.compare import parse_answer, same
+
+
+@pytest.mark.parametrize("value", [0, 7, -3, True, False, 0.5, 0.0, 1j, "", "ab", b"", b"x", [], [1, 2],
+                                   (), (1,), {}, {"a": 1, "b": 2}, set(), {1, 2}, frozenset(), frozenset({3})])
+def test_wrong_values_have_the_type_and_differ(value):
+    wrong = build._same_type_variants(value)
+    assert wrong
+    for w in wrong:
+        assert type(w) is type(value) and repr(w) != repr(value)
+        assert not same(parse_answer(repr(w)), parse_answer(repr(value)))  # substituted as text
+
+
+def test_none_has_no_wrong_value_of_its_type():
+    assert build._same_type_variants(None) == []
+
+
+def _repo(tmp_path: Path) -> SimpleNamespace:
+    root = tmp_path / "src" / "pkg-1.0"
+    return SimpleNamespace(root=root, import_root=root, python=tmp_path / "venv" / "bin" / "python")
+
+
+def test_environment_patterns_find_the_build_machine(tmp_path):
+    repo = _repo(tmp_path)
+    patterns = build.environment_patterns(repo)  # type: ignore[arg-type]
+    found = lambda text: build.environment_dependent([text], patterns)  # noqa: E731
+    assert found(repr(str(repo.root / "pkg" / "__init__.py"))) == "source tree"
+    assert found(repr(str(cache_dir() / "x"))) == "cache dir"
+    assert found(repr(str(Path.home() / ".config"))) in ("home dir", "cache dir")
+    host = socket.gethostname()
+    if len(host) >= 4 and host != "localhost":
+        assert found(f"'{host}'") == "host name"
+    assert found(f"'{getpass.getuser()}@example.org'") == "user name"
+    # values that only look alike are not the environment
+    assert found("'http://example.com/root/x'") is None
+    assert found(repr(str(repo.root) + "-other")) is None
+    assert found("[1, 2, 'a']") is None
+
+
+def test_static_reading_of_literals():
+    names = {"alist": ["Alice", "Bob"], "d": {"k": (1, 2)}}
+    parse = lambda text: ast.parse(text, mode="eval").body  # noqa: E731
+    assert build._static(parse("alist[0]"), names) == "Alice"
+    assert build._static(parse("alist[-1:]"), names) == ["Bob"]
+    assert build._static(parse("d['k'][1]"), names) == 2
+    assert build._static(parse("(1+2j).imag"), names) == 2.0
+    for text in ("f(alist)", "alist.pop()", "other[0]", "alist[i]"):
+        with pytest.raises(build._NotStatic):
+            build._static(parse(text), names)
+
+
+SOURCE = '''
+def test_f():
+    data = [1, 2]
+    expected = [2, 1]
+    out = g(data)
+    assert out == expected
+    assert h(data) == data
+    assert out != [2, 1]
+    assert [2, 1] in (None, [2, 1]) or out == [2, 1]
+'''
+
+
+def test_inputs_and_compared_values():
+    fn = next(iter(A.test_functions(SOURCE).values()))
+    first, second = fn.assertions[0], fn.assertions[1]
+    assert "data" in build._inputs(fn, first.operands[0]) and "expected" not in build._inputs(fn, first.operands[0])
+    assert "data" in build._inputs(fn, second.operands[0])
+    compared = [ast.unparse(n) for n in build._compared(fn.assertions[3].node)]
+    assert compared.count("[2, 1]") >= 3 and "out" in compared
