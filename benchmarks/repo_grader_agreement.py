@@ -1,6 +1,6 @@
 """Does the repo grader agree with the test itself? (issue 12)
 
-    python benchmarks/repo_grader_agreement.py DATASET [--limit N] [--json OUT]
+    python benchmarks/repo_grader_agreement.py DATASET [--library NAME] [--limit N] [--json OUT]
 
 For every task of a repo dataset it makes candidate answers of five classes:
 
@@ -240,9 +240,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("dataset")
     ap.add_argument("--limit", type=int)
+    ap.add_argument("--library", help="only the tasks of this library (prompt_fields.library)")
     ap.add_argument("--json", dest="json_out")
     args = ap.parse_args()
     tasks = [json.loads(line) for line in open(Path(args.dataset) / "tasks.jsonl", encoding="utf-8")]
+    if args.library:
+        tasks = [t for t in tasks if t["prompt_fields"].get("library") == args.library]
     tasks = tasks[:args.limit] if args.limit else tasks
     cands = {t["id"]: candidates(t) for t in tasks}
     with tempfile.TemporaryDirectory(prefix="repo-agreement-") as work:
