@@ -13,6 +13,7 @@ CRUXEval's verdict. A sample without a task (an input-arm problem whose argument
 literal form) counts as wrong, like a failed sample in CRUXEval's pass@1 over 800.
 
     python benchmarks/cruxeval_agreement.py [--reference DIR] [--dataset DIR] [--json OUT]
+                                            [--codellama-scored DIR]
 
 Prints per mode: pass@1 (execbench and CRUXEval's), per-sample agreement, and every
 disagreement with the graded details. Exit code 1 when a mode misses the targets (pass@1
@@ -123,11 +124,70 @@ def compare(reference: Path, dataset: Path | None, work: Path) -> dict:
     return report
 
 
+def compare_samples(scored_dir: Path, dataset: Path) -> dict:
+    """CRUXEval's own published CodeLlama-7B samples (its repository's
+    ``samples/evaluation_results/sample_scored_codellama-7b_temp0.2_{output,input}.json``: 10
+    extracted answers per problem and CRUXEval's verdict on each, scored by CRUXEval's authors),
+    graded in-process with ``grade_many``. Each extracted answer is put back into an assertion
+    in an ``[ANSWER]`` block (``assert f(<input>) == <answer>`` / ``assert <answer> == <output>``)."""
+    from execbench import families
+    from execbench.dataset import read_tasks
+
+    tasks = {task.id: task for task in read_tasks(dataset)}
+    family = families.get("cruxeval")
+    report = {}
+    for mode, arm in MODES.items():
+        data = json.loads((scored_dir / f"sample_scored_codellama-7b_temp0.2_{mode}.json").read_text())
+        pairs, keys = [], []
+        for sample, answers_ in data["raw_generations"].items():
+            task = tasks.get(f"cruxeval/cruxeval/{sample}#{arm}")
+            for index, answer in enumerate(answers_):
+                keys.append((sample, index))
+                if task is None:
+                    pairs.append(None)
+                    continue
+                if arm == "output-prediction":
+                    text = f"[ANSWER]\nassert {task.prompt_fields['call']} == {answer}\n[/ANSWER]"
+                else:
+                    text = f"[ANSWER]\nassert {answer} == {task.prompt_fields['output']}\n[/ANSWER]"
+                pairs.append((task, text))
+        started = time.perf_counter()
+        scores = family.grade_many([p for p in pairs if p is not None])
+        seconds = time.perf_counter() - started
+        verdicts: dict[str, list[bool]] = {}
+        it = iter(scores)
+        for (sample, _), pair in zip(keys, pairs):
+            verdicts.setdefault(sample, []).append(bool(next(it).correct) if pair is not None else False)
+        disagreements, ours_pass, theirs_pass, compared = [], 0.0, 0.0, 0
+        for sample, theirs in data["raw_scored_generations"].items():
+            ours = verdicts[sample]
+            ours_pass += sum(ours) / len(ours)
+            theirs_pass += sum(theirs) / len(theirs)
+            if len(theirs) != len(ours):  # CRUXEval drops input answers without "f(" unless none passes
+                if sum(theirs) != sum(ours):
+                    disagreements.append({"sample": sample, "cruxeval": theirs, "execbench": ours})
+                compared += len(ours)
+                continue
+            compared += len(ours)
+            for index, (a, b) in enumerate(zip(theirs, ours)):
+                if a != b:
+                    disagreements.append({"sample": sample, "index": index, "cruxeval": a, "execbench": b,
+                                          "answer": data["raw_generations"][sample][index][:200]})
+        n = len(data["raw_scored_generations"])
+        report[mode] = {"answers": compared, "pass_at_1": round(100 * ours_pass / n, 4),
+                        "cruxeval_pass_at_1": round(data["pass_at_1"], 4),
+                        "agreement": round(1 - len(disagreements) / compared, 5),
+                        "disagreements": disagreements, "grade_seconds": round(seconds, 1)}
+    return report
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reference", type=Path, default=DEFAULT_REFERENCE)
     parser.add_argument("--dataset", type=Path, help="an existing cruxeval dataset (default: build one)")
     parser.add_argument("--json", type=Path, help="write the full report here")
+    parser.add_argument("--codellama-scored", type=Path, help="also grade CRUXEval's own CodeLlama-7B samples: "
+                        "a directory with its samples/evaluation_results/*.json (needs --dataset)")
     args = parser.parse_args(argv)
     if not (args.reference / "cruxeval.jsonl").exists():
         print(f"reference material not found in {args.reference}", file=sys.stderr)
@@ -147,6 +207,16 @@ def main(argv: list[str] | None = None) -> int:
         ok &= abs(data["pass_at_1"] - data["cruxeval_pass_at_1"]) <= TARGET_POINTS
         ok &= data["agreement"] >= TARGET_AGREEMENT
     print(f"timings: {report['timings']}")
+    if args.codellama_scored:
+        if args.dataset is None:
+            parser.error("--codellama-scored needs --dataset")
+        report["codellama"] = compare_samples(args.codellama_scored, args.dataset)
+        for mode, data in report["codellama"].items():
+            print(f"CodeLlama-7B {mode} (CRUXEval's own samples, {data['answers']} answers): pass@1 execbench "
+                  f"{data['pass_at_1']:.3f} vs CRUXEval {data['cruxeval_pass_at_1']:.3f}; agreement "
+                  f"{100 * data['agreement']:.3f}% ({len(data['disagreements'])} differ; {data['grade_seconds']} s)")
+            for row in data["disagreements"]:
+                print(f"  {row}")
     if args.json:
         args.json.write_text(json.dumps(report, indent=1))
     return 0 if ok else 1
