@@ -35,7 +35,7 @@ def main(directory: str) -> None:
         rows = by_lib.get(lib, [])
         everything += rows
         print(f"| {lib} | {len(rows)} | " + " | ".join(str(rej_lib[lib][s]) for s in stages) + " | " + _metrics(rows) + " |")
-    print(f"| all | {len(tasks)} | " + " | ".join(str(sum(rej_lib[l][s] for l in rej_lib)) for s in stages)
+    print(f"| all | {len(tasks)} | " + " | ".join(str(sum(rej_lib[lib][s] for lib in rej_lib)) for s in stages)
           + " | " + _metrics(everything) + " |")
     reasons = Counter((r["stage"], r["reason"].split(":")[0]) for r in rejected if r["stage"].startswith("dvp"))
     print("\nDVP reasons:", ", ".join(f"{s}/{k} {v}" for (s, k), v in reasons.most_common()))

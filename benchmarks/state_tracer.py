@@ -12,7 +12,6 @@ Run: ``python benchmarks/state_tracer.py [--rounds 3]``. Recorded results: bench
 from __future__ import annotations
 
 import argparse
-import json
 import subprocess
 import sys
 import textwrap

@@ -57,13 +57,13 @@ def floor(dataset: Path) -> float | None:
     if not calls:
         return None
     started = time.perf_counter()
+    filename = "<program>"
     for fields in calls:
-        filename = "<program>"
         namespace: dict = {"__name__": "program"}
-        exec(compile(fields["program"], filename, "exec", dont_inherit=True), namespace)  # noqa: S102 - our own built corpora, benchmark only
+        exec(compile(fields["program"], filename, "exec", dont_inherit=True), namespace)  # noqa: S102 - shipped corpora only (the floor issue 16 asks for)
         lines: list[int] = []
 
-        def tracer(frame, event, arg, lines=lines):
+        def tracer(frame, event, arg, lines=lines, filename=filename):
             if frame.f_code.co_filename != filename:
                 return None
             if event == "line":

@@ -16,7 +16,6 @@ Recorded results: benchmarks/RESULTS.md.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import textwrap
 

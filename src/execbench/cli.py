@@ -243,7 +243,7 @@ def _not_yet(name: str) -> None:
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
-def eval(  # noqa: A001 - the command's name
+def eval(  # the command's name (shadows the builtin in this module only)
     ctx: typer.Context,
     dataset: Path = typer.Argument(..., help="Dataset directory (or tasks.jsonl)."),
     model: str = typer.Option("local", "--model", "-m", help="`local` (offline SmolLM2), `local/PATH.gguf`, or an "

@@ -57,7 +57,7 @@ def register_provider() -> str:
     from inspect_ai.model import ModelAPI, ModelOutput, ModelUsage, modelapi
 
     @modelapi(name="ebtest")
-    class Scripted(ModelAPI):  # noqa: D401 - a test double
+    class Scripted(ModelAPI):  # a test double
         def __init__(self, model_name: str, base_url: str | None = None, api_key: str | None = None,
                      config=None, **kwargs) -> None:
             super().__init__(model_name=model_name, base_url=base_url, api_key=api_key, api_key_vars=[],

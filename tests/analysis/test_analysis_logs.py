@@ -9,6 +9,7 @@ import pytest
 from analysis.inspect_fixture import CALLS, FACT, LOOP, shared_logs
 from execbench.analysis.logs import LogReadError, _program_from_prompt, read_logs
 from execbench.analysis.taxonomy import classify
+from execbench.families.trace.prompt import TEMPLATES
 
 
 @pytest.fixture(scope="module")
@@ -24,7 +25,8 @@ def test_every_sample_becomes_a_row(logset):
     assert set(df["model"]) == {"ebtest/scripted"}
     assert sorted(set(df["setting"])) == ["scripted · direct · T=0", "scripted · direct · T=1"]
     assert set(df["source_id"]) == {"toy/loop", "toy/fact"}
-    assert set(df["template"]) == {"trace/direct"} and set(df["template_version"]) == {"1"}
+    assert set(df["template"]) == {"trace/direct"}
+    assert set(df["template_version"]) == {TEMPLATES.version("direct")}  # what the log recorded, as rendered
     assert df["dataset_hash"].str.startswith("sha256:").all()
     assert df["execbench_version"].notna().all()
 

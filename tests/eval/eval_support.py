@@ -95,13 +95,13 @@ def register_scripted_model() -> None:
     @modelapi(name="execbench-test")
     class ScriptedAPI(ModelAPI):
         def __init__(self, model_name: str, base_url: str | None = None, api_key: str | None = None,
-                     config: GenerateConfig = GenerateConfig(), **model_args: Any) -> None:
-            super().__init__(model_name, base_url, api_key, [], config)
+                     config: GenerateConfig | None = None, **model_args: Any) -> None:
+            super().__init__(model_name, base_url, api_key, [], config or GenerateConfig())
 
         def should_retry(self, ex: Exception) -> bool:  # a scripted failure is final
             return False
 
-        async def generate(self, input, tools, tool_choice, config):  # noqa: A002 - Inspect's signature
+        async def generate(self, input, tools, tool_choice, config):  # Inspect's signature names `input`
             return SCRIPT("\n".join(message.text for message in input))
 
 

@@ -52,12 +52,12 @@ def register_inspect_provider(probes: dict[str, list[str]]) -> None:
     script = ScriptedTeacher(probes)
 
     @modelapi(name="execbench-scripted")
-    def _provider():  # noqa: ANN202
+    def _provider():
         class Scripted(ModelAPI):
-            def __init__(self, model_name, base_url=None, api_key=None, config=GenerateConfig(), **kwargs):
-                super().__init__(model_name, base_url, api_key, [], config)
+            def __init__(self, model_name, base_url=None, api_key=None, config=None, **kwargs):
+                super().__init__(model_name, base_url, api_key, [], config or GenerateConfig())
 
-            async def generate(self, input, tools, tool_choice, config):  # noqa: A002
+            async def generate(self, input, tools, tool_choice, config):  # Inspect's signature names `input`
                 turns = [(m.role, m.text) for m in input]
                 reply = await script.generate(turns)
                 output = ModelOutput.from_content(self.model_name, reply.text)

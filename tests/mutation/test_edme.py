@@ -27,7 +27,7 @@ from execbench.mutation.edme import FunctionJob, TeacherSettings, constraint_err
 from execbench.mutation.probes import extract_code, fix_probe_format, parse_code, parse_debug_results, probes
 
 sys.path.insert(0, str(Path(__file__).parent))
-from scripted_teacher import ScriptedTeacher  # noqa: E402
+from scripted_teacher import ScriptedTeacher
 
 FIXTURE = Path(__file__).parent / "fixtures" / "tinylib"
 

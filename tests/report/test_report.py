@@ -9,6 +9,7 @@ from analysis.inspect_fixture import shared_logs
 from analysis.synthetic import synthetic_frame
 from execbench.cli import app
 from execbench.report import write_report
+from execbench.families.trace.prompt import TEMPLATES
 
 
 def sections(page: str) -> set[str]:
@@ -57,7 +58,7 @@ def test_report_from_real_logs(real_report):
     written = real_report
     page = written.html.read_text()
     assert "scripted · direct · T=0" in page and "scripted · direct · T=1" in page
-    assert "trace/direct v1" in page and "sha256:" in page
+    assert f"trace/direct v{TEMPLATES.version('direct')}" in page and "sha256:" in page
     assert "condition skip" in page and "definition call" in page
     assert "Two runs of the same model" in page and "Accuracy per cell" in page
     assert any("returned no response" in h for h in written.headlines)

@@ -202,7 +202,7 @@ def dataset_card(marker: dict[str, Any]) -> str:
     lines = ["---", "pretty_name: execbench benchmark tasks", "license: other",
              "license_name: per-source", "task_categories:", "- text-generation",
              "tags:", "- code", "- code-reasoning", "- execution", "- execbench", "configs:"]
-    for name, config in sorted(marker["configs"].items()):
+    for name in sorted(marker["configs"]):
         lines += [f"- config_name: {_yaml_string(name)}", "  data_files:", "  - split: test",
                   f"    path: {_yaml_string(f'data/{name}/test-*.parquet')}"]
     lines.append("---")
@@ -269,7 +269,7 @@ def read_export_tasks(directory: str | Path) -> Iterator[Task]:
     directory = Path(directory)
     marker = read_marker(directory)
     rows: list[tuple[int, dict[str, Any]]] = []
-    for name, config in sorted(marker["configs"].items()):
+    for _name, config in sorted(marker["configs"].items()):
         json_columns = set(config.get("json_columns", []))
         for file in config["files"]:
             path = (directory / file).resolve()

@@ -41,4 +41,4 @@ def task_for(family: str | None) -> Callable[..., Task]:
     return TASKS["all" if family is None else family]
 
 
-__all__ = ["TASKS", "task_for", *TASKS]
+__all__ = ["TASKS", "task_for", *TASKS]  # noqa: PLE0604 - task names come from the family registry

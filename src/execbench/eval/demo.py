@@ -97,7 +97,7 @@ def build_demo_dataset(
                 try:
                     build_dataset(plugin, [source], part, options=dict(plugin.default_options), jobs=jobs,
                                   cache=cache, limit=candidates, progress=progress(label) if progress else None)
-                except Exception as exc:  # a source that fails here must not sink the demo
+                except Exception as exc:  # noqa: BLE001 - a source that fails here must not sink the demo
                     skipped[label] = f"{type(exc).__name__}: {exc}"
                     continue
                 tasks = _pick(list(read_tasks(part)), per_source)

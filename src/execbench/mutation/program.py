@@ -36,7 +36,7 @@ import random
 import re
 import symtable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
 from execbench.mutation import scopes as _scopes
 from execbench.mutation import text as _text
@@ -524,6 +524,9 @@ def string_tags(program: str | ast.AST) -> frozenset[str]:
     return vocabulary(program).tags
 
 
+NO_VOCABULARY = _values.Vocabulary()  # frozen: safe as a shared default
+
+
 def _fill_empty(value: Any, donors: list[Any], rng: random.Random) -> Any:
     """An empty list/tuple/set/str/dict gets one element taken from same-typed donors (the
     same argument in the unit's other calls); without donors it stays empty."""
@@ -542,8 +545,8 @@ def _fill_empty(value: Any, donors: list[Any], rng: random.Random) -> Any:
 
 
 def perturb_expression(text: str, node: ast.AST, pos: _text.Positions, rng: random.Random,
-                       vocab: _values.Vocabulary = _values.Vocabulary(),
-                       donors: list[Any] = ()) -> list[_text.Edit]:  # type: ignore[assignment]
+                       vocab: _values.Vocabulary = NO_VOCABULARY,
+                       donors: Sequence[Any] = ()) -> list[_text.Edit]:
     """Edits perturbing one argument expression: a literal value as a whole, else its
     numeric/string constants (each with probability 1/2, at least one)."""
     ok, value = _safe_literal(node)
@@ -598,7 +601,7 @@ def argument_donors(calls: Iterable[str]) -> dict[int | str, list[Any]]:
     return donors
 
 
-def perturb_call(call: str, rng: random.Random, vocab: _values.Vocabulary | frozenset[str] = _values.Vocabulary(),
+def perturb_call(call: str, rng: random.Random, vocab: _values.Vocabulary | frozenset[str] = NO_VOCABULARY,
                  donors: dict[int | str, list[Any]] | None = None) -> str:
     """The call ``f(a, b, k=c)`` with perturbed argument values (each argument with
     probability 0.7, at least one). The callee and keyword names never change."""

@@ -59,10 +59,10 @@ def write_table(df: pd.DataFrame, out: Path) -> tuple[Path, Path | None]:
 
 
 def _meta(df: pd.DataFrame, logs: list[dict], files: Sequence[Path]) -> dict:
-    datasets = sorted({f"{l.get('dataset') or '?'} {l['dataset_hash']}" for l in logs if l.get("dataset_hash")})
+    datasets = sorted({f"{log.get('dataset') or '?'} {log['dataset_hash']}" for log in logs if log.get("dataset_hash")})
     if not datasets and "dataset_hash" in df:
         datasets = sorted({str(h) for h in df["dataset_hash"].dropna().unique()})
-    templates = sorted({t for l in logs for t in l.get("templates", [])})
+    templates = sorted({t for log in logs for t in log.get("templates", [])})
     if not templates:
         templates = sorted({f"{t} v{v}" for t, v in zip(df["template"], df["template_version"]) if t})
     versions = sorted({str(v) for v in df["execbench_version"].dropna().unique()})

@@ -166,9 +166,9 @@ def taxonomy_bars(counts: pd.DataFrame, categories: Sequence[str]) -> str | None
         values = shares[category].to_numpy()
         ax.barh(range(len(shares)), values, left=left, color=CATEGORY_COLORS.get(category, "#999"),
                 label=category, height=0.62)
-        for i, (v, l) in enumerate(zip(values, left)):
+        for i, (v, start) in enumerate(zip(values, left)):
             if v >= 7:
-                ax.text(l + v / 2, i, f"{v:.0f}", ha="center", va="center", fontsize=7.5, color="white")
+                ax.text(start + v / 2, i, f"{v:.0f}", ha="center", va="center", fontsize=7.5, color="white")
         left += values
     ax.set_yticks(range(len(shares)))
     ax.set_yticklabels(shares.index)

@@ -30,7 +30,7 @@ import io
 import keyword
 import tokenize
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import beniget
 import gast
@@ -310,7 +310,7 @@ def _analyse_expression_frame(info: CodeInfo, nodes: list[gast.AST]) -> None:
             if isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Load) and sub.id not in bound:
                 kind = "builtin" if sub.id in BUILTINS else "external"
                 reads.append(Read(sub.id, kind, (sub.lineno, sub.col_offset)))
-            _collect_calls(sub, sites, implicit, callees, lambda n: n.id in bound)
+            _collect_calls(sub, sites, implicit, callees, lambda n, bound=bound: n.id in bound)
     lo, hi = info.span
     lines = tuple(range(lo, hi + 1))
     info.stmts = [Stmt(0, "Expr", lines, tuple(reads), frozenset(writes), frozenset(),
@@ -349,7 +349,7 @@ def _root_name(node: gast.AST) -> gast.Name | None:
 
 
 def _collect_calls(sub: gast.AST, sites: list[Site], implicit: set[str], callees: set[str],
-                   is_dynamic) -> None:  # noqa: ANN001
+                   is_dynamic: Callable[[gast.Name], bool]) -> None:
     if isinstance(sub, gast.Call):
         func = sub.func
         if isinstance(func, gast.Name):
