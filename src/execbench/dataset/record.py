@@ -15,7 +15,7 @@ ARMS = {
     "trace": ("trace",),
     "state": ("short-trace-final", "long-trace-final", "inside-loop-state", "post-loop-state"),
     "repo": ("masked-assertion",),
-    "cruxeval": ("output-prediction", "input-prediction"),
+    "cruxeval": ("output-prediction", "input-prediction", "inside-loop-state", "post-loop-state"),
 }
 ANSWER_KINDS = ("text", "json", "lines", "python-literal", "sympy")
 LANGUAGES = ("python", "cpp")

@@ -53,7 +53,7 @@ def _build(tmp_path: Path, rows: list[dict], **options) -> tuple[list[dict], lis
 
 
 def test_build_verifies_every_answer_and_finds_literal_inputs(tmp_path):
-    tasks, rejected, manifest = _build(tmp_path, PROBLEMS, batch_size=4)
+    tasks, rejected, manifest = _build(tmp_path, PROBLEMS, batch_size=4, arms="output-prediction,input-prediction")
     by_id = {t["id"]: t for t in tasks}
     reasons = {r["candidate"]: (r["stage"], r["reason"]) for r in rejected}
     assert manifest["candidates"] == 2  # batches of 4
@@ -85,7 +85,8 @@ def test_a_program_that_hangs_or_floods_is_rejected_and_the_batch_survives(tmp_p
         {"id": "sample_1", "code": "def f(n):\n    return [0] * n", "input": "10**10", "output": "[]"},
         {"id": "sample_2", "code": "def f(n):\n    return n + 1", "input": "1", "output": "2"},
     ]
-    tasks, rejected, _ = _build(tmp_path, rows, repeats=1, call_timeout=1.0, memory_mb=256)
+    tasks, rejected, _ = _build(tmp_path, rows, repeats=1, call_timeout=1.0, memory_mb=256,
+                                arms="output-prediction,input-prediction")
     assert [t["id"] for t in tasks] == ["cruxeval/cruxeval/sample_2#output-prediction",
                                         "cruxeval/cruxeval/sample_2#input-prediction"]
     reasons = {r["candidate"]: r["reason"] for r in rejected}
@@ -127,3 +128,33 @@ def test_one_arm_only(tmp_path):
     (tmp_path / "x").mkdir()
     with pytest.raises(SourceError, match="arms must be"):
         _build(tmp_path / "x", [PROBLEMS[0]], arms="trace")
+
+
+LOOPS = [
+    {"id": "sample_0", "code": "def f(n):\n    total = 0\n    i = 0\n    while i < n:\n        total += i\n"
+     "        i += 1\n    return total", "input": "4", "output": "6"},
+    {"id": "sample_1", "code": "def f(xs):\n    found = None\n    for x in xs:\n        if x > 2:\n"
+     "            found = x\n            break\n    return found", "input": "[1, 2, 3, 4]", "output": "3"},
+    {"id": "sample_2", "code": "def f(xs):\n    for x in xs:\n        if x:\n            return x\n    return 0",
+     "input": "[0, 0, 5]", "output": "5"},
+    {"id": "sample_3", "code": "def f(a):\n    return a + 1", "input": "1", "output": "2"},
+]
+
+
+def test_checkpoint_arms_follow_the_state_family(tmp_path):
+    tasks, rejected, _ = _build(tmp_path, LOOPS, arms="inside-loop-state,post-loop-state")
+    by_id = {t["id"]: t for t in tasks}
+    inside = by_id["cruxeval/cruxeval/sample_0#inside-loop-state"]
+    # 4 iterations, K = 4 // 2 + 1 = 3: two complete iterations (total 0 + 1), i bound to 2
+    assert inside["answer"] == {"total": 1, "i": 2} and inside["answer_kind"] == "json"
+    assert inside["prompt_fields"]["fields"] == ["total", "i"]
+    assert (inside["prompt_fields"]["loop_line"], inside["prompt_fields"]["inside_iteration"],
+            inside["prompt_fields"]["loop_iterations"]) == (4, 3, 4)
+    assert by_id["cruxeval/cruxeval/sample_0#post-loop-state"]["answer"] == {"total": 6, "i": 4}
+    # break after 3 iterations; found changes type (null -> int), so only x qualifies
+    assert by_id["cruxeval/cruxeval/sample_1#inside-loop-state"]["answer"] == {"x": 2}
+    assert by_id["cruxeval/cruxeval/sample_1#post-loop-state"]["answer"] == {"x": 3}
+    reasons = {r["candidate"]: r["reason"] for r in rejected}
+    assert reasons["cruxeval/sample_2#loop-state"].startswith("f does not reach a line after the loop")
+    assert reasons["cruxeval/sample_3#loop-state"] == "f has no loop"
+    assert len(tasks) == 4 and len(rejected) == 2

@@ -172,3 +172,38 @@ def test_summary_by_arm():
     summary = families.get("cruxeval").summarize(results)
     assert summary["arms"]["output-prediction"] == {"n": 2, "correct": 1, "accuracy": 0.5, "statuses": {"ok": 2}}
     assert summary["accuracy"] == 0.5
+
+
+def _state_task(arm: str = "inside-loop-state") -> Task:
+    fields = {"program": "def f(n):\n    total = 0\n    i = 0\n    while i < n:\n        total += i\n        i += 1\n"
+                         "    return total", "input": "4", "call": "f(4)", "loop_line": 4, "loop_iterations": 4,
+              "inside_iteration": 3, "fields": ["total", "i"]}
+    return Task(id=f"cruxeval/cruxeval/sample_0#{arm}", family="cruxeval", arm=arm, source_id="cruxeval/sample_0",
+                language="python", prompt_fields=fields, answer={"total": 1, "i": 2}, answer_kind="json",
+                metrics={}, provenance={})
+
+
+@pytest.mark.parametrize("response, correct, status", [
+    ('{"total": 1, "i": 2}', True, "ok"),
+    ('Step by step... {"i": 0}\nSo: {"i": 2, "total": 1}', True, "ok"),
+    ('{"total": 1, "i": 2} but maybe {"x": 1}', True, "ok"),  # the object with the asked keys wins
+    ('{"total": 1.0, "i": 2}', False, "ok"),  # type-strict
+    ('{"total": true, "i": 2}', False, "ok"),
+    ('{"total": 1}', False, "ok"),
+    ("total = 1, i = 2", False, "no_answer"),
+    ("[" * 100 + "{}", False, "too_large"),
+    ('{"total": ' + "9" * 5000 + ', "i": 2}', False, "no_answer"),
+])
+def test_checkpoint_answers_are_json_compared_type_strictly(response, correct, status):
+    score = grade(_state_task(), response)
+    assert (score.correct, score.status) == (correct, status)
+
+
+def test_checkpoint_prompts():
+    family = families.get("cruxeval")
+    inside = family.prompt(_state_task(), "direct").messages[0].content
+    assert "4 |     while i < n:" in inside and "Call: `f(4)`" in inside
+    assert "iteration 3 of the loop on line 4" in inside and '{"total": ..., "i": ...}' in inside
+    post = family.prompt(_state_task("post-loop-state"), "cot")
+    assert "right after the loop on line 4 ends" in post.messages[0].content and post.template == "cruxeval/state-cot"
+    assert family.prompt(_state_task(), "cruxeval").template == "cruxeval/state-direct"

@@ -1,8 +1,9 @@
 """The ``cruxeval`` family: CRUXEval (a peer benchmark) taken in, re-verified, graded safely.
 
-Two arms per problem: ``output-prediction`` (given ``f`` and the call, the return value as
-a Python literal) and ``input-prediction`` (given ``f`` and the output, arguments that
-produce it). Every recorded answer is re-checked by running the problem in the sandbox
+Arms per problem: ``output-prediction`` (given ``f`` and the call, the return value as a
+Python literal), ``input-prediction`` (given ``f`` and the output, arguments that produce
+it), and, when ``f`` has a loop, the state family's ``inside-loop-state`` and
+``post-loop-state`` checkpoints of the same call (JSON objects). Every recorded answer is re-checked by running the problem in the sandbox
 (:mod:`.build`); grading parses model text as literals and, for input prediction, runs
 the benchmark's own ``f`` on the parsed arguments in the sandbox (:mod:`.grade`). Source:
 ``cruxeval`` (the shipped MIT copy in ``execbench/data/cruxeval/``, or ``--set path=FILE``).
@@ -22,7 +23,7 @@ from execbench.grading import Score
 
 class CruxevalFamily(Family):
     name = "cruxeval"
-    version = "1"
+    version = "2"
     variants = prompt.VARIANTS
     default_options = build.DEFAULT_OPTIONS
     builder, renderer = build, prompt

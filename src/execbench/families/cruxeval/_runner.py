@@ -12,6 +12,10 @@ runs the program starts from a fresh namespace (the program's module code run ag
   ``ast.literal_eval`` reads back type-strictly equal; a ``range`` as a list, a ``frozenset`` as a set) and run
   ``f`` on the arguments read back from that text, so the input-prediction arm has a
   literal answer that is known to work.
+* ``loops`` of ``f`` (build items that have them): iteration counts per loop, then, for the
+  loop with the most iterations (at least 2), the locals' canonical JSON when iteration
+  K = iterations // 2 + 1 starts its body and at the first line after the loop: the state
+  family's inside/post checkpoints, taken by a line tracer on ``f``'s first frame.
 * ``grade`` items (``code``, tagged ``args``/``kwargs``/``expected``, see :mod:`.codec`):
   run ``f(*args, **kwargs)`` and compare with ``expected`` the same way. No text of the
   model reaches this process: the arguments arrive as data.
@@ -22,6 +26,7 @@ from __future__ import annotations
 import ast
 import builtins
 import json
+import math
 import os
 import resource
 import select
@@ -32,6 +37,7 @@ from typing import Any
 
 PROGRAM = "/cruxeval/program.py"  # the code's file name for the tracer (no such file is needed)
 MAX_REPR = 2000
+MAX_FIELD_CHARS = 200  # a checkpoint field's canonical JSON, at most
 # literal stand-ins tried for arguments without a literal form (kept only if f still returns the output)
 _STAND_INS = {range: list, frozenset: set}
 
@@ -124,6 +130,8 @@ def _build(item: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
     traced = tracer.result()
     out["trace_length"] = traced["line_events"] if traced["status"] == "ok" else None
     out["trace_status"] = traced["status"]
+    if item.get("loops"):
+        out["checkpoint"] = _checkpoint(code, call, item["loops"])
     # a literal form of the arguments, checked by running f on it
     try:
         args, kwargs = _call(_fresh(code), f"(lambda *a, **k: (a, k))({item['input']})")
@@ -157,6 +165,111 @@ def _build(item: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
         out["literal_error"] = f"f on the literal arguments raised {_error(exc)}"
     out["literal_input"] = literal
     return {"status": "ok", **out}
+
+
+def _jsonable(value: Any, depth: int = 0) -> Any:
+    """The canonical JSON form of a state value (docs/state-family.md): tuples as lists, sets
+    as sorted lists, dict keys as ``json`` writes them, finite floats only."""
+    kind = type(value)
+    if depth > 50:
+        raise ValueError("too deep")
+    if value is None or kind in (bool, int, str):
+        return value
+    if kind is float:
+        if not math.isfinite(value):
+            raise ValueError("not finite")
+        return value
+    if kind in (list, tuple):
+        return [_jsonable(v, depth + 1) for v in value]
+    if kind in (set, frozenset):
+        return sorted((_jsonable(v, depth + 1) for v in value), key=lambda v: json.dumps(v, sort_keys=True))
+    if kind is dict:
+        out = {}
+        for key, v in value.items():
+            if type(key) not in (str, int, float, bool) and key is not None:
+                raise TypeError("key type")
+            name = json.dumps(key) if type(key) is not str else key
+            name = name[1:-1] if type(key) is not str and name.startswith('"') else name
+            if name in out:
+                raise ValueError("keys collide as JSON")
+            out[name] = _jsonable(v, depth + 1)
+        return out
+    raise TypeError(kind.__name__)
+
+
+def _snapshot(local_vars: dict[str, Any]) -> dict[str, str | None]:
+    """Each local's canonical JSON text (None: not serialisable or over 200 characters)."""
+    state: dict[str, str | None] = {}
+    for name, value in local_vars.items():
+        try:
+            text = json.dumps(_jsonable(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                              allow_nan=False)
+            state[name] = text if len(text) <= MAX_FIELD_CHARS else None
+        except BaseException:  # noqa: BLE001
+            state[name] = None
+    return state
+
+
+def _loop_pass(code: str, call: str, loops: list[dict[str, Any]], target: tuple[int, int] | None) -> dict[str, Any]:
+    """Iteration counts of f's loops during the call (first frame of f only); with ``target``
+    (loop index, K) also the locals when iteration K's body starts and at the first line
+    after the loop once K has started (the state family's inside/post checkpoints)."""
+    namespace = _fresh(code)
+    function = namespace.get("f")
+    fcode = getattr(function, "__code__", None)
+    if fcode is None:
+        return {"error": "f is not a plain function"}
+    seen: dict[str, Any] = {"frame": None, "prev": None, "inside": None, "post": None}
+    counts = [0] * len(loops)
+
+    def local(frame: Any, event: str, arg: Any) -> Any:
+        if event == "line":
+            line, prev = frame.f_lineno, seen["prev"]
+            for index, loop in enumerate(loops):
+                if prev == loop["line"] and loop["body"][0] <= line <= loop["body"][1]:
+                    counts[index] += 1
+                    if target and index == target[0] and counts[index] == target[1]:
+                        seen["inside"] = _snapshot(frame.f_locals)
+            if target and seen["inside"] is not None and seen["post"] is None:
+                loop = loops[target[0]]
+                if not loop["line"] <= line <= loop["end"]:
+                    seen["post"] = _snapshot(frame.f_locals)
+            seen["prev"] = line
+        return local
+
+    def start(frame: Any, event: str, arg: Any) -> Any:
+        if event == "call" and frame.f_code is fcode and seen["frame"] is None:
+            seen["frame"] = frame
+            return local
+        return None
+
+    sys.settrace(start)
+    try:
+        _call(namespace, call)
+    except BaseException as exc:  # noqa: BLE001
+        return {"error": _error(exc)}
+    finally:
+        sys.settrace(None)
+    return {"iterations": counts, "inside": seen["inside"], "post": seen["post"]}
+
+
+def _checkpoint(code: str, call: str, loops: list[dict[str, Any]]) -> dict[str, Any]:
+    counted = _loop_pass(code, call, loops, None)
+    if "error" in counted:
+        return counted
+    eligible = [(n, i) for i, n in enumerate(counted["iterations"]) if n >= 2]
+    if not eligible:
+        return {"error": "no loop of f iterates at least twice on this input", "iterations": counted["iterations"]}
+    iterations, index = min(eligible, key=lambda t: (-t[0], loops[t[1]]["line"]))
+    k = iterations // 2 + 1
+    snap = _loop_pass(code, call, loops, (index, k))
+    if "error" in snap:
+        return snap
+    if snap["post"] is None:
+        return {"error": f"f does not reach a line after the loop on line {loops[index]['line']} once "
+                         f"iteration {k} has run (it returns or raises inside the loop, or the loop ends f)"}
+    return {"loop_line": loops[index]["line"], "iterations": iterations, "inside_iteration": k,
+            "inside": snap["inside"], "post": snap["post"]}
 
 
 def _grade(item: dict[str, Any]) -> dict[str, Any]:

@@ -14,6 +14,13 @@ batches; ``--set batch_size=1`` makes it count problems); the batch runs in one 
   not return the output in every run; otherwise an ``input-prediction`` task whose answer
   is that literal argument text (any arguments ``f`` maps to the output are correct).
 
+* ``inside-loop-state`` / ``post-loop-state`` (the state family's checkpoint arms on the
+  same call): for a problem whose ``f`` has a loop iterating at least twice (the one with the
+  most iterations), the variables of ``f`` that are JSON-serialisable, keep their JSON type
+  and change, at the start of iteration K = iterations // 2 + 1 and right after the loop;
+  ``checkpoint`` rejection otherwise (no loop, fewer than 2 iterations, no changing
+  variable, the loop left by ``return``), ``determinism`` when runs disagree.
+
 ``--set arms=output-prediction`` writes one arm only. Metrics: ``trace_length`` (line events of the program's frames during the call, hash seed
 0), ``cyclomatic``/``cyclomatic_max`` (lizard, :mod:`execbench.static`), ``loc``,
 ``answer_chars``. ``docs/cruxeval.md`` has the details.
@@ -21,7 +28,9 @@ batches; ``--set batch_size=1`` makes it count problems); the batch runs in one 
 
 from __future__ import annotations
 
+import ast
 import hashlib
+import json
 from typing import Any, Iterator
 
 from execbench.dataset import make_id
@@ -30,7 +39,8 @@ from execbench.families.cruxeval.run import BatchError, run_items
 from execbench.sources import cruxeval as source
 from execbench.static import cyclomatic, loc
 
-ARMS = ("output-prediction", "input-prediction")
+ARMS = ("output-prediction", "input-prediction", "inside-loop-state", "post-loop-state")
+STATE_ARMS = ("inside-loop-state", "post-loop-state")
 SOURCE = "cruxeval"
 
 DEFAULT_OPTIONS: dict[str, Any] = {
@@ -41,6 +51,7 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "memory_mb": 1024,  # address-space cap per problem
     "max_line_events": 1_000_000,  # tracing cap for the trace length
     "arms": ",".join(ARMS),  # the arms to write (comma-separated)
+    "max_fields": 4,  # checkpoint arms: at most this many variables
 }
 
 
@@ -59,9 +70,33 @@ def candidates(sources: list[str], options: dict[str, Any]) -> Iterator[Candidat
             yield Candidate(
                 key=f"{SOURCE}/{batch[0].id}" + (f"..{batch[-1].id}" if len(batch) > 1 else ""),
                 payload={"source": SOURCE, "origin": origin["file"],
-                         "problems": [{"id": p.id, "code": p.code, "input": p.input, "output": p.output}
-                                      for p in batch]},
+                         "problems": [{"id": p.id, "code": p.code, "input": p.input, "output": p.output,
+                                       "loops": loops_of_f(p.code)} for p in batch]},
             )
+
+
+def loops_of_f(code: str) -> list[dict[str, Any]]:
+    """The ``for``/``while`` loops of the module-level function ``f`` (not of functions or
+    classes nested in it) whose body starts below the header: header line, body lines, end."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return []
+    function = next((node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == "f"), None)
+    if function is None:
+        return []
+    loops: list[dict[str, Any]] = []
+    pending: list[ast.AST] = list(function.body)
+    while pending:
+        node = pending.pop(0)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, (ast.For, ast.While)) and node.body[0].lineno > node.lineno:
+            loops.append({"line": node.lineno, "body": [node.body[0].lineno, max(n.end_lineno for n in node.body)],
+                          "end": node.end_lineno})
+        pending.extend(ast.iter_child_nodes(node))
+    headers = [loop["line"] for loop in loops]
+    return sorted((loop for loop in loops if headers.count(loop["line"]) == 1), key=lambda loop: loop["line"])
 
 
 def _arms(options: dict[str, Any]) -> list[str]:
@@ -92,8 +127,9 @@ def build_candidate(candidate: Candidate, options: dict[str, Any]) -> Outcome:
         _problem(problem, results, payload, options, outcome)
     arms = _arms(options)
     outcome.tasks = [task for task in outcome.tasks if task["arm"] in arms]
-    outcome.rejected = [r for r in outcome.rejected if not r["candidate"].endswith("#input-prediction")
-                        or "input-prediction" in arms]
+    outcome.rejected = [r for r in outcome.rejected
+                        if not (r["candidate"].endswith("#input-prediction") and "input-prediction" not in arms)
+                        and not (r["candidate"].endswith("#loop-state") and not set(STATE_ARMS) & set(arms))]
     return outcome
 
 
@@ -142,6 +178,10 @@ def _problem(problem: dict[str, Any], results: list[dict[str, Any]], payload: di
         "metrics": {**common_metrics, "answer_chars": len(problem["output"])},
         "provenance": provenance,
     })
+    if problem.get("loops"):
+        _checkpoint_tasks(problem, results, common_metrics, provenance, options, outcome)
+    else:
+        outcome.reject(f"{key}#loop-state", "checkpoint", "f has no loop", cruxeval_id=problem["id"])
     literal = {r.get("literal_input") for r in results}
     problem_ = next((r["literal_error"] for r in results if r.get("literal_error")), None)
     if problem_ is None and not all(r.get("literal_equal") for r in results):
@@ -166,3 +206,55 @@ def _problem(problem: dict[str, Any], results: list[dict[str, Any]], payload: di
         "metrics": {**common_metrics, "answer_chars": len(answer)},
         "provenance": {**provenance, "literal_input_differs": answer != problem["input"]},
     })
+
+
+def _json_type(value: Any) -> str:
+    return "int" if type(value) is int else type(value).__name__
+
+
+def _checkpoint_tasks(problem: dict[str, Any], results: list[dict[str, Any]], metrics: dict[str, Any],
+                      provenance: dict[str, Any], options: dict[str, Any], outcome: Outcome) -> None:
+    """The state family's inside/post-loop checkpoints of the call (docs/cruxeval.md)."""
+    key = f"{SOURCE}/{problem['id']}#loop-state"
+    checkpoints = [r.get("checkpoint") or {"error": "no checkpoint run"} for r in results]
+    first = checkpoints[0]
+    if "error" in first:
+        outcome.reject(key, "checkpoint", first["error"], cruxeval_id=problem["id"])
+        return
+    if any(c != first for c in checkpoints[1:]):
+        outcome.reject(key, "determinism", "the checkpoint states differ across runs", cruxeval_id=problem["id"])
+        return
+    inside, post = first["inside"], first["post"]
+    fields = []
+    for name, text in inside.items():
+        after = post.get(name)
+        if text is None or after is None or text == after or name.startswith("__"):
+            continue
+        if _json_type(json.loads(text)) != _json_type(json.loads(after)):
+            continue
+        fields.append(name)
+    fields = fields[: int(options["max_fields"])]
+    if not fields:
+        outcome.reject(key, "checkpoint", f"no variable of f changes, serialisable, between iteration "
+                                          f"{first['inside_iteration']} and the exit of the loop on line "
+                                          f"{first['loop_line']}", cruxeval_id=problem["id"])
+        return
+    checkpoint = {"loop_line": first["loop_line"], "loop_iterations": first["iterations"],
+                  "inside_iteration": first["inside_iteration"], "fields": fields}
+    for arm, state in (("inside-loop-state", inside), ("post-loop-state", post)):
+        answer = {name: json.loads(state[name]) for name in fields}
+        text = json.dumps(answer, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        outcome.tasks.append({
+            "id": make_id("cruxeval", SOURCE, problem["id"], arm),
+            "family": "cruxeval",
+            "arm": arm,
+            "source_id": f"{SOURCE}/{problem['id']}",
+            "language": "python",
+            "prompt_fields": {"program": problem["code"], "input": problem["input"],
+                              "call": f"f({problem['input']})", **checkpoint},
+            "answer": answer,
+            "answer_kind": "json",
+            "metrics": {**metrics, "answer_chars": len(text), "loop_iterations": first["iterations"],
+                        "inside_iteration": first["inside_iteration"]},
+            "provenance": {**provenance, "checkpoint": checkpoint, "state_line": text},
+        })

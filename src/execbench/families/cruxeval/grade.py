@@ -23,6 +23,11 @@ the tokenizer (bounded), each argument parsed as a literal; the values are shipp
 tagged data (:mod:`.codec`) into the sandbox, where the *benchmark's* ``f`` runs on them
 (CPU limit 3 s, CRUXEval's timeout) and the result is compared with ``<output> == f(...)``.
 
+Checkpoint arms (``answer_kind == "json"``): the last JSON object of the reply with exactly
+the asked keys (else the last JSON object), compared with the recorded state type-strictly
+(:func:`execbench.grading.values_equal`: 1, 1.0 and true differ); nesting over 50 levels or
+a reply over 1 MB is ``too_large``.
+
 Statuses: ``ok`` (compared), ``no_answer`` (nothing that parses as an answer; ``truncated``
 when a ``<think>`` block was left open), ``not_literal`` (a name, call, attribute,
 operator or starred argument where a literal must be: wrong, never run), ``too_large``
@@ -32,6 +37,7 @@ operator or starred argument where a literal must be: wrong, never run), ``too_l
 from __future__ import annotations
 
 import io
+import json
 import re
 import tokenize
 from collections import Counter, defaultdict
@@ -41,7 +47,7 @@ from execbench.dataset import Task
 from execbench.families.cruxeval.codec import encode
 from execbench.families.cruxeval.run import BatchError, run_items
 from execbench.grading import (NO_ANSWER, OK, TRUNCATED, LiteralParseError, Score, parse_literal,
-                               reasoning_unclosed, strip_reasoning)
+                               reasoning_unclosed, strip_reasoning, values_equal)
 
 NOT_LITERAL = "not_literal"
 TOO_LARGE = "too_large"
@@ -58,6 +64,7 @@ _FSTRING_TOKEN = re.compile(r"^unexpected token [\"'][rRbB]*[fF]")  # Python 3.1
 _SKIP = {tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT,
          tokenize.ENDMARKER, tokenize.ENCODING}
 _OPENERS, _CLOSERS = set("([{"), set(")]}")
+_JSON = json.JSONDecoder()
 
 
 class _Refused(Exception):
@@ -295,8 +302,55 @@ def grade_many(pairs: list[tuple[Task, str]], batch: int = 100) -> list[Score]:
     return scores  # type: ignore[return-value]
 
 
+def _max_depth(text: str) -> int:
+    depth = deepest = 0
+    for char in text:
+        if char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
+def grade_state(task: Task, response: str) -> Score:
+    """Checkpoint arms: the last JSON object of the reply with the asked keys (else the last
+    JSON object), compared with the recorded state type-strictly (1, 1.0 and true differ)."""
+    if len(response) > MAX_RESPONSE:
+        return Score(correct=False, status=TOO_LARGE, extracted=None, details={"reason": "response too long"})
+    unclosed = reasoning_unclosed(response)
+    text = strip_reasoning(response)
+    if _max_depth(text) > MAX_DEPTH + 1:
+        return Score(correct=False, status=TOO_LARGE, extracted=None, details={"reason": f"nesting deeper than {MAX_DEPTH}"})
+    wanted = set(task.answer)
+    found: Any = None
+    position, tries = len(text), 0
+    while tries < 200:
+        start = text.rfind("{", 0, position)
+        if start < 0:
+            break
+        tries += 1
+        position = start
+        try:
+            value, _ = _JSON.raw_decode(text, start)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(value, dict):
+            if set(value) == wanted:
+                found = value
+                break
+            if found is None:
+                found = value
+    if found is None:
+        return Score(correct=False, status=TRUNCATED if unclosed else NO_ANSWER, extracted=None,
+                     details={"reason": "no JSON object"})
+    return Score(correct=values_equal(found, task.answer), status=OK, extracted=found, details={"how": "json"})
+
+
 def _prepare(task: Task, response: str) -> Score | tuple[dict[str, Any], str]:
     """The score, or (sandbox item, call text) when the benchmark's f must run."""
+    if task.answer_kind == "json":
+        return grade_state(task, response)
     answer, from_assert, status = extract(response, task.arm)
     if answer is None:
         return Score(correct=False, status=status, extracted=None, details={"reason": "no answer found"})
