@@ -158,3 +158,24 @@ def test_checkpoint_arms_follow_the_state_family(tmp_path):
     assert reasons["cruxeval/sample_2#loop-state"].startswith("f does not reach a line after the loop")
     assert reasons["cruxeval/sample_3#loop-state"] == "f has no loop"
     assert len(tasks) == 4 and len(rejected) == 2
+
+
+def test_a_program_that_kills_the_runner_or_plants_results_costs_only_itself(tmp_path):
+    killer = {"id": "sample_0", "code": "import os, signal\ndef f(x):\n    os.kill(os.getppid(), signal.SIGKILL)\n"
+              "    return x", "input": "1", "output": "1"}
+    normal = {"id": "sample_3", "code": "def f(x):\n    return x + 1", "input": "1", "output": "2"}
+    # kills the batch runner (its parent): the batch is rerun one problem per sandbox
+    (tmp_path / "a").mkdir()
+    tasks, rejected, _ = _build(tmp_path / "a", [killer, normal], repeats=1, arms="output-prediction")
+    assert [t["id"] for t in tasks] == ["cruxeval/cruxeval/sample_3#output-prediction"]
+    assert "runner failed" in rejected[0]["reason"] and rejected[0]["candidate"] == "cruxeval/sample_0"
+    # plants a fake "verified" result for the next problem of the batch, which then crashes
+    planter = {"id": "sample_1", "code": "def f(x):\n    open('.item1.json', 'w').write("
+               "'{\"status\": \"ok\", \"equal\": true, \"returned\": \"1\", \"returned_literal\": true, "
+               "\"trace_length\": 1}')\n    return x", "input": "1", "output": "1"}
+    crasher = {"id": "sample_2", "code": "import os\ndef f(x):\n    os._exit(0)", "input": "1", "output": "1"}
+    (tmp_path / "b").mkdir()
+    tasks, rejected, _ = _build(tmp_path / "b", [planter, crasher, normal], repeats=1, arms="output-prediction")
+    assert [t["id"] for t in tasks] == ["cruxeval/cruxeval/sample_1#output-prediction",
+                                        "cruxeval/cruxeval/sample_3#output-prediction"]
+    assert rejected[0]["candidate"] == "cruxeval/sample_2" and "no result" in rejected[0]["reason"]

@@ -207,3 +207,13 @@ def test_checkpoint_prompts():
     post = family.prompt(_state_task("post-loop-state"), "cot")
     assert "right after the loop on line 4 ends" in post.messages[0].content and post.template == "cruxeval/state-cot"
     assert family.prompt(_state_task(), "cruxeval").template == "cruxeval/state-direct"
+
+
+@pytest.mark.slow
+def test_an_answer_that_makes_f_kill_the_runner_costs_only_itself():
+    program = "import os, signal\ndef f(x):\n    if x == 'boom':\n        os.kill(os.getppid(), signal.SIGKILL)\n    return x"
+    task = _task("input-prediction", program=program, input="'ok'", output="'ok'")
+    scores = families.get("cruxeval").grade_many(
+        [(task, "assert f('ok') == 'ok'"), (task, "assert f('boom') == 'ok'"), (task, "assert f('ok') == 'ok'")])
+    assert [s.correct for s in scores] == [True, False, True]
+    assert scores[1].details["run"] == "sandbox"

@@ -23,7 +23,7 @@ from execbench.grading import Score
 
 class CruxevalFamily(Family):
     name = "cruxeval"
-    version = "2"
+    version = "3"
     variants = prompt.VARIANTS
     default_options = build.DEFAULT_OPTIONS
     builder, renderer = build, prompt

@@ -37,6 +37,7 @@ from typing import Any
 
 PROGRAM = "/cruxeval/program.py"  # the code's file name for the tracer (no such file is needed)
 MAX_REPR = 2000
+MAX_RESULT = 1 << 22  # bytes of an item's result file read back
 MAX_FIELD_CHARS = 200  # a checkpoint field's canonical JSON, at most
 # literal stand-ins tried for arguments without a literal form (kept only if f still returns the output)
 _STAND_INS = {range: list, frozenset: set}
@@ -305,6 +306,8 @@ def _child(item: dict[str, Any], spec: dict[str, Any], path: str) -> None:
 
 def run_item(index: int, item: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
     path = os.path.abspath(f".item{index}.json")
+    if os.path.lexists(path):  # planted by an earlier item's program: never read
+        os.unlink(path)
     wall = float(spec["wall_seconds"])
     started = time.monotonic()
     pid = os.fork()
@@ -331,10 +334,13 @@ def run_item(index: int, item: dict[str, Any], spec: dict[str, Any]) -> dict[str
     os.close(pidfd)
     cpu = usage.ru_utime + usage.ru_stime
     try:
-        with open(path) as fh:
-            result = json.load(fh)
-        os.unlink(path)
-    except (OSError, ValueError):
+        if timed_out or not (os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0):
+            raise OSError("the child did not finish")
+        with open(path, "rb") as fh:
+            result = json.loads(fh.read(MAX_RESULT))
+        if not isinstance(result, dict) or not isinstance(result.get("status"), str):
+            raise ValueError("malformed result")
+    except (OSError, ValueError, RecursionError):
         if timed_out:
             reason = f"wall time limit ({wall:g} s)"
         elif os.WIFSIGNALED(status) and (os.WTERMSIG(status) == signal.SIGXCPU or cpu >= float(spec["cpu_seconds"])):
@@ -344,6 +350,8 @@ def run_item(index: int, item: dict[str, Any], spec: dict[str, Any]) -> dict[str
         else:
             reason = f"crashed (exit {os.WEXITSTATUS(status)}, no result)"
         result = {"status": "limit" if timed_out or "limit" in reason else "crash", "error": reason}
+    if os.path.lexists(path):
+        os.unlink(path)
     result["cpu"] = round(cpu, 4)
     return result
 

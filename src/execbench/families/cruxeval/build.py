@@ -35,7 +35,7 @@ from typing import Any, Iterator
 
 from execbench.dataset import make_id
 from execbench.families.base import Candidate, Outcome, SourceError
-from execbench.families.cruxeval.run import BatchError, run_items
+from execbench.families.cruxeval.run import run_each
 from execbench.sources import cruxeval as source
 from execbench.static import cyclomatic, loc
 
@@ -114,14 +114,9 @@ def build_candidate(candidate: Candidate, options: dict[str, Any]) -> Outcome:
     repeats = int(options["repeats"])
     runs: list[list[dict[str, Any]]] = []
     for seed in range(repeats):
-        try:
-            runs.append(run_items("build", problems, seed=seed, cpu_seconds=float(options["call_timeout"]),
-                                  memory_mb=int(options["memory_mb"]),
-                                  max_line_events=int(options["max_line_events"])))
-        except BatchError as exc:
-            for problem in problems:
-                outcome.reject(f"{SOURCE}/{problem['id']}", "execution", str(exc))
-            return outcome
+        runs.append(run_each("build", problems, seed=seed, cpu_seconds=float(options["call_timeout"]),
+                             memory_mb=int(options["memory_mb"]),
+                             max_line_events=int(options["max_line_events"])))
     for index, problem in enumerate(problems):
         results = [run[index] for run in runs]
         _problem(problem, results, payload, options, outcome)

@@ -45,7 +45,7 @@ from typing import Any, Iterable
 
 from execbench.dataset import Task
 from execbench.families.cruxeval.codec import encode
-from execbench.families.cruxeval.run import BatchError, run_items
+from execbench.families.cruxeval.run import run_each
 from execbench.grading import (NO_ANSWER, OK, TRUNCATED, LiteralParseError, Score, parse_literal,
                                reasoning_unclosed, strip_reasoning, values_equal)
 
@@ -287,11 +287,8 @@ def grade_many(pairs: list[tuple[Task, str]], batch: int = 100) -> list[Score]:
             scores.append(None)
     for start in range(0, len(pending), batch):
         chunk = pending[start:start + batch]
-        try:
-            results = run_items("grade", [item for _, item, _ in chunk], cpu_seconds=GRADE_CPU_SECONDS,
-                                wall_seconds=4 * GRADE_CPU_SECONDS)
-        except BatchError as exc:
-            results = [{"status": "sandbox", "error": str(exc)} for _ in chunk]
+        results = run_each("grade", [item for _, item, _ in chunk], cpu_seconds=GRADE_CPU_SECONDS,
+                           wall_seconds=4 * GRADE_CPU_SECONDS)
         for (index, _, call), result in zip(chunk, results):
             details: dict[str, Any] = {"how": "f in the sandbox", "run": result["status"]}
             for key in ("returned", "error", "compare_error"):

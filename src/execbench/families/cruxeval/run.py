@@ -35,7 +35,22 @@ def run_items(kind: str, items: list[dict[str, Any]], *, seed: int = 0, cpu_seco
     if raw is None:
         detail = outcome.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or [""]
         raise BatchError(f"cruxeval runner failed: {outcome.reason()} {detail[0][:300]}".strip())
-    results = json.loads(raw)["items"]
-    if len(results) != len(items):
+    try:
+        results = json.loads(raw)["items"]
+    except (ValueError, TypeError, KeyError, RecursionError):
+        raise BatchError("cruxeval runner wrote a malformed result") from None
+    if not isinstance(results, list) or len(results) != len(items):
         raise BatchError("cruxeval runner returned the wrong number of results")
-    return results
+    return [r if isinstance(r, dict) and isinstance(r.get("status"), str)
+            else {"status": "crash", "error": "malformed result"} for r in results]
+
+
+def run_each(kind: str, items: list[dict[str, Any]], **kwargs: Any) -> list[dict[str, Any]]:
+    """:func:`run_items`; when the batch's runner dies (a program killed it), every item runs
+    again in a sandbox of its own, so one hostile item costs only its own result."""
+    try:
+        return run_items(kind, items, **kwargs)
+    except BatchError as exc:
+        if len(items) == 1:
+            return [{"status": "sandbox", "error": str(exc)}]
+    return [run_each(kind, [item], **kwargs)[0] for item in items]
