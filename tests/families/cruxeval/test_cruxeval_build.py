@@ -179,3 +179,11 @@ def test_a_program_that_kills_the_runner_or_plants_results_costs_only_itself(tmp
     assert [t["id"] for t in tasks] == ["cruxeval/cruxeval/sample_1#output-prediction",
                                         "cruxeval/cruxeval/sample_3#output-prediction"]
     assert rejected[0]["candidate"] == "cruxeval/sample_2" and "no result" in rejected[0]["reason"]
+
+
+def test_an_output_the_grader_cannot_read_is_rejected(tmp_path):
+    deep = "[" * 60 + "]" * 60
+    rows = [{"id": "sample_0", "code": f"def f(x):\n    return {deep}", "input": "1", "output": deep}]
+    tasks, rejected, _ = _build(tmp_path, rows, repeats=1)
+    assert tasks == [] and rejected[0]["stage"] == "verification"
+    assert "not a literal the grader reads" in rejected[0]["reason"]

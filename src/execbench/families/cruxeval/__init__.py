@@ -23,7 +23,7 @@ from execbench.grading import Score
 
 class CruxevalFamily(Family):
     name = "cruxeval"
-    version = "3"
+    version = "4"
     variants = prompt.VARIANTS
     default_options = build.DEFAULT_OPTIONS
     builder, renderer = build, prompt

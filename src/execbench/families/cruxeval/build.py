@@ -7,7 +7,8 @@ batches; ``--set batch_size=1`` makes it count problems); the batch runs in one 
 
 * ``execution`` rejection: the program or the call raised, or hit a limit, in some run;
 * ``verification`` rejection: ``<recorded output> == f(<input>)`` (CRUXEval's assertion,
-  Python ``==``) is false in some run — the recorded answer is not what the code returns;
+  Python ``==``) is false in some run — the recorded answer is not what the code returns —
+  or the recorded output is not a literal the grader's parser reads (too deep, too long);
 * otherwise an ``output-prediction`` task (answer: the recorded output literal);
 * ``literal`` rejection (input arm only): the call's arguments have no literal form (a
   lambda, a ``range``...) or ``f`` on the arguments read back from their literal text does
@@ -35,7 +36,9 @@ from typing import Any, Iterator
 
 from execbench.dataset import make_id
 from execbench.families.base import Candidate, Outcome, SourceError
+from execbench.families.cruxeval.grade import MAX_ANSWER, MAX_DEPTH
 from execbench.families.cruxeval.run import run_each
+from execbench.grading import LiteralParseError, parse_literal
 from execbench.sources import cruxeval as source
 from execbench.static import cyclomatic, loc
 
@@ -143,6 +146,12 @@ def _problem(problem: dict[str, Any], results: list[dict[str, Any]], payload: di
                        f"recorded output {problem['output'][:200]} differs from execution: f returned "
                        f"{wrong['returned'][:200]} (hash seeds {seeds})",
                        cruxeval_id=problem["id"], returned=wrong["returned"])
+        return
+    try:
+        parse_literal(problem["output"], max_len=10 * MAX_ANSWER, max_depth=MAX_DEPTH)
+    except LiteralParseError as exc:
+        outcome.reject(key, "verification", f"the recorded output is not a literal the grader reads: {exc}",
+                       cruxeval_id=problem["id"])
         return
     first = results[0]
     complexity = cyclomatic(problem["code"])
