@@ -285,3 +285,26 @@ def test_every_run_sees_another_host(mode):
     expected = [first.isolation["host"] == "varied", True,   # else: the host's name
                 first.isolation["privileges"].startswith("fresh-uid"), True, True]
     assert differs == expected, (a, b)
+
+
+def test_install_network_reaches_only_the_allowed_port(monkeypatch):
+    import socket as pysocket
+    listener = pysocket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    listener.settimeout(0.3)
+    port = listener.getsockname()[1]
+    try:
+        r = py(attempts(f"socket.create_connection(('127.0.0.1', {port}), timeout=2)",
+                        "socket.socket(socket.AF_UNIX)"), network_ports=[443])
+        assert r.ok, r.stderr
+        assert r.isolation["network"] == "tcp-ports:443"
+        assert r.stdout.decode().split() == ["PermissionError", "PermissionError"]
+        with pytest.raises(pysocket.timeout):
+            listener.accept()
+    finally:
+        listener.close()
+    if os.geteuid() == 0:
+        monkeypatch.setenv(sandbox.FORCE_FALLBACK_ENV, "landlock")
+        with pytest.raises(sandbox.SandboxError, match="Landlock"):
+            py("pass", network_ports=[443])

@@ -321,11 +321,14 @@ def _pip(python: str | Path, *args: str, tree: Path | None = None, venv: Path | 
          collect_sdist: bool = False) -> sandbox.SandboxResult:
     """pip in the sandbox (see the module docstring); raises SourceError on failure."""
     job = {"args": list(args), "tree": str(tree) if tree else None, "collect_sdist": collect_sdist}
-    result = sandbox.run([str(python), "-c", _PIP_WRAPPER, json.dumps(job)],
-                         read_only_paths=[str(tree)] if tree else [],
-                         read_write_paths=[str(venv)] if venv else [],
-                         collect=["sdist.tar.gz", "sdist.zip", "sdist.name"] if collect_sdist else [],
-                         network_ports=INSTALL_PORTS, limits=_INSTALL_LIMITS)
+    try:
+        result = sandbox.run([str(python), "-c", _PIP_WRAPPER, json.dumps(job)],
+                             read_only_paths=[str(tree)] if tree else [],
+                             read_write_paths=[str(venv)] if venv else [],
+                             collect=["sdist.tar.gz", "sdist.zip", "sdist.name"] if collect_sdist else [],
+                             network_ports=INSTALL_PORTS, limits=_INSTALL_LIMITS)
+    except sandbox.SandboxError as exc:  # e.g. no Landlock TCP rules on this kernel
+        raise SourceError(f"cannot run pip in the sandbox here: {exc}") from None
     if not result.ok:
         text = (result.stderr or result.stdout).decode("utf-8", "replace")
         tail = "\n".join(text.strip().splitlines()[-6:])
