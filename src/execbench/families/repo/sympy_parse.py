@@ -574,6 +574,15 @@ def _alarm(signum: int, frame: Any) -> None:
     raise _InProcessTimeout
 
 
+def _disarm() -> None:
+    while True:
+        try:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            return
+        except _InProcessTimeout:
+            continue
+
+
 def _fast(answer_text: str, oracle_text: str) -> tuple[bool, str] | None:
     """Parse, compare structurally, expand cheaply; None: the sandboxed step decides."""
     answer = parse_sympy(answer_text)
@@ -596,14 +605,18 @@ def equivalent(answer_text: str, oracle_text: str, *, timeout: float = TIMEOUT) 
     if threading.current_thread() is not threading.main_thread():
         return _sandboxed(answer_text, oracle_text, timeout, full=True)  # no alarm here
     previous = signal.signal(signal.SIGALRM, _alarm)
-    outer = signal.setitimer(signal.ITIMER_REAL, IN_PROCESS_SECONDS)
     started = time.monotonic()
+    outer = (0.0, 0.0)
+    decided: tuple[bool, str] | None = (False, "grading_timeout")
     try:
-        decided = _fast(answer_text, oracle_text)
+        try:
+            outer = signal.setitimer(signal.ITIMER_REAL, IN_PROCESS_SECONDS)
+            decided = _fast(answer_text, oracle_text)
+        finally:
+            _disarm()   # the alarm may also fire here: retried until it is off
     except _InProcessTimeout:
         decided = (False, "grading_timeout")
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
         if outer[0] > 0:  # someone else's alarm (e.g. pytest-timeout): put it back
             signal.setitimer(signal.ITIMER_REAL, max(outer[0] - (time.monotonic() - started), 1e-3),
