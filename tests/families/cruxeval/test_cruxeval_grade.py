@@ -217,3 +217,11 @@ def test_an_answer_that_makes_f_kill_the_runner_costs_only_itself():
         [(task, "assert f('ok') == 'ok'"), (task, "assert f('boom') == 'ok'"), (task, "assert f('ok') == 'ok'")])
     assert [s.correct for s in scores] == [True, False, True]
     assert scores[1].details["run"] == "sandbox"
+
+
+def test_a_call_is_found_as_cruxeval_finds_it():
+    # "assert f" + the rest, stripped: CRUXEval reads "f('ab', 2)" here
+    assert grade(_task("input-prediction"), "[ANSWER]\nassert f ('ab', 2) == 'abab'\n[/ANSWER]").status == "ok"
+    # without "assert f" the text must contain "f(" (CRUXEval: otherwise never correct)
+    score = grade(_task("input-prediction"), "[ANSWER]\nf ('ab', 2)\n[/ANSWER]")
+    assert (score.correct, score.status) == (False, "no_answer")

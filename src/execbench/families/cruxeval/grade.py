@@ -59,7 +59,7 @@ EXTRACTED_CHARS = 2_000
 
 _FENCE = re.compile(r"```[^\n`]*\n(.*?)```", re.S)
 _ASSERT = re.compile(r"assert\s+f\s*\(")
-_CALL = re.compile(r"\s*f\s*\(")
+_CALL = re.compile(r"\s*f\(")  # CRUXEval needs "f(" in the answer: "f (1)" is not a call of f there
 _FSTRING_TOKEN = re.compile(r"^unexpected token [\"'][rRbB]*[fF]")  # Python 3.12+ tokenizes f-strings
 _SKIP = {tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT,
          tokenize.ENDMARKER, tokenize.ENCODING}
