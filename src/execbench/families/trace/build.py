@@ -184,11 +184,13 @@ def _failure(result: dict[str, Any]) -> str | None:
 def build_candidate(candidate: Candidate, options: dict[str, Any]) -> Outcome:
     payload = candidate.payload
     outcome = Outcome()
-    runs = [_trace_all(payload, options, seed) for seed in range(options["repeats"])]
-    for failed in runs:
-        if isinstance(failed, str):
-            outcome.reject(candidate.key, "execution", failed)
+    runs = []
+    for seed in range(options["repeats"]):
+        run = _trace_all(payload, options, seed)
+        if isinstance(run, str):  # the program itself failed: no need for the other seeds
+            outcome.reject(candidate.key, "execution", run)
             return outcome
+        runs.append(run)
     complexity = cyclomatic(payload["program"])
     program_loc = loc(payload["program"])
     seen: dict[str, int] = {}
