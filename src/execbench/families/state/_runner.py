@@ -254,8 +254,9 @@ def run_job(index: int, job: dict[str, Any]) -> dict[str, Any]:
     cwd = os.path.join(base, job.get("cwd", "."))
     os.makedirs(cwd, exist_ok=True)
     out, err, extra = (os.path.join(base, f".job{index}.{s}") for s in ("out", "err", "json"))
-    for path in (out, err, extra):   # planted by an earlier job?
-        if os.path.lexists(path):
+    planted = [out, err, extra, *(os.path.join(cwd, n) for n in job.get("collect", []))]
+    for path in planted:   # planted by an earlier job? (records and files this job reports)
+        if os.path.lexists(path) and not os.path.isdir(path):
             os.unlink(path)
     for name in job.get("chmod", []):
         os.chmod(os.path.join(cwd, name), 0o700)
