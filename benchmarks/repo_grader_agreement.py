@@ -181,56 +181,65 @@ def _copy_function(source: str, function: A.TestFunction, assertion: A.Assertion
     return A.apply(body, [A.Splice(rel, A.pad(text, operand.lines)), A.Splice(name, node.name + suffix)])
 
 
-def run_pytest(tasks: list[dict[str, Any]], cands: dict[str, list[tuple[str, str]]]) -> dict[tuple[str, int], str]:
-    """Verdict per (task id, candidate index): "passed" or the failing phase's outcome."""
-    by_target: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+def _run_group(repo: Any, test_file: str, items: list[tuple[dict[str, Any], int, str]]) -> dict[tuple[str, int], str]:
+    """One pytest run (sandbox) of the copies for ``items`` = (task, candidate index, text)."""
+    inserts: dict[str, dict[int, list[str]]] = defaultdict(lambda: defaultdict(list))
+    keep, wanted = [], {}
+    sources: dict[str, str] = {}
+    for n, (task, k, text) in enumerate(items):
+        f = task["prompt_fields"]
+        path = repo.root / f["function_file"]
+        source = sources.setdefault(str(path), path.read_text(encoding="utf-8"))
+        fn = next(fn for (q, _), fn in A.test_functions(source).items() if q == f["function"])
+        assertion = next(a for a in fn.assertions if a.line == f["assertion_line"])
+        masked = 0 if task["provenance"]["masked_side"] == "left" else 1
+        suffix = f"{COPY}{n}"
+        # a value built from the function's own qualified name names the copy in the copy
+        text = text.replace(f"{fn.qualname}.<locals>", f"{fn.qualname}{suffix}.<locals>")
+        inserts[str(path)][fn.node.end_lineno].append(_copy_function(source, fn, assertion, masked, text, suffix))
+        base, _, params = f["test_id"].partition("[")
+        node = base.rsplit("::", 1)
+        copied = f"{node[0]}::{node[1]}{suffix}" + (f"[{params}" if params else "")
+        keep.append(copied)
+        wanted[copied] = (task["id"], k)
+    served = {}
+    for path, by_line in inserts.items():
+        lines = sources[path].splitlines(keepends=True)
+        for end in sorted(by_line, reverse=True):
+            lines.insert(end, "".join("\n" + (c if c.endswith("\n") else c + "\n") for c in by_line[end]))
+        served[path] = "".join(lines)
+    result = run_tests(repo, repo.root / test_file, served, trace=False, options=dict(DEFAULT_OPTIONS), keep=keep,
+                       hash_seed=1)
+    verdicts: dict[tuple[str, int], str] = {}
+    for record in result.records:
+        key = wanted.get(record["nodeid"])
+        if key is None:
+            continue
+        phases = record.get("phases", {})
+        bad = [p["outcome"] for p in phases.values() if p["outcome"] != "passed"]
+        verdicts[key] = "passed" if phases and not bad else bad[0] if bad else "not run"
+    for key in wanted.values():
+        verdicts.setdefault(key, f"not run ({result.reason})")
+    return verdicts
+
+
+def run_pytest(tasks: list[dict[str, Any]], cands: dict[str, list[tuple[str, str]]],
+               isolate: set[tuple[str, int]] | None = None) -> dict[tuple[str, int], str]:
+    """Verdict per (task id, candidate index): "passed" or the failing phase's outcome. All
+    copies of a test module run in one pytest run; with ``isolate``, each of those copies
+    runs alone (copies of one test share class state: networkx ``test_cycle_basis`` adds a
+    cycle to the class's graph, so later copies in the same run see another graph)."""
+    by_target: dict[tuple[str, str], list[tuple[dict[str, Any], int, str]]] = defaultdict(list)
     for task in tasks:
         f = task["prompt_fields"]
-        by_target[(f["repo_spec"], f["test_file"])].append(task)
+        for k, (_, text) in enumerate(cands[task["id"]]):
+            if isolate is None or (task["id"], k) in isolate:
+                by_target[(f["repo_spec"], f["test_file"])].append((task, k, text))
     verdicts: dict[tuple[str, int], str] = {}
-    options = dict(DEFAULT_OPTIONS)
-    for (spec, test_file), group in sorted(by_target.items()):
+    for (spec, test_file), items in sorted(by_target.items(), key=lambda kv: kv[0]):
         repo = repos.prepare(spec)
-        inserts: dict[str, dict[int, list[str]]] = defaultdict(lambda: defaultdict(list))
-        keep, wanted = [], {}
-        sources: dict[str, str] = {}
-        for task in group:
-            f = task["prompt_fields"]
-            path = repo.root / f["function_file"]
-            source = sources.setdefault(str(path), path.read_text(encoding="utf-8"))
-            fn = next(fn for (q, _), fn in A.test_functions(source).items() if q == f["function"])
-            assertion = next(a for a in fn.assertions if a.line == f["assertion_line"])
-            masked = 0 if task["provenance"]["masked_side"] == "left" else 1
-            n = sum(len(v) for v in inserts[str(path)].values())
-            for k, (_, text) in enumerate(cands[task["id"]]):
-                suffix = f"{COPY}{n + k}"
-                copy = _copy_function(source, fn, assertion, masked, text, suffix)
-                inserts[str(path)][fn.node.end_lineno].append(copy)
-                nodeid = f["test_id"]
-                base, _, params = nodeid.partition("[")
-                node = base.rsplit("::", 1)
-                copied = f"{node[0]}::{node[1]}{suffix}" + (f"[{params}" if params else "")
-                keep.append(copied)
-                wanted[copied] = (task["id"], k)
-        served = {}
-        for path, by_line in inserts.items():
-            lines = sources[path].splitlines(keepends=True)
-            for end in sorted(by_line, reverse=True):
-                block = "".join("\n" + (c if c.endswith("\n") else c + "\n") for c in by_line[end])
-                lines.insert(end, block)
-            served[path] = "".join(lines)
-        result = run_tests(repo, repo.root / test_file, served, trace=False, options=options, keep=keep, hash_seed=1)
-        seen = set()
-        for record in result.records:
-            key = wanted.get(record["nodeid"])
-            if key is None:
-                continue
-            seen.add(key)
-            phases = record.get("phases", {})
-            bad = [p["outcome"] for p in phases.values() if p["outcome"] != "passed"]
-            verdicts[key] = "passed" if phases and not bad else bad[0] if bad else "not run"
-        for key in wanted.values():
-            verdicts.setdefault(key, f"not run ({result.reason})")
+        for group in ([items] if isolate is None else [[item] for item in items]):
+            verdicts.update(_run_group(repo, test_file, group))
     return verdicts
 
 
@@ -251,6 +260,12 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="repo-agreement-") as work:
         graded = grade(tasks, cands, Path(work))
     verdicts = run_pytest(tasks, cands)
+    # every copy whose verdict disagrees with the grader runs again alone, in a fresh pytest
+    disagreeing = {(t["id"], k) for t in tasks for k in range(len(cands[t["id"]]))
+                   if graded[(t["id"], k)] != (verdicts.get((t["id"], k)) == "passed")}
+    rerun = run_pytest(tasks, cands, isolate=disagreeing) if disagreeing else {}
+    changed = sum(1 for key, v in rerun.items() if v != verdicts.get(key))
+    verdicts.update(rerun)
     matrix: Counter = Counter()
     per_class: dict[str, Counter] = defaultdict(Counter)
     disagree = []
@@ -279,7 +294,8 @@ def main() -> None:
     total = sum(matrix.values())
     passing = matrix[(True, True)] + matrix[(False, True)]
     print(f"tasks {len(tasks)}, candidates {total} (+{sum(per_class['retyped'].values())} retyped); "
-          f"pytest outcomes: {dict(outcomes)}")
+          f"pytest outcomes: {dict(outcomes)}; {len(disagreeing)} disagreeing copies re-run alone, "
+          f"{changed} verdicts changed")
     print("| | pytest passes | pytest fails |\n| --- | --- | --- |")
     print(f"| grader correct | {matrix[(True, True)]} | {matrix[(True, False)]} |")
     print(f"| grader wrong | {matrix[(False, True)]} | {matrix[(False, False)]} |")
@@ -300,7 +316,7 @@ def main() -> None:
                   f"pytest={d['pytest']} (answer {d['answer']!r})")
     if args.json_out:
         Path(args.json_out).write_text(json.dumps({
-            "tasks": len(tasks), "candidates": total, "pytest_outcomes": dict(outcomes),
+            "tasks": len(tasks), "candidates": total, "pytest_outcomes": dict(outcomes), "rerun_alone": len(disagreeing), "rerun_changed": changed,
             "matrix": {f"grader_{'correct' if g else 'wrong'}/pytest_{'pass' if p else 'fail'}": n
                        for (g, p), n in matrix.items()},
             "per_class": {cls: {f"{g}/{p}": n for (g, p), n in c.items()} for cls, c in per_class.items()},
