@@ -28,6 +28,19 @@ def test_anything_else_is_refused_with_a_reason(dep):
         repos.requirement_text(dep)
 
 
+def test_configuration_files_linked_out_of_the_tree_are_not_read(tmp_path):
+    secret = tmp_path / "secret.toml"
+    secret.write_text('[dependency-groups]\ntest = ["leaked-secret-name"]\n')
+    root = tmp_path / "tree"
+    (root / "requirements").mkdir(parents=True)
+    os.symlink(secret, root / "pyproject.toml")
+    os.symlink(secret, root / "requirements" / "test.txt")
+    (tmp_path / "PKG-INFO").write_text("Version: secret-version\n")
+    os.symlink(tmp_path / "PKG-INFO", root / "PKG-INFO")
+    assert repos.infer_config("demo", "1", root).test_deps == (repos.PYTEST,)
+    assert repos._local_version(root).startswith("local-")
+
+
 def test_hostile_test_dependency_groups_are_refused(tmp_path):
     (tmp_path / "pyproject.toml").write_text('[dependency-groups]\ntest = ["--report=/tmp/x.json"]\n')
     with pytest.raises(SourceError, match="--report"):

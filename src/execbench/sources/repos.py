@@ -215,7 +215,7 @@ def infer_config(name: str, version: str, root: Path) -> RepoConfig:
     test(s)/testing, and requirements/test*.txt; plus pytest."""
     deps: list[str] = [PYTEST]
     pyproject = root / "pyproject.toml"
-    if pyproject.is_file():
+    if pyproject.is_file() and inside(pyproject, root):
         try:
             data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError):
@@ -228,6 +228,8 @@ def infer_config(name: str, version: str, root: Path) -> RepoConfig:
                     if isinstance(item, str):
                         deps.append(item)
     for req in sorted((root / "requirements").glob("test*.txt")) if (root / "requirements").is_dir() else []:
+        if not inside(req, root):
+            continue
         for line in req.read_text(encoding="utf-8", errors="replace").splitlines():
             line = line.split("#", 1)[0].strip()
             if line and not line.startswith("-"):
@@ -518,7 +520,7 @@ def prepare(spec: str, *, full: bool = False) -> Repo:
 
 def _local_version(root: Path) -> str:
     pkg_info = root / "PKG-INFO"
-    if pkg_info.is_file():
+    if pkg_info.is_file() and inside(pkg_info, root):
         match = re.search(r"^Version:\s*(\S+)", pkg_info.read_text(encoding="utf-8", errors="replace"), re.M)
         if match:
             return match.group(1)
