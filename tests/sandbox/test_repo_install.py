@@ -95,3 +95,15 @@ def test_checkout_setup_script_runs_sandboxed(hostile_checkout, cache_dir, monke
     # links out of the tree are not library or test files
     assert [p.name for p in repo.library_files()] == ["__init__.py"]
     assert [p.name for p in repo.test_files()] == ["test_f.py"]
+
+
+def test_inside_never_leaves_the_tree(tmp_path):
+    root = tmp_path / "tree"
+    root.mkdir()
+    (root / "a.py").write_text("x = 1\n")
+    os.symlink(tmp_path, root / "up")
+    os.symlink("a.py", root / "b.py")
+    assert repos.inside(root / "a.py", root) and repos.inside(root / "b.py", root)
+    # what a hostile trace could name: absolute paths, '..', links out
+    for path in (root / "/etc/passwd", root / "../tree2/x.py", root / "up" / "secret"):
+        assert not repos.inside(path, root)

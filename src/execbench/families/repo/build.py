@@ -917,7 +917,8 @@ def _task(repo: Repo, rel: str, modules: list[Module], items: dict[str, Item], p
             if f not in sources:
                 path = repo.root / f
                 text = next((m.source for m in modules if m.rel == f), None)
-                sources[f] = text if text is not None else (path.read_text(encoding="utf-8") if path.is_file() else "")
+                readable = path.is_file() and repos.inside(path, repo.root)  # trace file names are hostile
+                sources[f] = text if text is not None else (path.read_text(encoding="utf-8") if readable else "")
         store.memo[nodeid] = (calls, sources)
     calls, sources = store.memo[nodeid]
     expr = A.segment(module.source, assertion.operands[choice.masked])
