@@ -9,6 +9,7 @@ import pytest
 
 from eval_support import SCRIPTED, answer_for, called_x, output
 from execbench.eval.run import EvalRequest, run_eval
+from execbench.families.trace.prompt import TEMPLATES
 
 
 def read(path):
@@ -42,14 +43,14 @@ def test_log_carries_grades_metadata_templates_and_completion_metrics(dataset, s
     assert log.status == "success" and log.eval.task.endswith("trace")
     assert log.plan.config.temperature == 0.0 or log.eval.config is not None
     meta = log.eval.metadata["execbench"]
-    assert meta["prompts"] == {"trace": [{"template": "trace/cot", "version": "1"}]}
+    assert meta["prompts"] == {"trace": [{"template": "trace/cot", "version": TEMPLATES.version("cot")}]}
     assert meta["variant"] == "cot" and meta["dataset"]["tasks"] == 6 and meta["dataset"]["content_hash"]
     assert log.eval.metadata["execbench_run"]["variant"] == "cot"
 
     samples = {int(s.id.split("/")[-1].split("#")[0]): s for s in log.samples}
     assert len(samples) == 6
     for x, sample in samples.items():
-        assert sample.metadata["template"] == "trace/cot" and sample.metadata["template_version"] == "1"
+        assert sample.metadata["template"] == "trace/cot" and sample.metadata["template_version"] == TEMPLATES.version("cot")
         assert sample.metadata["family"] == "trace" and sample.metadata["source_id"] == "synthetic/f"
         assert sample.metadata["metrics"]["trace_length"] == len(answer_for(x))
         (score,) = sample.scores.values()

@@ -13,12 +13,8 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator
 
 from execbench.sources.errors import SourceError
-
-if TYPE_CHECKING:
-    from execbench.families.base import Candidate
 
 _ID = re.compile(r"^sample_\d+$")
 FIELDS = ("id", "code", "input", "output")
@@ -70,17 +66,3 @@ def read(path: str | Path | None = None) -> tuple[list[Problem], dict[str, str]]
     if not problems:
         raise SourceError(f"cruxeval {name}: no problems")
     return problems, {"file": name, "sha256": hashlib.sha256(text.encode()).hexdigest()}
-
-
-def trace_candidates() -> Iterator[Candidate]:
-    """The shipped problems as trace-family candidates: one program, one call ``f(<input>)``
-    (``execbench build trace cruxeval``: the line trace of each call)."""
-    from execbench.families.base import Candidate
-
-    problems, _ = read()
-    for problem in problems:
-        yield Candidate(
-            key=f"cruxeval/{problem.id}",
-            payload={"source": "cruxeval", "case": problem.id, "program": problem.code, "mode": "calls",
-                     "runs": [problem.call], "entry_point": "f", "topic": "cruxeval"},
-        )

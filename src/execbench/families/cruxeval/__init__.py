@@ -27,6 +27,7 @@ class CruxevalFamily(Family):
     variants = prompt.VARIANTS
     default_options = build.DEFAULT_OPTIONS
     builder, renderer = build, prompt
+    source_licenses = {build.SOURCE: "MIT (CRUXEval, facebookresearch/cruxeval)"}
 
     def grade(self, task: Task, response: str) -> Score:
         return grade.grade(task, response)

@@ -22,7 +22,8 @@ class TraceFamily(Family):
     default_options = build.DEFAULT_OPTIONS
     builder, renderer = build, prompt
     source_licenses = {"humaneval": "MIT (HumanEval, openai/human-eval)",
-                       "advanced": "Apache-2.0 (execbench's Advanced-Trace corpus)"}
+                       "advanced": "Apache-2.0 (execbench's Advanced-Trace corpus)",
+                       "cruxeval": "MIT (CRUXEval, facebookresearch/cruxeval)"}
 
     def manifest_settings(self, options: dict[str, Any]) -> dict[str, Any]:
         return build.manifest_settings(options)

@@ -76,7 +76,7 @@ def manifest_settings(options: dict[str, Any]) -> dict[str, Any]:
 # Named sources; anything else is a case directory (or a folder of them).
 SOURCES: dict[str, Callable[[dict[str, Any]], Iterator[Candidate]]] = {
     "humaneval": lambda options: _humaneval(),
-    "cruxeval": lambda options: cruxeval.trace_candidates(),
+    "cruxeval": lambda options: _cruxeval(),
 }
 
 
@@ -89,6 +89,17 @@ def candidates(sources: list[str], options: dict[str, Any]) -> Iterator[Candidat
             # the interpreter is part of the payload, hence of the build-cache key
             candidate.payload["python"] = {"path": python.path, "version": python.label}
             yield candidate
+
+
+def _cruxeval() -> Iterator[Candidate]:
+    """The shipped CRUXEval problems: one program, one call ``f(<input>)`` each."""
+    problems, _ = cruxeval.read()
+    for problem in problems:
+        yield Candidate(
+            key=f"cruxeval/{problem.id}",
+            payload={"source": "cruxeval", "case": problem.id, "program": problem.code, "mode": "calls",
+                     "runs": [problem.call], "entry_point": "f", "topic": "cruxeval"},
+        )
 
 
 def _humaneval() -> Iterator[Candidate]:
