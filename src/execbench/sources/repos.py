@@ -11,7 +11,8 @@ Trust model: no code of a repository or package runs outside ``execbench.sandbox
 (``download`` of the sdist, which prepares its metadata, and ``install`` of the package,
 the checkout and the test dependencies, which runs setup scripts and build backends) runs
 in the sandbox: read-confined, as a fresh uid, writing only its work dir and the venv, with
-network limited to TCP connections to port 443 (the package index over HTTPS). The parent
+network limited to TCP connections to port 443 (the package index over HTTPS) and the
+builder's pip settings minus credentials (local wheel dirs and indexes readable). The parent
 only creates the empty venv (``python -m venv``), unpacks archives (no links out of the
 tree) and afterwards takes ownership of the venv back. A local checkout is copied into the
 sandbox's work dir before it is built, so builds never write ``build/`` or ``*.egg-info``
@@ -27,6 +28,7 @@ dependencies), and libraries with optional C extensions run pure Python
 from __future__ import annotations
 
 import fcntl
+import functools
 import hashlib
 import json
 import os
@@ -319,13 +321,52 @@ sys.exit(code)
 """
 
 
+# pip settings the sandboxed pip inherits from the builder's (all configuration files and
+# PIP_* variables, as ``pip config list`` reports them), credentials excepted.
+_PIP_KEYS = ("index-url", "extra-index-url", "find-links", "constraint", "cert", "trusted-host",
+             "default-timeout", "timeout", "retries", "no-index", "prefer-binary", "only-binary")
+_CONFIG_LINE = re.compile(r"^[^.\s]*\.([a-z-]+)='(.*)'$")
+
+
+@functools.lru_cache(maxsize=1)
+def _pip_settings() -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:
+    """(PIP_* variables, local paths to make readable) for the sandboxed pip: the builder's
+    effective settings for _PIP_KEYS (URL items with a user or password dropped: secrets
+    stay out of the sandbox) and the local directories and files they name (wheel dirs,
+    file:// indexes, constraints, certificates)."""
+    from urllib.parse import urlsplit
+
+    proc = subprocess.run([sys.executable, "-m", "pip", "config", "list"], capture_output=True,
+                          text=True, timeout=120)
+    env: dict[str, str] = {}
+    local: set[str] = set()
+    for line in proc.stdout.splitlines():
+        match = _CONFIG_LINE.match(line.strip())
+        if not match or match[1] not in _PIP_KEYS:
+            continue
+        items = [i for i in match[2].split() if not (urlsplit(i).username or urlsplit(i).password)]
+        if not items:
+            continue
+        var = "PIP_" + match[1].upper().replace("-", "_")
+        env[var] = " ".join(dict.fromkeys(env.get(var, "").split() + items))
+        for item in items:
+            parts = urlsplit(item)
+            path = parts.path if parts.scheme == "file" else item if not parts.scheme else ""
+            if path.rstrip("/").endswith("/simple"):  # a local index links to ../files/...
+                path = os.path.dirname(path.rstrip("/"))
+            if path and os.path.isabs(path) and os.path.exists(path):
+                local.add(path)
+    return tuple(sorted(env.items())), tuple(sorted(local))
+
+
 def _pip(python: str | Path, *args: str, tree: Path | None = None, venv: Path | None = None,
          collect_sdist: bool = False) -> sandbox.SandboxResult:
     """pip in the sandbox (see the module docstring); raises SourceError on failure."""
     job = {"args": list(args), "tree": str(tree) if tree else None, "collect_sdist": collect_sdist}
+    env, local = _pip_settings()
     try:
-        result = sandbox.run([str(python), "-c", _PIP_WRAPPER, json.dumps(job)],
-                             read_only_paths=[str(tree)] if tree else [],
+        result = sandbox.run([str(python), "-c", _PIP_WRAPPER, json.dumps(job)], env=dict(env),
+                             read_only_paths=([str(tree)] if tree else []) + list(local),
                              read_write_paths=[str(venv)] if venv else [],
                              collect=["sdist.tar.gz", "sdist.zip", "sdist.name"] if collect_sdist else [],
                              network_ports=INSTALL_PORTS, limits=_INSTALL_LIMITS)
