@@ -107,3 +107,18 @@ def test_inside_never_leaves_the_tree(tmp_path):
     # what a hostile trace could name: absolute paths, '..', links out
     for path in (root / "/etc/passwd", root / "../tree2/x.py", root / "up" / "secret"):
         assert not repos.inside(path, root)
+
+
+def test_pip_settings_reach_the_sandbox_without_credentials(monkeypatch, tmp_path):
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    monkeypatch.setenv("PIP_EXTRA_INDEX_URL", "https://user:s3cret@index.example/simple")
+    monkeypatch.setenv("PIP_FIND_LINKS", str(wheels))
+    repos._pip_settings.cache_clear()
+    try:
+        env, local = repos._pip_settings()
+    finally:
+        repos._pip_settings.cache_clear()
+    env = dict(env)
+    assert "s3cret" not in repr(env) and env["PIP_FIND_LINKS"].split()[-1] == str(wheels)
+    assert str(wheels) in local
