@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import functools
 import json
 import pprint
 import subprocess
@@ -181,6 +182,11 @@ def _copy_function(source: str, function: A.TestFunction, assertion: A.Assertion
     return A.apply(body, [A.Splice(rel, A.pad(text, operand.lines)), A.Splice(name, node.name + suffix)])
 
 
+@functools.lru_cache(maxsize=16)
+def _functions(source: str) -> dict[tuple[str, int], A.TestFunction]:
+    return A.test_functions(source)
+
+
 def _run_group(repo: Any, test_file: str, items: list[tuple[dict[str, Any], int, str]]) -> dict[tuple[str, int], str]:
     """One pytest run (sandbox) of the copies for ``items`` = (task, candidate index, text)."""
     inserts: dict[str, dict[int, list[str]]] = defaultdict(lambda: defaultdict(list))
@@ -190,7 +196,7 @@ def _run_group(repo: Any, test_file: str, items: list[tuple[dict[str, Any], int,
         f = task["prompt_fields"]
         path = repo.root / f["function_file"]
         source = sources.setdefault(str(path), path.read_text(encoding="utf-8"))
-        fn = next(fn for (q, _), fn in A.test_functions(source).items() if q == f["function"])
+        fn = next(fn for (q, _), fn in _functions(source).items() if q == f["function"])
         assertion = next(a for a in fn.assertions if a.line == f["assertion_line"])
         masked = 0 if task["provenance"]["masked_side"] == "left" else 1
         suffix = f"{COPY}{n}"
