@@ -276,21 +276,30 @@ def test_endless_output_is_killed():
     assert r.duration < 10
 
 
+# Children fork too; the main process keeps forking until refused, so it always sees the
+# refusal (with every process doubling, the main one could finish its forks before the
+# limit bites under load). Without containment: at most 128 processes that exit after 3 s.
+FORK_BOMB = """
+import os, sys, time
+for _ in range(64):
+    try:
+        pid = os.fork()
+    except OSError as e:
+        sys.exit(f'fork refused: {e.strerror}')
+    if pid == 0:
+        try:
+            os.fork()
+        except OSError:
+            pass
+        time.sleep(3)
+        os._exit(0)
+time.sleep(3)
+"""
+
+
 @needs_containment
 def test_fork_bomb_is_bounded():
-    # Without containment this makes at most 2**11 = 2048 processes that exit after 3 s.
-    r = py("""
-        import os, sys, time
-        failed = False
-        for _ in range(11):
-            try:
-                os.fork()
-            except OSError:
-                failed = True
-        if failed:
-            sys.exit('fork refused')
-        time.sleep(3)
-        """, limits=Limits(max_tasks=16, wall_seconds=20))
+    r = py(FORK_BOMB, limits=Limits(max_tasks=16, wall_seconds=20))
     assert r.limit == "tasks", (r.reason(), r.isolation)
     assert r.reason() == "exit 1: tasks limit (16)"
     assert r.duration < 10  # the first refused fork ends the run (and kills the rest)
@@ -515,12 +524,7 @@ def test_forced_fallbacks_are_reported_and_still_contain(monkeypatch, tmp_path):
     finally:
         listener.close()
 
-    r = py("""
-        import os, sys, time
-        for _ in range(11):
-            os.fork()
-        time.sleep(3)
-        """, limits=Limits(max_tasks=16, wall_seconds=20))
+    r = py(FORK_BOMB, limits=Limits(max_tasks=16, wall_seconds=20))
     assert r.limit == "tasks", r.reason()
 
     r = py(ESCAPE + "time.sleep(1000)\n", limits=Limits(wall_seconds=1.5),
