@@ -21,6 +21,7 @@ from execbench.dataset import DatasetWriter, read_tasks
 from execbench.dataset.cache import BuildCache
 from execbench.families.build import build_dataset
 from execbench.grading import STATUSES
+from execbench.families.trace.prompt import TEMPLATES
 
 pytestmark = [
     pytest.mark.slow,
@@ -92,7 +93,7 @@ def _check_log(outcome, n: int, max_tokens: int, model_prefix: str) -> None:
         assert isinstance(grade["output_tokens"], int) and 0 <= grade["output_tokens"] <= max_tokens
         assert grade["truncated"] == (grade["stop_reason"] == "max_tokens")
         assert isinstance(grade["similarity"], float)
-        assert sample.metadata["template_version"] == "1"
+        assert sample.metadata["template_version"] == TEMPLATES.version("direct")
     total = outcome.summaries[0]["total"]
     assert total["N"] == n and total["R"] + total["empty"] == n and total["errors"] == 0
 

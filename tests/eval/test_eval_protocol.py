@@ -7,6 +7,7 @@ import pytest
 from eval_support import synthetic_task, write_dataset
 from execbench.eval import protocol
 from execbench.eval.protocol import EvalSetupError
+from execbench.families.trace.prompt import TEMPLATES
 
 
 def test_mode_maps_to_variant_and_variant_wins():
@@ -42,8 +43,8 @@ def test_sample_metadata_records_identity_metrics_and_template():
     meta = item.metadata()
     assert meta["family"] == "trace" and meta["arm"] == "trace" and meta["source_id"] == "synthetic/f"
     assert meta["metrics"] == {"trace_length": 3, "loc": 5}
-    assert meta["template"] == "trace/cot" and meta["template_version"] == "1" and meta["variant"] == "cot"
-    assert protocol.templates([item]) == {"trace": [{"template": "trace/cot", "version": "1"}]}
+    assert meta["template"] == "trace/cot" and meta["template_version"] == TEMPLATES.version("cot") and meta["variant"] == "cot"
+    assert protocol.templates([item]) == {"trace": [{"template": "trace/cot", "version": TEMPLATES.version("cot")}]}
     assert (meta["topic"], meta["repository"], meta["original_id"]) == ("synthetic", None, None)
 
 

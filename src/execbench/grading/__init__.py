@@ -9,13 +9,13 @@ Model output is never evaluated; every parser is bounded in size and nesting dep
 """
 from .literal import LiteralParseError, parse_literal, values_equal
 from .reasoning import reasoning_unclosed, strip_reasoning
-from .score import BAD_ENVELOPE, NO_ANSWER, OK, STATUSES, TRUNCATED, Score
+from .score import BAD_ENVELOPE, GRADING_TIMEOUT, NO_ANSWER, OK, STATUSES, TRUNCATED, Score
 from .summary import TraceResult, trace_summary
 from .trace import (ExtractedTrace, canonical_trace, extract_line_trace, grade_trace,
                     similarity, trace_tokens)
 
 __all__ = [
-    "BAD_ENVELOPE", "ExtractedTrace", "LiteralParseError", "NO_ANSWER", "OK", "STATUSES",
+    "BAD_ENVELOPE", "ExtractedTrace", "GRADING_TIMEOUT", "LiteralParseError", "NO_ANSWER", "OK", "STATUSES",
     "Score", "TRUNCATED", "TraceResult", "canonical_trace", "extract_line_trace",
     "grade_trace", "parse_literal", "reasoning_unclosed", "similarity", "strip_reasoning",
     "trace_summary", "trace_tokens", "values_equal",

@@ -8,7 +8,8 @@ OK = "ok"                      # an answer was found and compared
 NO_ANSWER = "no_answer"        # nothing in the text parses as an answer
 BAD_ENVELOPE = "bad_envelope"  # the answer wrapper is malformed (used by other task families)
 TRUNCATED = "truncated"        # the answer (or the reasoning) was cut off before it ended
-STATUSES = (OK, NO_ANSWER, BAD_ENVELOPE, TRUNCATED)
+GRADING_TIMEOUT = "grading_timeout"  # deciding equivalence ran out of its time limit: wrong
+STATUSES = (OK, NO_ANSWER, BAD_ENVELOPE, TRUNCATED, GRADING_TIMEOUT)
 
 
 @dataclass(frozen=True)

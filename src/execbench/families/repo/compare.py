@@ -59,7 +59,7 @@ import tokenize
 from collections.abc import Mapping
 from typing import Any
 
-from execbench.grading import NO_ANSWER, OK, TRUNCATED, Score, reasoning_unclosed, strip_reasoning
+from execbench.grading import GRADING_TIMEOUT, NO_ANSWER, OK, TRUNCATED, Score, reasoning_unclosed, strip_reasoning
 
 MAX_RESPONSE = 200_000  # characters of the response searched (the end is kept)
 MAX_ANSWER = 100_000
@@ -572,4 +572,5 @@ def _grade_sympy(text: str, oracle: str, extracted: str, details: dict) -> Score
         correct, how = sympy_parse.equivalent(text, oracle)
     except sympy_parse.SympyParseError as exc:
         return Score(False, OK, extracted, None, {**details, "refused": str(exc)})
-    return Score(correct, OK, extracted, None, {**details, "how": how})
+    status = GRADING_TIMEOUT if how == GRADING_TIMEOUT else OK
+    return Score(correct and status == OK, status, extracted, None, {**details, "how": how})
