@@ -23,7 +23,8 @@ class RepoFamily(Family):
     #    inputs stay visible, answers hidden elsewhere in the test, name aliases for grading.
     # 7: answers the grader refuses are not admitted; failed subtests fail the test.
     # 8: sympy wrong values count only when they differ from the answer at run time (oo + 1 is oo).
-    version = "8"
+    # 9: sympy answers the restricted sympy parser refuses are not admitted either.
+    version = "9"
     variants = tuple(prompt.VARIANTS)
     default_options = build.DEFAULT_OPTIONS
     builder, renderer = build, prompt

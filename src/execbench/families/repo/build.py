@@ -321,8 +321,13 @@ def build_test_file(repo: Repo, rel: str, source: str, options: dict[str, Any], 
                 chosen = cand
                 break
         if chosen is None:
-            outcome.reject(p["label"], "verification", "no candidate answer passes the assertion when substituted",
-                           candidates=[c["text"] for c in p["candidates"]], **p["base"])
+            dropped = p["candidates"][0].get("refused_other")
+            if dropped:
+                outcome.reject(p["label"], dvp.MORPHOLOGY, f"answer_not_gradable: {dropped} (no other candidate "
+                               "passes)", candidates=[c["text"] for c in p["candidates"]], **p["base"])
+            else:
+                outcome.reject(p["label"], "verification", "no candidate answer passes the assertion when "
+                               "substituted", candidates=[c["text"] for c in p["candidates"]], **p["base"])
             continue
         guarded = list(guards[it.key])
 
@@ -428,7 +433,17 @@ def _answer_candidates(it: Item, runs: list[dict[str, Any]], sympy: bool,
             ast.parse(text, mode="eval")
         except SyntaxError:
             return
-        if kind != "sympy":  # an answer the grader refuses (a dunder attribute) could never be graded correct
+        # An answer the grader refuses (a dunder attribute; a sympy relation its parser does not
+        # take) could never be graded correct: it is not offered.
+        if kind == "sympy":
+            from execbench.families.repo import sympy_parse
+
+            try:
+                sympy_parse.parse_sympy(text)
+            except sympy_parse.SympyParseError as exc:
+                ungradable.append(str(exc))
+                return
+        else:
             from execbench.families.repo.compare import Refused, parse_answer
 
             try:
@@ -470,6 +485,8 @@ def _answer_candidates(it: Item, runs: list[dict[str, Any]], sympy: bool,
         if value.get("too_big"):
             return [], (dvp.MORPHOLOGY, "value_too_large")
         return [], (dvp.MORPHOLOGY, f"no_literal_form:{value.get('type')}")
+    if ungradable:  # if none of the others passes, the refused text was the answer
+        clean = [{**c, "refused_other": ungradable[0]} for c in clean]
     return clean, None
 
 
