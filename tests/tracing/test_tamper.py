@@ -62,6 +62,8 @@ def test_a_script_whose_process_dies_has_no_result():
     ("getattr(threading, 'set' + 'profile')(print)\n", "threading.setprofile called"),
     ("setattr(sys._getframe(), 'f_' + 'trace', None)\n", "frame was changed"),
     ("setattr(sys._getframe(), 'f_' + 'trace_lines', False)\n", "were turned off"),
+    ("class Eq:\n    def __eq__(self, o): return True\n    def __ne__(self, o): return False\n"
+     "    def __call__(self, *a): return self\nsetattr(sys._getframe(), 'f_' + 'trace', Eq())\n", "frame was changed"),
     ("setattr(sys, 'get' + 'trace', lambda: None)\n", "sys.gettrace was replaced"),
     ("try:\n    getattr(sys, 'set' + 'trace')(None)\nexcept BaseException:\n    pass\n", "sys.settrace called"),
 ])

@@ -12,7 +12,15 @@ It records, for frames whose code belongs to a chosen set of files:
   says ``too_large`` instead of returning a truncated trace (with ``stop_on_cap``,
   :class:`TraceCapExceeded` is also raised into the program so it does not run on untraced);
 * an optional ``observer`` called at every line event of a followed frame (the state
-  family's :class:`execbench.tracing.state.StateMeter`).
+  family's :class:`execbench.tracing.state.StateMeter`);
+* with ``guard``, defences against a program that disables, replaces or bypasses the
+  tracer (``sys.settrace``/``setprofile`` guards, checks at ``stop``; the result is then
+  ``tampered``), see docs/trace-format.md "Crashes and tampering";
+* the script view: ``start_after_line`` (record from the event after the main guard's) and
+  ``segment_markers`` (``#START``/``#END`` lines delimit concurrent segments).
+
+Every comprehension line event is recorded (the paper's convention) unless
+``collapse_comprehensions``.
 
 Code whose qualified name starts with ``skip_prefix`` (instrumentation helpers) is not
 followed. ``record_lines=False`` keeps only the counts (long runs of the state family).
@@ -194,8 +202,11 @@ class Tracer:
             self.tampered = what
         raise TracerTampered(what)
 
-    def _ours(self, function: Any) -> bool:
-        return type(function) is MethodType and function.__func__ is Tracer._global and function.__self__ is self
+    def _ours(self, function: Any, method: Callable[..., Any] | None = None) -> bool:
+        """Is ``function`` this tracer's global (or ``method``) trace function? Identity only:
+        a program's object could answer ``==`` however it likes."""
+        return (type(function) is MethodType and function.__func__ is (method or Tracer._global)
+                and function.__self__ is self)
 
     def _install_guards(self) -> None:
         tracer = self
@@ -239,14 +250,14 @@ class Tracer:
     def _check_untouched(self, current: Any) -> None:
         if self.tampered is not None or self.too_large:
             return
-        if current != self._global:
+        if not self._ours(current):
             self.tampered = "the trace function was replaced or removed"
         for (owner, name), guard in self._guards.items():
             if getattr(owner, name, None) is not guard:
                 self.tampered = f"{owner.__name__}.{name} was replaced by the program"
         starter = self._thread_obj.get(self._starter, (None, None))[1]
         for frame, record in self._active.items():
-            if frame.f_trace != self._local or not frame.f_trace_lines:
+            if not self._ours(frame.f_trace, Tracer._local) or frame.f_trace_lines is not True:
                 self.tampered = f"the trace function of a {record.func} frame was changed"
             elif record.thread == starter and not frame.f_code.co_flags & _GENERATOR_FLAGS:
                 # every ordinary frame of the traced run has returned by now: this one's
