@@ -184,7 +184,7 @@ def test_metadata_writes_to_host_files_fail(mode, tmp_path):
     r = py(attempts(f"os.utime({f!r}, (0, 0))", f"os.utime({f!r})",
                     f"os.setxattr({f!r}, 'user.x', b'1')", f"os.chmod({f!r}, 0o777)",
                     f"os.utime({h!r}, (0, 0))", f"os.setxattr({h!r}, 'user.x', b'1')",
-                    f"os.utime(sys.executable, (0, 0))", f"os.utime('/etc/passwd')",
+                    "os.utime(sys.executable, (0, 0))", "os.utime('/etc/passwd')",
                     f"import fcntl; fcntl.flock(open({h!r}), fcntl.LOCK_EX)",
                     "open('own', 'w').close(); os.utime('own', (0, 0)); "
                     "import fcntl; fcntl.flock(open('own'), fcntl.LOCK_EX)"),   # control

@@ -309,7 +309,7 @@ def _assemble(prog: list[tuple]) -> ctypes.Array:
             insns.append(item)
     out = []
     for i, (code, jt, jf, k) in enumerate(insns):
-        rel = lambda t: labels[t] - i - 1 if isinstance(t, str) else t  # noqa: E731
+        rel = lambda t, i=i: labels[t] - i - 1 if isinstance(t, str) else t  # noqa: E731 - a one-line helper
         out.append(_SockFilter(code, rel(jt), rel(jf), k))
     return (_SockFilter * len(out))(*out)
 

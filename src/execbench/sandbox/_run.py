@@ -297,7 +297,7 @@ def _enter_pid_namespace(cgroup_fd: int) -> None:
         if cgroup_fd >= 0:
             os.write(cgroup_fd, b"0")  # pid 1 and all its descendants join the group
         program = os.fork()
-    except BaseException as exc:
+    except BaseException as exc:  # noqa: BLE001 - the init process reports any failure and exits
         os.write(2, f"execbench sandbox: init failed: {exc!r}\n".encode())
         os._exit(255)
     if program == 0:

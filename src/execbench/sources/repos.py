@@ -33,7 +33,6 @@ import hashlib
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tarfile
@@ -381,7 +380,7 @@ def _pip(python: str | Path, *args: str, tree: Path | None = None, venv: Path | 
 
 def _open_for_install(venv: Path) -> None:
     """The sandboxed pip runs as a fresh uid: let it write the venv."""
-    for dirpath, dirnames, filenames in os.walk(venv):
+    for dirpath, _dirnames, filenames in os.walk(venv):
         os.chmod(dirpath, 0o777)
         for name in filenames:
             path = os.path.join(dirpath, name)

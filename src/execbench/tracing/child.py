@@ -71,7 +71,7 @@ def _trace_call(spec: dict[str, Any], files: list[str], namespace: dict, call: s
     error = None
     tracer.start()
     try:
-        eval(expression, namespace)  # the dataset's own call, inside the sandbox
+        eval(expression, namespace)  # noqa: S307 - the dataset's own call, inside the sandbox
     except BaseException as exc:  # noqa: BLE001 - reported, not swallowed
         error = exc
     finally:
@@ -86,7 +86,7 @@ def _trace_call(spec: dict[str, Any], files: list[str], namespace: dict, call: s
 def _run_calls(spec: dict[str, Any], files: list[str], code: Any) -> dict[str, Any]:
     namespace: dict[str, Any] = {"__name__": "__execbench_program__", "__file__": files[0]}
     try:
-        exec(code, namespace)  # the program under test, inside the sandbox
+        exec(code, namespace)  # noqa: S102 - the program under test, inside the sandbox
     except BaseException as exc:  # noqa: BLE001
         return {"module": {"status": "error", "error": _error(exc)}, "calls": []}
     results = []
@@ -135,7 +135,7 @@ def _run_script(spec: dict[str, Any], files: list[str], code: Any, tree: ast.Mod
     exit_code = 0
     tracer.start()
     try:
-        exec(code, namespace)  # the program under test, inside the sandbox
+        exec(code, namespace)  # noqa: S102 - the program under test, inside the sandbox
     except SystemExit as exc:
         exit_code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     except BaseException as exc:  # noqa: BLE001

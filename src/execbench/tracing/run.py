@@ -10,7 +10,7 @@ import json
 import os
 import sys
 from dataclasses import asdict, dataclass, field
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import execbench
 from execbench import sandbox
@@ -77,7 +77,7 @@ def trace_calls(
     calls: list[str],
     *,
     filename: str = "program.py",
-    traced_files: list[str] = (),  # type: ignore[assignment]
+    traced_files: Sequence[str] = (),
     extra_files: Mapping[str, str | bytes] = {},
     trace_limits: TraceLimits = TraceLimits(),
     record_calls: bool = False,
@@ -113,7 +113,7 @@ def trace_script(
     stdin: str | bytes = b"",
     *,
     filename: str = "program.py",
-    traced_files: list[str] = (),  # type: ignore[assignment]
+    traced_files: Sequence[str] = (),
     extra_files: Mapping[str, str | bytes] = {},
     trace_limits: TraceLimits = TraceLimits(),
     record_calls: bool = False,

@@ -82,7 +82,7 @@ class TraceCapExceeded(BaseException):
     instead of running on untraced (a BaseException: ``except Exception`` does not swallow it)."""
 
 
-@dataclass
+@dataclass(frozen=True)
 class TraceLimits:
     max_depth: int | None = None  # None: every depth is recorded
     max_line_events: int = 200_000
@@ -359,7 +359,7 @@ class Tracer:
             self._code_wanted[code] = wanted
         return wanted
 
-    def _global(self, frame: FrameType, event: str, arg: Any):  # noqa: ANN202
+    def _global(self, frame: FrameType, event: str, arg: Any):
         # Called for "call" events only; every frame of every file passes here, so the
         # rejection of unwanted code is one dict lookup.
         code = frame.f_code
@@ -433,7 +433,7 @@ class Tracer:
             raise TraceTooLarge(f"value summaries exceed {self.limits.max_summary_bytes} bytes")
         return text
 
-    def _local(self, frame: FrameType, event: str, arg: Any):  # noqa: ANN202
+    def _local(self, frame: FrameType, event: str, arg: Any):
         if event == "line":  # the hot path: kept inline
             if self.too_large:
                 return None

@@ -4,13 +4,11 @@ sandbox for input prediction, and hostile answers (wrong with a status, nothing 
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pytest
 
 from execbench import families
 from execbench.dataset import Task
-from execbench.families.cruxeval import grade as crux
 
 PROGRAM = "def f(text, n=1):\n    return text * n"
 
@@ -151,7 +149,7 @@ def test_the_benchmarks_f_on_model_arguments_stays_in_the_sandbox(tmp_path):
                "    if n > 10**6:\n        return [0] * n\n    with open(path, 'w') as fh:\n        fh.write('x')\n"
                "    return n")
     task = _task("input-prediction", program=program, input="'out.txt', 1", output="1")
-    answers = [f"[ANSWER]\nassert f('out.txt', 1) == 1\n[/ANSWER]",
+    answers = ["[ANSWER]\nassert f('out.txt', 1) == 1\n[/ANSWER]",
                f"[ANSWER]\nassert f({str(target)!r}, 1) == 1\n[/ANSWER]",
                "[ANSWER]\nassert f('x', -1) == 1\n[/ANSWER]",
                "[ANSWER]\nassert f('x', 10**12) == 1\n[/ANSWER]",

@@ -117,7 +117,7 @@ def _python_child(job: dict[str, Any], out: str, err: str, extra: str) -> int:
             tracer, meter = _measuring_tracer(program, measure)
             tracer.start()
         try:
-            exec(compiled, namespace)  # the program under test, inside the sandbox
+            exec(compiled, namespace)  # noqa: S102 - the program under test, inside the sandbox
         finally:
             if tracer is not None:
                 tracer.stop()

@@ -75,7 +75,7 @@ def choose_python(program: str, files: dict[str, str], options: dict[str, Any],
     dump = _run_profile(instrument_py.profile_program(program, loops), files, options, list(preload))
     counts, last_exit = dump["counts"], dump["last_exit"]
     ranking = []
-    for j, loop in enumerate(loops):
+    for j in range(len(loops)):
         k = counts[j] // 2 + 1
         if counts[j] >= 2 and last_exit[j] >= k:
             ranking.append((j, k))

@@ -355,7 +355,7 @@ class Anchor:
 
 def find_loop(source: str, loop_line: int) -> Anchor:
     tokens = tokenize(source)
-    for index, tok in enumerate(tokens):
+    for index, tok in enumerate(tokens):  # noqa: B007 - index and tok are used after the break
         if tok.line == loop_line and tok.kind == "id" and tok.text in ("for", "while"):
             break
     else:
