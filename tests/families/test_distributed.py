@@ -108,3 +108,20 @@ def test_a_candidate_whose_worker_dies_twice_is_rejected_worker_lost(cluster, tm
     assert [(r["stage"], r["reason"]) for r in rejected] == [("execution", "worker_lost")]
     kept = [json.loads(line) for line in (tmp_path / "ray" / "tasks.jsonl").read_text().splitlines()]
     assert kept == [task for task in local if task["source_id"] != victim]
+
+
+def test_a_package_list_builds_on_the_cluster_as_it_does_locally(cluster, tmp_path):
+    address, env = cluster
+    listing = tmp_path / "list.txt"
+    listing.write_text("inflection==0.5.1\nsix==1.17.0\n")  # builds that are deterministic
+    runs = {}
+    for name, executor, run_env in (("local", "local", None), ("ray", f"ray:{address}", env)):
+        proc = subprocess.Popen([sys.executable, "-m", "execbench.cli", "build", "repo", f"list:{listing}",
+                                 "-o", str(tmp_path / name), "--jobs", "2", "--no-cache", "--executor", executor,
+                                 "--set", "max_modules_per_package=1"],
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                env={**(run_env or os.environ), "COLUMNS": "200"})
+        finish(proc)
+        runs[name] = manifest(tmp_path / name)
+    assert runs["ray"]["content_hash"] == runs["local"]["content_hash"]
+    assert runs["ray"]["tasks"] == runs["local"]["tasks"] > 0 and runs["ray"]["candidates"] == 2

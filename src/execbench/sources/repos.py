@@ -269,6 +269,22 @@ def repos_dir() -> Path:
     return cache_dir() / "repos"
 
 
+def portable(path: str | Path) -> str:
+    """``path`` as a dataset stores it: relative to :func:`repos_dir` when it lies inside
+    (so datasets do not depend on the cache's location), else unchanged."""
+    path = Path(path)
+    try:
+        return path.relative_to(repos_dir()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def from_portable(text: str) -> Path:
+    """The path a :func:`portable` string names on this machine (absolute ones as they are)."""
+    path = Path(text)
+    return path if path.is_absolute() else repos_dir() / path
+
+
 @contextmanager
 def _locked(path: Path) -> Iterator[None]:
     path.parent.mkdir(parents=True, exist_ok=True)

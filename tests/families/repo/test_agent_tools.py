@@ -62,3 +62,20 @@ def test_for_task_refuses_the_test_file(tmp_path, repo):
     with pytest.raises(ToolError):
         browser.read_file("tests/helpers.py")
     assert browser.read_file("pkg/core.py").startswith("    1 | def add")
+
+
+def test_for_task_resolves_a_cache_relative_root(cache_dir):
+    """Datasets store the tree relative to the repos cache; the browser finds it there."""
+    root = cache_dir / "repos" / "src" / "lib-1.0" / "unpacked"
+    (root / "lib").mkdir(parents=True)
+    (root / "lib" / "core.py").write_text("VALUE = 1\n")
+    (root / "test_lib.py").write_text("def test_value():\n    assert VALUE == 1\n")
+
+    class T:
+        prompt_fields = {"repo_root": "src/lib-1.0/unpacked", "test_file": "test_lib.py"}
+
+    browser = RepoBrowser.for_task(T)
+    assert browser.list_dir(".") == ["lib/"]
+    assert browser.read_file("lib/core.py") == "    1 | VALUE = 1"
+    with pytest.raises(ToolError):
+        browser.read_file("test_lib.py")

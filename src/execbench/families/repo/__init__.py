@@ -24,7 +24,8 @@ class RepoFamily(Family):
     # 7: answers the grader refuses are not admitted; failed subtests fail the test.
     # 8: sympy wrong values count only when they differ from the answer at run time (oo + 1 is oo).
     # 9: sympy answers the restricted sympy parser refuses are not admitted either.
-    version = "9"
+    # 10: repo_root and trace_ref relative to the repos cache (datasets independent of its location).
+    version = "10"
     variants = tuple(prompt.VARIANTS)
     default_options = build.DEFAULT_OPTIONS
     builder, renderer = build, prompt

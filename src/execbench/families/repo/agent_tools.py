@@ -22,6 +22,8 @@ from typing import Any
 
 import re2
 
+from execbench.sources import repos
+
 MAX_READ_CHARS = 16_000
 MAX_LIST = 500
 MAX_MATCHES = 100
@@ -65,7 +67,7 @@ class RepoBrowser:
         refused = {fields["test_file"]}
         if fields.get("function_file"):
             refused.add(fields["function_file"])
-        return cls(Path(fields["repo_root"]), refused)
+        return cls(repos.from_portable(fields["repo_root"]), refused)
 
     # -- confinement ---------------------------------------------------------------------
     def _resolve(self, path: str) -> Path:

@@ -35,7 +35,7 @@ from execbench.dataset import make_id
 from execbench.dataset.cache import cache_dir
 from execbench.families.base import Candidate, Outcome, SourceError
 from execbench.families.repo import assertions as A
-from execbench.families.repo import dvp
+from execbench.families.repo import dvp, packages
 from execbench.families.repo.runner import run_tests
 from execbench.sources import repos
 from execbench.sources.repos import Repo, RepoConfig
@@ -50,6 +50,8 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "file_timeout": 1200,  # seconds per test module run
     "max_instances": 4,  # parametrised / inherited instances of one test function
     "full": False,  # default corpus: run every test module of sympy and networkx
+    "max_modules_per_package": 0,  # list:FILE sources: test modules built per package (0: all)
+    "max_tasks_per_package": 0,  # list:FILE sources: tasks kept per package (0: all)
 }
 _HINT_TYPES = {"int", "float", "complex", "str", "bytes", "bool", "NoneType", "list", "tuple", "dict", "set",
                "frozenset"}
@@ -77,6 +79,9 @@ def repo_from_payload(p: dict[str, Any]) -> Repo:
 
 def candidates(sources: list[str], options: dict[str, Any]) -> Iterator[Candidate]:
     for spec in repos.expand_specs(sources):
+        if packages.is_list(spec):  # one candidate per package, prepared where it is built
+            yield from packages.list_candidates(spec)
+            continue
         repo = repos.prepare(spec, full=bool(options.get("full")))
         payload = repo_payload(repo)
         for test_file in repo.test_files():
@@ -85,6 +90,8 @@ def candidates(sources: list[str], options: dict[str, Any]) -> Iterator[Candidat
 
 
 def build_candidate(candidate: Candidate, options: dict[str, Any]) -> Outcome:
+    if "package" in candidate.payload:
+        return packages.build_package(candidate.payload["package"], options, build_test_file)
     repo = repo_from_payload(candidate.payload["repo"])
     rel = candidate.payload["test_file"]
     path = repo.root / rel
@@ -837,7 +844,8 @@ def _relative_calls(calls: list[dict[str, Any]], root: Path) -> list[dict[str, A
 
 
 def _store_json(payload: Any) -> str:
-    """Content-addressed, gzip'd JSON under ``cache_dir()/repos/traces/``; returns its path."""
+    """Content-addressed, gzip'd JSON under ``cache_dir()/repos/traces/``; returns its path
+    relative to the repos cache (``traces/ab/<sha256>.json.gz``)."""
     blob = json.dumps(payload, sort_keys=True).encode()
     digest = hashlib.sha256(blob).hexdigest()
     path = cache_dir() / "repos" / "traces" / f"{digest[:2]}" / f"{digest}.json.gz"
@@ -847,7 +855,7 @@ def _store_json(payload: Any) -> str:
         with gzip.open(tmp, "wb", compresslevel=5) as fh:
             fh.write(blob)
         os.replace(tmp, path)
-    return str(path)
+    return repos.portable(path)
 
 
 class TraceStore:
@@ -874,7 +882,7 @@ class TraceStore:
 
 
 def _load_json(path: str) -> Any:
-    with gzip.open(path, "rb") as fh:
+    with gzip.open(repos.from_portable(path), "rb") as fh:
         return json.loads(fh.read())
 
 
@@ -968,7 +976,7 @@ def _task(repo: Repo, rel: str, modules: list[Module], items: dict[str, Item], p
         "package": repo.name,
         "version": repo.version,
         "repo_spec": repo.spec,
-        "repo_root": str(repo.root),
+        "repo_root": repos.portable(repo.root),  # relative to the repos cache when inside it
         "test_file": rel,
         "function_file": module.rel,
         "test_id": nodeid,
