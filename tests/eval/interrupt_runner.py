@@ -8,7 +8,7 @@ from pathlib import Path
 signal.signal(signal.SIGINT, signal.default_int_handler)  # a background parent may have ignored SIGINT
 sys.path.insert(0, str(Path(__file__).parent))
 
-from eval_support import answer_for, called_x, output, register_scripted_model, reset_script  # noqa: E402
+from eval_support import answer_for, called_x, output, register_scripted_model, reset_script  # noqa: E402 - after the sys.path entry it needs
 
 register_scripted_model()
 marks = Path(sys.argv[1])
@@ -22,7 +22,7 @@ def slow(number, prompt):
 
 reset_script().handler = slow
 
-from execbench.cli import main  # noqa: E402
+from execbench.cli import main  # noqa: E402 - after the script is registered
 
 sys.argv = ["execbench", *sys.argv[2:]]
 main()

@@ -162,10 +162,10 @@ def _occurrence_edit(occ: _scopes.Occurrence, node: ast.AST, pos: _text.Position
         start, end = pos.span(node)
         return _text.Edit(start, end, name, new)
     if occ.kind == "arg":
-        start = pos.offset(node.lineno, node.col_offset)  # type: ignore[attr-defined]
+        start = pos.offset(node.lineno, node.col_offset)  # type: ignore[attr-defined] - ast.AST declares no fields; the node is a kind that has it
         return _text.Edit(start, start + len(name), name, new)
     if occ.kind in ("def", "class"):
-        start = pos.offset(node.lineno, node.col_offset)  # type: ignore[attr-defined]
+        start = pos.offset(node.lineno, node.col_offset)  # type: ignore[attr-defined] - ast.AST declares no fields; the node is a kind that has it
         pattern = r"class\s+" if occ.kind == "class" else r"(?:async\s+)?def\s+"
         match = re.compile(pattern + re.escape(name) + r"\b").match(text, start)
         if not match:
@@ -173,8 +173,8 @@ def _occurrence_edit(occ: _scopes.Occurrence, node: ast.AST, pos: _text.Position
         return _text.Edit(match.end() - len(name), match.end(), name, new)
     if occ.kind == "except":
         handler = node
-        anchor = handler.type if handler.type is not None else handler  # type: ignore[attr-defined]
-        start = pos.offset(anchor.end_lineno, anchor.end_col_offset)  # type: ignore[attr-defined]
+        anchor = handler.type if handler.type is not None else handler  # type: ignore[attr-defined] - ast.AST declares no fields; the node is a kind that has it
+        start = pos.offset(anchor.end_lineno, anchor.end_col_offset)  # type: ignore[attr-defined] - ast.AST declares no fields; the node is a kind that has it
         match = re.compile(r"\s*as\s+" + re.escape(name) + r"\b").match(text, start)
         if not match:
             return None
@@ -191,13 +191,13 @@ def _occurrence_edit(occ: _scopes.Occurrence, node: ast.AST, pos: _text.Position
 
 def _replay_rename(node: ast.AST, occ: _scopes.Occurrence, new: str) -> None:
     if occ.kind == "name":
-        node.id = new  # type: ignore[attr-defined]
+        node.id = new  # type: ignore[attr-defined] - ast.AST declares no fields; the node is a kind that has it
     elif occ.kind == "arg":
-        node.arg = new  # type: ignore[attr-defined]
+        node.arg = new  # type: ignore[attr-defined] - ast.AST declares no fields; the node is a kind that has it
     elif occ.kind in ("def", "class", "except"):
-        node.name = new  # type: ignore[attr-defined]
+        node.name = new  # type: ignore[attr-defined] - ast.AST declares no fields; the node is a kind that has it
     elif occ.kind in ("global", "nonlocal"):
-        node.names[occ.slot] = new  # type: ignore[attr-defined]
+        node.names[occ.slot] = new  # type: ignore[attr-defined] - ast.AST declares no fields; the node is a kind that has it
 
 
 _RENAMABLE_KINDS = {"name", "arg", "def", "class", "except", "global", "nonlocal"}
@@ -458,7 +458,7 @@ def _verify(source: str, mutated: str, replay: list[tuple[int, str, Any]], resul
             occ, new = payload
             _replay_rename(node, occ, new)
         else:
-            node.value = payload  # type: ignore[attr-defined]
+            node.value = payload  # type: ignore[attr-defined] - ast.AST declares no fields; the node is a kind that has it
     actual = parse(mutated, "mutant")
     if ast.dump(actual) != ast.dump(expected):
         raise MutationError("spliced mutant differs from the planned syntax tree")
@@ -594,7 +594,7 @@ def argument_donors(calls: Iterable[str]) -> dict[int | str, list[Any]]:
             tree = parse(call, "call", mode="eval")
         except MutationError:
             continue
-        for slot, node in _arguments(tree.body):  # type: ignore[attr-defined]
+        for slot, node in _arguments(tree.body):  # type: ignore[attr-defined] - ast.AST declares no fields; the node is a kind that has it
             ok, value = _safe_literal(node)
             if ok:
                 donors.setdefault(slot, []).append(value)
@@ -609,7 +609,7 @@ def perturb_call(call: str, rng: random.Random, vocab: _values.Vocabulary | froz
         vocab = _values.Vocabulary(tags=frozenset(vocab))
     tree = parse(call, "call", mode="eval")
     pos = SourceText(call)
-    args = _arguments(tree.body)  # type: ignore[attr-defined]
+    args = _arguments(tree.body)  # type: ignore[attr-defined] - ast.AST declares no fields; the node is a kind that has it
     if not args:
         return call
     chosen = [a for a in args if rng.random() < 0.7] or [rng.choice(args)]

@@ -218,7 +218,7 @@ class TraceAdapter:
         chosen = [i for i, b in enumerate(best) if b is not None and (b.changed or ctx.settings.keep_unchanged)]
         final: dict[int, dict[str, Any]] = {}
         final_reasons: dict[int, str] = {}
-        payload = {**base, "program": pm.text, "runs": [best[i].run for i in chosen]}  # type: ignore[union-attr]
+        payload = {**base, "program": pm.text, "runs": [best[i].run for i in chosen]}  # type: ignore[union-attr] - chosen holds only indexes whose entry is not None
         if chosen:
             outcome = ctx.build(unit.key, payload)
             by_index = {t["provenance"]["run_index"]: t for t in outcome.tasks}
@@ -239,8 +239,8 @@ class TraceAdapter:
             if i in final:
                 record = final[i]
                 changed = map_lines(record["answer"], pm.old_line) != original.answer
-                operators = list(pm.operators) + (["inputs"] if choice.run != runs[i] else [])  # type: ignore[union-attr]
-                mutation = {"mode": "offline", "seed": ctx.settings.seed, "attempt": choice.attempt,  # type: ignore[union-attr]
+                operators = list(pm.operators) + (["inputs"] if choice.run != runs[i] else [])  # type: ignore[union-attr] - chosen holds only indexes whose entry is not None
+                mutation = {"mode": "offline", "seed": ctx.settings.seed, "attempt": choice.attempt,  # type: ignore[union-attr] - chosen holds only indexes whose entry is not None
                             "operators": operators, "answer_changed": changed}
                 linked = engine.link(record, original, mutation)
                 result.tasks.append(linked)

@@ -51,7 +51,7 @@ def write_table(df: pd.DataFrame, out: Path) -> tuple[Path, Path | None]:
             frame[column] = frame[column].map(lambda v: v if v is None or isinstance(v, str) else json.dumps(v))
     frame.to_csv(csv_path, index=False)
     try:
-        import pyarrow  # noqa: F401
+        import pyarrow  # noqa: F401 - only to learn whether Parquet can be written
     except ImportError:
         return csv_path, None
     frame.to_parquet(parquet_path, index=False)

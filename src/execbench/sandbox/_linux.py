@@ -100,7 +100,7 @@ def drop_bounding_set(keep: int = 0) -> None:
 
 def mount(source: str | None, target: str, fstype: str | None, flags: int,
           data: str | None = None) -> None:
-    enc = lambda s: None if s is None else os.fsencode(s)  # noqa: E731
+    enc = lambda s: None if s is None else os.fsencode(s)  # noqa: E731 - a one-line helper
     _check(_libc.mount(enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data)))
 
 
@@ -320,7 +320,7 @@ def _seccomp_filter(allow_inet: bool) -> ctypes.Array:
     nr = _NR[machine]
     ld, jeq, jge, jset, ret = 0x20, 0x15, 0x35, 0x45, 0x06
     allow, kill = 0x7FFF0000, 0x80000000
-    errno = lambda e: 0x00050000 | e  # noqa: E731  SECCOMP_RET_ERRNO
+    errno = lambda e: 0x00050000 | e  # noqa: E731 - SECCOMP_RET_ERRNO with the error number
     prog: list[tuple] = [
         (ld, 0, 0, 4),                                 # A = arch
         (jeq, 1, 0, arch),

@@ -236,8 +236,8 @@ def _forced() -> frozenset[str]:
 
 def _plan() -> _Plan:
     p, off = _probe(), _forced()
-    use = lambda name: bool(p[name]) and name not in off  # noqa: E731
-    abi = 0 if "landlock" in off else int(p["landlock_abi"])  # type: ignore[arg-type]
+    use = lambda name: bool(p[name]) and name not in off  # noqa: E731 - a one-line helper
+    abi = 0 if "landlock" in off else int(p["landlock_abi"])  # type: ignore[arg-type] - the probe's values are typed as a union; this key is an int
     return _Plan(root=bool(p["root"]), netns=use("netns"), pidns=use("pidns"), ipcns=use("ipcns"),
                  cgroup=use("cgroup"), landlock_abi=abi, newroot=use("mntns"),
                  seccomp=bool(p["seccomp"]),
@@ -688,7 +688,7 @@ def run(argv: list[str], *, stdin: bytes | str = b"", limits: Limits = Limits(),
                 proc.wait()
             for stream in (proc.stdin, proc.stdout, proc.stderr):
                 try:
-                    stream.close()  # type: ignore[union-attr]
+                    stream.close()  # type: ignore[union-attr] - the pipes are None when not requested; close() is guarded
                 except OSError:
                     pass
         try:

@@ -87,7 +87,7 @@ def _run_calls(spec: dict[str, Any], files: list[str], code: Any) -> dict[str, A
     namespace: dict[str, Any] = {"__name__": "__execbench_program__", "__file__": files[0]}
     try:
         exec(code, namespace)  # noqa: S102 - the program under test, inside the sandbox
-    except BaseException as exc:  # noqa: BLE001
+    except BaseException as exc:  # noqa: BLE001 - the program's failure is the result, whatever it is
         return {"module": {"status": "error", "error": _error(exc)}, "calls": []}
     results = []
     timeout = int(spec.get("call_timeout", 10))
@@ -103,7 +103,7 @@ def _run_calls(spec: dict[str, Any], files: list[str], code: Any) -> dict[str, A
                 result = _trace_call(spec, files, namespace, call)
                 with open(out_path, "w") as fh:
                     json.dump(result, fh)
-            except BaseException:  # noqa: BLE001
+            except BaseException:  # noqa: BLE001 - the program's failure is the result, whatever it is
                 traceback.print_exc()
                 code_ = 1
             finally:
@@ -138,7 +138,7 @@ def _run_script(spec: dict[str, Any], files: list[str], code: Any, tree: ast.Mod
         exec(code, namespace)  # noqa: S102 - the program under test, inside the sandbox
     except SystemExit as exc:
         exit_code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-    except BaseException as exc:  # noqa: BLE001
+    except BaseException as exc:  # noqa: BLE001 - the program's failure is the result, whatever it is
         error = exc
         exit_code = 1
     finally:

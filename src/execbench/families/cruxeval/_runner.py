@@ -60,7 +60,7 @@ def _error(exc: BaseException) -> str:
 def _repr(value: Any) -> str:
     try:
         text = repr(value)
-    except BaseException as exc:  # noqa: BLE001
+    except BaseException as exc:  # noqa: BLE001 - the program's failure is the result, whatever it is
         return f"<repr failed: {_error(exc)}>"
     return text if len(text) <= MAX_REPR else text[:MAX_REPR] + "..."
 
@@ -69,7 +69,7 @@ def _equal(expected: Any, value: Any) -> tuple[bool, str | None]:
     """``assert expected == value`` (CRUXEval's order), as a boolean."""
     try:
         return bool(expected == value), None
-    except BaseException as exc:  # noqa: BLE001
+    except BaseException as exc:  # noqa: BLE001 - the program's failure is the result, whatever it is
         return False, _error(exc)
 
 
@@ -97,7 +97,7 @@ def _literal_text(value: Any) -> str | None:
     try:
         text = _canonical(value)
         return text if values_equal(ast.literal_eval(text), value) else None
-    except BaseException:  # noqa: BLE001
+    except BaseException:  # noqa: BLE001 - the program's failure is the result, whatever it is
         return None
 
 
@@ -108,11 +108,11 @@ def _build(item: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
     code, call = item["code"], f"f({item['input']})"
     try:
         expected = ast.literal_eval(item["output"])
-    except BaseException as exc:  # noqa: BLE001
+    except BaseException as exc:  # noqa: BLE001 - the program's failure is the result, whatever it is
         return {"status": "error", "error": f"the recorded output is not a literal: {_error(exc)}"}
     try:
         value = _call(_fresh(code), call)
-    except BaseException as exc:  # noqa: BLE001
+    except BaseException as exc:  # noqa: BLE001 - the program's failure is the result, whatever it is
         return {"status": "error", "error": _error(exc)}
     out["equal"], out["compare_error"] = _equal(expected, value)
     out["returned"] = _repr(value)
@@ -136,7 +136,7 @@ def _build(item: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
     # a literal form of the arguments, checked by running f on it
     try:
         args, kwargs = _call(_fresh(code), f"(lambda *a, **k: (a, k))({item['input']})")
-    except BaseException as exc:  # noqa: BLE001
+    except BaseException as exc:  # noqa: BLE001 - the program's failure is the result, whatever it is
         out["literal_error"] = f"the arguments cannot be evaluated: {_error(exc)}"
         return {"status": "ok", **out}
     parts = []
@@ -161,7 +161,7 @@ def _build(item: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
         again = _fresh(code)["f"](*[ast.literal_eval(p) for p in parts[:len(args)]],
                                  **{k: ast.literal_eval(p.split("=", 1)[1]) for k, p in zip(kwargs, parts[len(args):])})
         out["literal_equal"], _ = _equal(expected, again)
-    except BaseException as exc:  # noqa: BLE001
+    except BaseException as exc:  # noqa: BLE001 - the program's failure is the result, whatever it is
         out["literal_equal"] = False
         out["literal_error"] = f"f on the literal arguments raised {_error(exc)}"
     out["literal_input"] = literal
@@ -206,7 +206,7 @@ def _snapshot(local_vars: dict[str, Any]) -> dict[str, str | None]:
             text = json.dumps(_jsonable(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False,
                               allow_nan=False)
             state[name] = text if len(text) <= MAX_FIELD_CHARS else None
-        except BaseException:  # noqa: BLE001
+        except BaseException:  # noqa: BLE001 - the program's failure is the result, whatever it is
             state[name] = None
     return state
 
@@ -247,7 +247,7 @@ def _loop_pass(code: str, call: str, loops: list[dict[str, Any]], target: tuple[
     sys.settrace(start)
     try:
         _call(namespace, call)
-    except BaseException as exc:  # noqa: BLE001
+    except BaseException as exc:  # noqa: BLE001 - the program's failure is the result, whatever it is
         return {"error": _error(exc)}
     finally:
         sys.settrace(None)
@@ -282,7 +282,7 @@ def _grade(item: dict[str, Any]) -> dict[str, Any]:
     try:
         function = _fresh(item["code"])["f"]
         value = function(*args, **kwargs)
-    except BaseException as exc:  # noqa: BLE001
+    except BaseException as exc:  # noqa: BLE001 - the program's failure is the result, whatever it is
         return {"status": "error", "error": _error(exc)}
     equal, error = _equal(expected, value)
     return {"status": "ok", "equal": equal, "compare_error": error, "returned": _repr(value)}
@@ -363,7 +363,7 @@ def main(argv: list[str]) -> int:
         import execbench.grading.literal  # imported once, before the forks
         import execbench.tracing.tracer
     else:
-        import execbench.families.cruxeval.codec  # noqa: F401
+        import execbench.families.cruxeval.codec  # noqa: F401 - imported once, before the forks
     results = [run_item(index, item, spec) for index, item in enumerate(spec["items"])]
     with open(spec.get("result", "result.json"), "w") as fh:
         json.dump({"items": results}, fh)

@@ -207,7 +207,7 @@ def parse_call(text: str) -> tuple[list[Any], dict[str, Any], str]:
             raise _Refused(NOT_LITERAL, "the answer is not a plain call of f")
         raise _Refused(NO_ANSWER, "no call of f")
     offsets = _line_offsets(text)
-    position = lambda tok_pos: offsets[tok_pos[0] - 1] + tok_pos[1]  # noqa: E731
+    position = lambda tok_pos: offsets[tok_pos[0] - 1] + tok_pos[1]  # noqa: E731 - a one-line helper
     segments: list[list[tokenize.TokenInfo]] = [[]]
     open_at = match.end() - 1
     depth = 0
@@ -296,7 +296,7 @@ def grade_many(pairs: list[tuple[Task, str]], batch: int = 100) -> list[Score]:
                     details[key] = result[key]
             scores[index] = Score(correct=result["status"] == "ok" and bool(result.get("equal")), status=OK,
                                   extracted=_clip(call), details=details)
-    return scores  # type: ignore[return-value]
+    return scores  # type: ignore[return-value] - every slot was filled above
 
 
 def _max_depth(text: str) -> int:

@@ -104,7 +104,7 @@ def _python_child(job: dict[str, Any], out: str, err: str, extra: str) -> int:
     sys.path[0] = os.path.dirname(program)
     module = types.ModuleType("__main__")
     module.__file__ = program
-    module.__builtins__ = __builtins__  # type: ignore[attr-defined]
+    module.__builtins__ = __builtins__  # type: ignore[attr-defined] - ModuleType accepts the attribute at run time
     sys.modules["__main__"] = module
     namespace = module.__dict__
     measure = job.get("measure")
@@ -134,11 +134,11 @@ def _python_child(job: dict[str, Any], out: str, err: str, extra: str) -> int:
         del exc
     try:
         sys.stdout.flush()
-    except BaseException:  # noqa: BLE001
+    except BaseException:  # noqa: BLE001 - the program's failure is the result, whatever it is
         code = code or 1
     try:
         sys.stderr.flush()
-    except BaseException:  # noqa: BLE001
+    except BaseException:  # noqa: BLE001 - the program's failure is the result, whatever it is
         pass
     extra_data: dict[str, Any] = {}
     if tracer is not None:
@@ -275,10 +275,10 @@ def run_job(index: int, job: dict[str, Any]) -> dict[str, Any]:
                 code = _python_child(job, out, err, extra)
             else:
                 _exec_child(job, out, err)
-        except BaseException:  # noqa: BLE001
+        except BaseException:  # noqa: BLE001 - the program's failure is the result, whatever it is
             try:
                 traceback.print_exc()
-            except BaseException:  # noqa: BLE001
+            except BaseException:  # noqa: BLE001 - the program's failure is the result, whatever it is
                 pass
             code = 127
         finally:

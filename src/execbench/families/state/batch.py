@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from execbench import sandbox
 from execbench.sandbox import records
@@ -113,7 +113,7 @@ def run_batch(
     jobs: list[dict[str, Any]],
     *,
     seed: int = 0,
-    preload: list[str] = (),  # type: ignore[assignment]
+    preload: Sequence[str] = (),
     memory_mb: int = 4096,
 ) -> Batch:
     """Run ``jobs`` (see :mod:`._runner`) in one sandbox holding ``files``."""

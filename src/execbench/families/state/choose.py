@@ -24,7 +24,7 @@ The choice, with the ranking it came from, is recorded in each task's provenance
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Sequence
 
 from execbench.families.base import Reject
 from execbench.families.state import instrument_py
@@ -57,7 +57,7 @@ def _run_profile(profile: str, files: dict[str, str], options: dict[str, Any], p
 
 
 def count_python(program: str, files: dict[str, str], loop_line: int, options: dict[str, Any],
-                 *, preload: list[str] = ()) -> int:  # type: ignore[assignment]
+                 *, preload: Sequence[str] = ()) -> int:
     """Iterations of the loop on ``loop_line`` over the whole long-input run."""
     loops = [loop for loop in instrument_py.loops(program) if loop.line == loop_line]
     if not loops:
@@ -67,7 +67,7 @@ def count_python(program: str, files: dict[str, str], loop_line: int, options: d
 
 
 def choose_python(program: str, files: dict[str, str], options: dict[str, Any],
-                  *, preload: list[str] = ()) -> dict[str, Any]:  # type: ignore[assignment]
+                  *, preload: Sequence[str] = ()) -> dict[str, Any]:
 
     loops = instrument_py.instrumentable(program)
     if not loops:

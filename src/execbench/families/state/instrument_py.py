@@ -228,7 +228,7 @@ def _global_insert(lines: list[str], stack: list[ast.AST]) -> _Insert | None:
     if not stack:
         return None
     scope = stack[-1]
-    body = scope.body  # type: ignore[attr-defined]
+    body = scope.body  # type: ignore[attr-defined] - ast.AST declares no fields; the node is a kind that has it
     i = 1 if (len(body) > 1 and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
               and isinstance(body[0].value.value, str)) else 0
     first = body[i]

@@ -207,7 +207,7 @@ def build_candidate(candidate: Candidate, options: dict[str, Any]) -> Outcome:
     seen: dict[str, int] = {}
     for index, run_input in enumerate(payload["runs"]):
         label = f"{candidate.key}#{index}"
-        results = [run[index] for run in runs]  # type: ignore[index]
+        results = [run[index] for run in runs]  # type: ignore[index] - runs are lists once the failures above returned
         failure = next((f for f in map(_failure, results) if f), None)
         if failure:
             outcome.reject(label, "execution", failure, run=run_input)
