@@ -18,7 +18,8 @@ def test_exactly_two_commands_demo_first():
     assert len(commands) == 2
     venv = "python3 -m venv .venv && . .venv/bin/activate && "
     assert commands[0].startswith(venv + "pip install -e . ") and commands[0].endswith("execbench demo")
-    assert commands[1].startswith(venv + "pip install -e '.[test]'") and "python -m pytest" in commands[1]
+    assert commands[1].startswith(venv + "pip install -e '.[test]'") and commands[1].endswith(
+        "&& ruff check src tests benchmarks && python -m pytest")
 
 
 def test_ci_runs_the_second_command_verbatim():

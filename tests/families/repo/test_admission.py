@@ -38,8 +38,8 @@ def _repo(tmp_path: Path) -> SimpleNamespace:
 
 def test_environment_patterns_find_the_build_machine(tmp_path):
     repo = _repo(tmp_path)
-    patterns = build.environment_patterns(repo)  # type: ignore[arg-type]
-    found = lambda text: build.environment_dependent([text], patterns)  # noqa: E731
+    patterns = build.environment_patterns(repo)  # type: ignore[arg-type] - a stand-in with the Repo fields the function reads
+    found = lambda text: build.environment_dependent([text], patterns)  # noqa: E731 - a one-line helper
     assert found(repr(str(repo.root / "pkg" / "__init__.py"))) == "source tree"
     assert found(repr(str(cache_dir() / "x"))) == "cache dir"
     assert found(repr(str(Path.home() / ".config"))) in ("home dir", "cache dir")
@@ -55,7 +55,7 @@ def test_environment_patterns_find_the_build_machine(tmp_path):
 
 def test_static_reading_of_literals():
     names = {"alist": ["Alice", "Bob"], "d": {"k": (1, 2)}}
-    parse = lambda text: ast.parse(text, mode="eval").body  # noqa: E731
+    parse = lambda text: ast.parse(text, mode="eval").body  # noqa: E731 - a one-line helper
     assert build._static(parse("alist[0]"), names) == "Alice"
     assert build._static(parse("alist[-1:]"), names) == ["Bob"]
     assert build._static(parse("d['k'][1]"), names) == 2

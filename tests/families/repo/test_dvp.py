@@ -151,7 +151,7 @@ def _item(line: str, setup: str = "") -> Item:
     function = _function(setup + line + "\n")
     assertion = function.assertions[-1]
     source = "def test_x():\n" + textwrap.indent(setup + line + "\n", "    ")
-    module = Module("t.py", None, source, {})  # type: ignore[arg-type]
+    module = Module("t.py", None, source, {})  # type: ignore[arg-type] - a module without a path is enough here
     return Item("k", module, function, assertion, dvp.choose(assertion, function))
 
 

@@ -141,7 +141,7 @@ def _finish_values(values: list[dict[str, Any]]) -> None:
                     rendered["sympy"] = text
                 else:
                     rendered["too_big"] = True
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:  # noqa: BLE001 - a value the renderer cannot show is recorded as such
                 rendered["error"] = type(exc).__name__
 
 
@@ -252,7 +252,7 @@ class _Loader(importlib.machinery.SourceFileLoader):
     def _text(self) -> str:
         return _served[os.path.realpath(self.path)]
 
-    def get_code(self, fullname: str):  # noqa: ANN201
+    def get_code(self, fullname: str):
         with warnings.catch_warnings():  # e.g. `is` with a literal, under filterwarnings=error
             warnings.simplefilter("ignore", SyntaxWarning)
             return compile(self._text(), self.path, "exec", dont_inherit=True)
@@ -268,7 +268,7 @@ class _Loader(importlib.machinery.SourceFileLoader):
 
 
 class _Finder(importlib.abc.MetaPathFinder):
-    def find_spec(self, fullname: str, path: Any = None, target: Any = None):  # noqa: ANN201
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None):
         spec = importlib.machinery.PathFinder.find_spec(fullname, path)
         if spec is not None and spec.origin and os.path.realpath(spec.origin) in _served:
             spec.loader = _Loader(fullname, spec.origin)
@@ -321,7 +321,7 @@ def _alarm(signum: int, frame: Any) -> None:
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_protocol(item: Any, nextitem: Any):  # noqa: ANN201
+def pytest_runtest_protocol(item: Any, nextitem: Any):
     global _current
     _current = {"nodeid": item.nodeid, "probes": {}, "verify": {}, "aliases": {}, "phases": {}, "overflow": set(),
                 "_values": []}
@@ -343,18 +343,18 @@ def pytest_runtest_protocol(item: Any, nextitem: Any):  # noqa: ANN201
         _write(record)
 
 
-def _entry_code(item: Any):  # noqa: ANN202
+def _entry_code(item: Any):
     obj = getattr(item, "obj", None)
     obj = getattr(obj, "__func__", obj)
     try:
         obj = inspect.unwrap(obj)
-    except Exception:  # noqa: BLE001
+    except Exception:  # noqa: BLE001 - a wrapper that refuses unwrapping is used as it is
         pass
     return getattr(obj, "__code__", None)
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_call(item: Any):  # noqa: ANN201
+def pytest_runtest_call(item: Any):
     if not _spec.get("trace") or _current is None:
         return (yield)
     files = [*_spec["sources"], *_spec["library_files"]]

@@ -20,7 +20,7 @@ import copy
 import textwrap
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from execbench.sourcetext import SourceText, source_text
 
@@ -69,7 +69,7 @@ class Span:
 
     @classmethod
     def of(cls, node: ast.AST) -> "Span":
-        return cls(node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined,arg-type]
+        return cls(node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined,arg-type] - ast.AST declares no fields; the node is a kind that has it
 
     @property
     def lines(self) -> int:
@@ -103,7 +103,7 @@ class TestFunction:
 
     @property
     def span(self) -> Span:
-        return Span(self.firstlineno, 0, self.node.end_lineno, self.node.end_col_offset)  # type: ignore[arg-type]
+        return Span(self.firstlineno, 0, self.node.end_lineno, self.node.end_col_offset)  # type: ignore[arg-type] - an assert statement always has an end position
 
 
 def segment(source: str, node_or_span: ast.AST | Span) -> str:
@@ -230,7 +230,6 @@ def pad(text: str, lines: int) -> str:
 def probe_splices(source: str, items: list[tuple[str, Assertion]]) -> list[Splice]:
     """Wrap each compared operand: ``__execbench_probe__(key, side, <operand>)``; the value
     passes through unchanged, in the original evaluation order."""
-    src = source_text(source)
     splices = []
     for key, assertion in items:
         for side, operand in enumerate(assertion.operands[:2]):
@@ -248,7 +247,7 @@ def neutralize_splices(assertions: list[Assertion]) -> list[Splice]:
     splices = []
     for assertion in assertions:
         if assertion.kind == "assert" and len(assertion.operands) != 2:
-            parts = [Span.of(assertion.node.test)]  # type: ignore[union-attr]
+            parts = [Span.of(assertion.node.test)]  # type: ignore[union-attr] - a plain assert statement (checked by kind above)
         elif assertion.operands:
             parts = sorted((Span.of(o) for o in assertion.operands[:2]), key=lambda s: (s.lineno, s.col))
         else:
@@ -266,7 +265,7 @@ def neutralize_splices(assertions: list[Assertion]) -> list[Splice]:
 
 
 def verify_splice(source: str, key: str, assertion: Assertion, masked: int, candidates: list[str],
-                  extra: list[str] = (), names: list[str] = ()) -> Splice:  # type: ignore[assignment]
+                  extra: Sequence[str] = (), names: Sequence[str] = ()) -> Splice:
     """The statement rewritten so that the actual operand is evaluated once and each
     candidate answer is checked by the original assertion with the answer substituted for
     the masked operand; the statement itself always succeeds (the test goes on).
@@ -278,7 +277,6 @@ def verify_splice(source: str, key: str, assertion: Assertion, masked: int, cand
     "does the answer equal an unrelated object"); ``names`` are dotted names whose aliases
     in the test module's namespace the plugin records.
     """
-    src = source_text(source)
     actual = assertion.operands[1 - masked]
     node = assertion.node
     checks = []
@@ -286,9 +284,9 @@ def verify_splice(source: str, key: str, assertion: Assertion, masked: int, cand
         replaced = _substitute(node, {id(actual): ast.Name(VALUE, ast.Load()),
                                       id(assertion.operands[masked]): _parse_expr(candidate)})
         if assertion.kind == "assert":
-            checks.append(f"lambda {VALUE}: bool({ast.unparse(replaced.test)})")  # type: ignore[attr-defined]
+            checks.append(f"lambda {VALUE}: bool({ast.unparse(replaced.test)})")  # type: ignore[attr-defined] - ast.AST declares no fields; the node is a kind that has it
         else:
-            checks.append(f"lambda {VALUE}: ({ast.unparse(replaced.value)}, True)[1]")  # type: ignore[attr-defined]
+            checks.append(f"lambda {VALUE}: ({ast.unparse(replaced.value)}, True)[1]")  # type: ignore[attr-defined] - ast.AST declares no fields; the node is a kind that has it
     checks += [f"lambda {VALUE}: bool({text})" for text in extra]
     tail = f", names={tuple(names)!r}" if names else ""
     call = f"{VERIFY}({key!r}, ({segment(source, actual)}), {', '.join(checks)}{tail})"
@@ -378,7 +376,7 @@ def context_text(source: str, function: TestFunction, max_lines: int = 60) -> st
         parts.append(header.rstrip())
         for node in cls.body:
             if isinstance(node, (ast.Assign, ast.AnnAssign)):
-                parts.append("".join(src.lines[node.lineno - 1:node.end_lineno]).rstrip())  # type: ignore[misc]
+                parts.append("".join(src.lines[node.lineno - 1:node.end_lineno]).rstrip())  # type: ignore[misc] - ast nodes of statements carry positions
     lines = "\n".join(parts).splitlines()
     if len(lines) > max_lines:
         lines = lines[:max_lines] + [f"# ... ({len(lines) - max_lines} more lines)"]

@@ -29,7 +29,7 @@ import sys
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Sequence
 
 from execbench.dataset import make_id
 from execbench.dataset.cache import cache_dir
@@ -141,7 +141,7 @@ def _analyse(modules: list[Module], sympy: bool) -> tuple[dict[str, Item], dict[
     items: dict[str, Item] = {}
     nondet: dict[tuple[str, str], str | None] = {}
     for m_index, module in enumerate(modules):
-        for f_index, (key, function) in enumerate(sorted(module.functions.items(), key=lambda kv: kv[0][1])):
+        for f_index, (_key, function) in enumerate(sorted(module.functions.items(), key=lambda kv: kv[0][1])):
             text = A.segment(module.source, function.span)
             nondet[(module.rel, function.qualname)] = dvp.nondeterministic_token(text, function)
             for assertion in function.assertions:
@@ -319,7 +319,7 @@ def build_test_file(repo: Repo, rel: str, source: str, options: dict[str, Any], 
             continue
         texts = union[it.key]
 
-        def passes(index: int) -> bool:
+        def passes(index: int, checks: list = checks) -> bool:
             return all(len(c["checks"]) > index and c["checks"][index] is True for c in checks)
 
         chosen = None
@@ -338,8 +338,9 @@ def build_test_file(repo: Repo, rel: str, source: str, options: dict[str, Any], 
             continue
         guarded = list(guards[it.key])
 
-        def really_wrong(w: str) -> bool:  # (oo) + 1 is oo: not a wrong value
-            return w not in guarded or passes(len(texts) + len(extra[it.key]) + guarded.index(w))
+        def really_wrong(w: str, guarded: list = guarded, texts: list = texts, key: str = it.key) -> bool:
+            # (oo) + 1 is oo: not a wrong value
+            return w not in guarded or passes(len(texts) + len(extra[key]) + guarded.index(w))
 
         wrong = next((w for w in p["wrong"] if passes(texts.index(w)) and really_wrong(w)), None)
         if wrong is not None:
@@ -411,7 +412,7 @@ def environment_dependent(texts: list[str | None], patterns: list[tuple[str, re.
 
 
 def _answer_candidates(it: Item, runs: list[dict[str, Any]], sympy: bool,
-                       environment: list[tuple[str, re.Pattern[str]]] = ()  # type: ignore[assignment]
+                       environment: Sequence[tuple[str, re.Pattern[str]]] = ()
                        ) -> tuple[list[dict[str, Any]], tuple[str, str] | None]:
     """Answer texts to verify, best first: the actual operand's runtime value as a literal
     (or sympy text), the masked operand's runtime value, then the original masked text when
@@ -696,7 +697,7 @@ def _definitions(it: Item) -> list[tuple[ast.expr, dvp.Form]]:
     assert isinstance(choice, dvp.Choice)
     if not choice.variable:
         return []
-    name = it.assertion.operands[choice.masked].id  # type: ignore[attr-defined]
+    name = it.assertion.operands[choice.masked].id  # type: ignore[attr-defined] - ast.AST declares no fields; the node is a kind that has it
     return [(node.value, dvp.classify(node.value, it.function.local_names)) for node in ast.walk(it.function.node)
             if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)]
 
@@ -715,7 +716,7 @@ def _hidden_spans(items: dict[str, Item], it: Item, answer: str | None = None) -
             spans.append(A.Span.of(other.assertion.operands[other.choice.masked]))
     choice = it.choice
     assert isinstance(choice, dvp.Choice)
-    if not (choice.variable and it.assertion.operands[choice.masked].id in  # type: ignore[attr-defined]
+    if not (choice.variable and it.assertion.operands[choice.masked].id in  # type: ignore[attr-defined] - ast.AST declares no fields; the node is a kind that has it
             _inputs(it.function, it.assertion.operands[choice.actual])):
         spans += [A.Span.of(value) for value, form in _definitions(it) if form.priority in (1, 2, 3, 4)]
     if answer is not None:

@@ -484,7 +484,7 @@ def same(a: tuple, b: tuple, aliases: Aliases | None = None) -> bool:
     return False
 
 
-def _match(left: list, right: list, eq) -> bool:  # noqa: ANN001
+def _match(left: list, right: list, eq) -> bool:
     """Order-free matching: exact (hash) matches first, then pairwise for the rest."""
     if len(left) != len(right):
         return False
