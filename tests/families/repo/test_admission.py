@@ -3,6 +3,7 @@ the build-environment patterns, static reading of literals, and the masking help
 
 from __future__ import annotations
 
+import os
 import ast
 import getpass
 import socket
@@ -84,3 +85,18 @@ def test_inputs_and_compared_values():
     assert "data" in build._inputs(fn, second.operands[0])
     compared = [ast.unparse(n) for n in build._compared(fn.assertions[3].node)]
     assert compared.count("[2, 1]") >= 3 and "out" in compared
+
+
+def test_wrong_value_texts_do_not_depend_on_the_builders_hash_seed():
+    """Set elements are written in a fixed order (the texts are stored with each task)."""
+    import subprocess
+    import sys
+
+    code = ("from execbench.families.repo.build import _stable_repr, _same_type_variants;"
+            "print([_stable_repr(w) for w in _same_type_variants({10, 20, 'a', ('b',)})],"
+            " _stable_repr([{3, 'x'}, frozenset({'q', 'p'}), (1,), {'k': {2, 1}}]))")
+    outputs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                              env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout for seed in range(4)}
+    assert len(outputs) == 1
+    (out,) = outputs
+    assert "[{'x', 3}, frozenset({'p', 'q'}), (1,), {'k': {1, 2}}]" in out

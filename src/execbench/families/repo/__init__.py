@@ -25,7 +25,8 @@ class RepoFamily(Family):
     # 8: sympy wrong values count only when they differ from the answer at run time (oo + 1 is oo).
     # 9: sympy answers the restricted sympy parser refuses are not admitted either.
     # 10: repo_root and trace_ref relative to the repos cache (datasets independent of its location).
-    version = "10"
+    # 11: admission wrong values written with set elements in a fixed order.
+    version = "11"
     variants = tuple(prompt.VARIANTS)
     default_options = build.DEFAULT_OPTIONS
     builder, renderer = build, prompt

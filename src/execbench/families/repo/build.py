@@ -524,7 +524,7 @@ def _wrong_values(runs: list[dict[str, Any]], it: Item, sympy: bool, cands: list
     ok, value = _literal_value(literal)
     if ok:
         for wrong in _same_type_variants(value):
-            text = repr(wrong)
+            text = _stable_repr(wrong)
             if text != literal and len(text) <= 4000 and text not in out:
                 out.append(text)
     elif sympy and cands and cands[0]["kind"] == "sympy":
@@ -534,6 +534,23 @@ def _wrong_values(runs: list[dict[str, Any]], it: Item, sympy: bool, cands: list
             guards[wrong] = f"not (({wrong}) == ({answer}))"
     out.append(f"{A.SENTINEL}()")
     return out, guards
+
+
+def _stable_repr(value: Any) -> str:
+    """``repr`` with set elements in a fixed order: a set's own order follows string hashing,
+    which differs between builder processes, and the text is stored with the task."""
+    if isinstance(value, (set, frozenset)):
+        inner = ", ".join(sorted(_stable_repr(v) for v in value))
+        if not value:
+            return repr(value)
+        return "{" + inner + "}" if type(value) is set else "frozenset({" + inner + "})"
+    if isinstance(value, list):
+        return "[" + ", ".join(_stable_repr(v) for v in value) + "]"
+    if isinstance(value, tuple):
+        return "(" + ", ".join(_stable_repr(v) for v in value) + ("," if len(value) == 1 else "") + ")"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_stable_repr(k)}: {_stable_repr(v)}" for k, v in value.items()) + "}"
+    return repr(value)
 
 
 def _same_type_variants(v: Any) -> list[Any]:
