@@ -56,8 +56,8 @@ def _root(version: bool = typer.Option(False, "--version", help="Print the versi
 
 @app.command()
 def build(
-    family: str = typer.Argument(..., help="Task family: trace, state or repo."),
-    sources: list[str] = typer.Argument(..., help="trace: humaneval, advanced or case directories; state: classic, networkx-simplex or case directories; repo: pypi:NAME==VERSION, a local checkout or default."),
+    family: str = typer.Argument(..., help="Task family: trace, state, repo or cruxeval."),
+    sources: list[str] = typer.Argument(..., help="trace: humaneval, advanced, cruxeval or case directories; state: classic, networkx-simplex or case directories; repo: pypi:NAME==VERSION, a local checkout, default or list:FILE; cruxeval: cruxeval."),
     out: Path = typer.Option(..., "-o", "--out", help="Dataset directory to write."),
     jobs: int = typer.Option(2, "--jobs", "-j", min=1, help="Candidates built in parallel."),
     limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Build only the first N candidates."),

@@ -89,3 +89,13 @@ def test_clear_errors_for_bad_input(tmp_path):
     assert result.returncode == 2 and "KEY one of" in result.stderr
     result = execbench("grade", str(tmp_path), "--answers", str(tmp_path / "none.jsonl"), check=False)
     assert result.returncode == 2 and "error" in result.stderr
+
+
+def test_build_help_names_every_family_and_source_kind():
+    from execbench import families
+
+    out = execbench("build", "--help").stdout
+    for name in families.names():
+        assert name in out
+    for source in ("humaneval", "advanced", "networkx-simplex", "pypi:NAME==VERSION", "list:FILE", "default"):
+        assert source in out
