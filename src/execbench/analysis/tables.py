@@ -17,6 +17,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from execbench.grading.accounting import account
+
 Z95 = 1.959963984540054
 
 #: CoCoNUT trace-length buckets (paper 002 appendix A); intervals are right-closed:
@@ -38,9 +40,8 @@ def wilson(k: float, n: float, z: float = Z95) -> tuple[float, float, float]:
 
 def accuracy_row(group: pd.DataFrame) -> dict[str, float]:
     """C, R, N and C/R, C/N with Wilson intervals for one group of rows."""
-    n = len(group)
-    r = int(group["completed"].sum())
-    c = int(group["correct"].sum())
+    counted = account(zip(group["completed"].astype(bool), group["correct"].astype(bool)))
+    n, r, c = counted.planned, counted.completed, counted.correct
     cr, cr_lo, cr_hi = wilson(c, r)
     cn, cn_lo, cn_hi = wilson(c, n)
     return {"N": n, "R": r, "C": c, "acc_cr": cr, "acc_cr_low": cr_lo, "acc_cr_high": cr_hi,

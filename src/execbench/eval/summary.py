@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from execbench.eval.protocol import COMPLETED, EMPTY, ERROR
+from execbench.grading.accounting import account
 
 TOTAL = ("all", "")
 
@@ -45,18 +46,17 @@ def summarize_rows(rows: Iterable[dict[str, Any]], planned: dict[tuple[str, str]
 
 
 def _aggregate(rows: list[dict[str, Any]], planned: int) -> dict[str, Any]:
-    planned = max(planned, len(rows))
+    counted = account(((row.get("response_status") == COMPLETED, bool(row.get("correct"))) for row in rows), planned)
+    planned, completed, correct = counted.planned, counted.completed, counted.correct
     responses = Counter(row.get("response_status") for row in rows)
-    completed = responses[COMPLETED]
-    correct = sum(1 for row in rows if row.get("correct") and row.get("response_status") == COMPLETED)
     sims = [row["similarity"] for row in rows if row.get("similarity") is not None]
     tokens = [row["output_tokens"] for row in rows if isinstance(row.get("output_tokens"), int)]
     return {
         "N": planned,
         "R": completed,
         "C": correct,
-        "accuracy_completed": correct / completed if completed else None,
-        "accuracy_planned": correct / planned if planned else None,
+        "accuracy_completed": counted.accuracy_completed,
+        "accuracy_planned": counted.accuracy_planned,
         "errors": responses[ERROR],
         "empty": responses[EMPTY],
         "not_run": planned - len(rows),

@@ -48,6 +48,7 @@ from execbench import __version__
 from execbench.dataset import Task as BenchTask
 from execbench.dataset import read_manifest
 from execbench.eval import protocol
+from execbench.grading.accounting import Accounting, account
 
 _ROLES = {"system": ChatMessageSystem, "user": ChatMessageUser, "assistant": ChatMessageAssistant}
 CACHE_EXPIRY: str | None = None  # cached responses never expire: keys cover model, prompt and settings
@@ -58,13 +59,16 @@ def _grades(scores: list[SampleScore]) -> list[dict[str, Any]]:
     return [score.score.metadata or {} for score in scores]
 
 
+def _accounting(scores: list[SampleScore]) -> Accounting:
+    return account((bool(g.get("completed")), bool(g.get("correct"))) for g in _grades(scores))
+
+
 @metric(scores="unreduced")
 def accuracy_completed() -> Metric:
     """C/R: correct answers over completed responses (transport failures and empty responses excluded)."""
 
     def compute(scores: list[SampleScore]) -> float:
-        grades = [g for g in _grades(scores) if g.get("completed")]
-        return sum(bool(g.get("correct")) for g in grades) / len(grades) if grades else 0.0
+        return _accounting(scores).accuracy_completed or 0.0
 
     return compute
 
@@ -74,8 +78,7 @@ def accuracy_planned() -> Metric:
     """C/N over the scored responses: failures and empty responses count as wrong."""
 
     def compute(scores: list[SampleScore]) -> float:
-        grades = _grades(scores)
-        return sum(bool(g.get("correct")) for g in grades) / len(grades) if grades else 0.0
+        return _accounting(scores).accuracy_planned or 0.0
 
     return compute
 
@@ -85,8 +88,7 @@ def completion_rate() -> Metric:
     """R/N: the share of requests that returned a response."""
 
     def compute(scores: list[SampleScore]) -> float:
-        grades = _grades(scores)
-        return sum(bool(g.get("completed")) for g in grades) / len(grades) if grades else 0.0
+        return _accounting(scores).completion_rate or 0.0
 
     return compute
 
