@@ -12,18 +12,15 @@ f-strings, attribute access etc. are rejected.
 from __future__ import annotations
 
 import ast
-import io
 import math
 import tokenize
 from typing import Any
 
-MAX_NUMBER_CHARS = 4300      # Python's own int/str conversion limit
+from execbench.grading.tokens import CLOSERS, OPENERS, TokenBoundError, significant_tokens
+
 MAX_SIGN_RUN = 3             # +/- operators inside one element: "-1", "-1-2j"
 _NAMES = {"True", "False", "None", "set"}
-_OPENERS, _CLOSERS = set("([{"), set(")]}")
-_RESET = _OPENERS | _CLOSERS | {",", ":"}
-_SKIP = {tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT,
-         tokenize.DEDENT, tokenize.ENDMARKER, tokenize.ENCODING}
+_RESET = OPENERS | CLOSERS | {",", ":"}
 
 
 class LiteralParseError(ValueError):
@@ -31,31 +28,21 @@ class LiteralParseError(ValueError):
 
 
 def _precheck(text: str, max_depth: int) -> None:
-    depth = signs = 0
+    signs = 0
     prev = None   # previous significant token
     try:
-        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+        for tok, _depth in significant_tokens(text, max_depth=max_depth):
             kind, s = tok.type, tok.string
-            if kind in _SKIP:
-                continue
             if kind == tokenize.NAME and s not in _NAMES:
                 raise LiteralParseError(f"name not allowed: {s[:40]!r}")
-            if kind == tokenize.NUMBER and len(s) > MAX_NUMBER_CHARS:
-                raise LiteralParseError("number too long")
             if kind == tokenize.OP:
                 if s not in _RESET and s not in "+-":
                     raise LiteralParseError(f"operator not allowed: {s!r}")
-                if s in _OPENERS and prev is not None and (
+                if s in OPENERS and prev is not None and (
                         prev.type in (tokenize.NUMBER, tokenize.STRING)
-                        or prev.string in _CLOSERS
+                        or prev.string in CLOSERS
                         or (prev.type == tokenize.NAME and not (prev.string == "set" and s == "("))):
                     raise LiteralParseError("call or subscript not allowed")
-                if s in _OPENERS:
-                    depth += 1
-                    if depth > max_depth:
-                        raise LiteralParseError(f"nesting deeper than {max_depth}")
-                elif s in _CLOSERS:
-                    depth -= 1
                 if s in "+-":
                     signs += 1
                     if signs > MAX_SIGN_RUN:
@@ -65,8 +52,8 @@ def _precheck(text: str, max_depth: int) -> None:
             elif kind not in (tokenize.NAME, tokenize.NUMBER, tokenize.STRING):
                 raise LiteralParseError(f"unexpected token {s[:40]!r}")
             prev = tok
-    except (tokenize.TokenError, SyntaxError) as e:   # unterminated string/bracket, bad indent
-        raise LiteralParseError(f"cannot tokenize: {e}") from None
+    except TokenBoundError as exc:
+        raise LiteralParseError(str(exc)) from None
 
 
 def _number(v: Any) -> bool:

@@ -52,7 +52,6 @@ Sympy answers (``task.answer_kind == "sympy"``)
 from __future__ import annotations
 
 import ast
-import io
 import math
 import re
 import tokenize
@@ -60,6 +59,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from execbench.grading import GRADING_TIMEOUT, NO_ANSWER, OK, TRUNCATED, Score, reasoning_unclosed, strip_reasoning
+from execbench.grading.tokens import TokenBoundError, significant_tokens
 
 MAX_RESPONSE = 200_000  # characters of the response searched (the end is kept)
 MAX_ANSWER = 100_000
@@ -75,8 +75,6 @@ _FENCE = re.compile(r"```[^\n`]*\n(.*?)```", re.S)
 _INLINE_FENCE = re.compile(r"```(.*?)```", re.S)
 _MARKER = re.compile(r"(?:final\s+answer|answer)\s*(?:is\s*)?[:=]", re.I)
 _CLASS_REPR = re.compile(r"<class '([A-Za-z_][\w.]*)'>")
-_SKIP = {tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT,
-         tokenize.DEDENT, tokenize.ENDMARKER, tokenize.ENCODING}
 _RESET = set("([{}]),:=")
 _MAPPING_CTORS = {"dict", "defaultdict", "OrderedDict", "Counter"}
 _MODULES = {"collections", "builtins", "math", "typing"}
@@ -145,21 +143,11 @@ def bounded_parse(text: str, *, max_chain: int = MAX_CHAIN, max_len: int = MAX_A
     exceeded, :class:`_NotExpression` when the text is not an expression."""
     if len(text) > max_len:
         raise Refused(f"longer than {max_len} characters")
-    depth = chain = dots = 0
+    chain = dots = 0
     try:
-        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
-            if tok.type in _SKIP:
-                continue
+        for tok, _depth in significant_tokens(text, max_depth=MAX_DEPTH):
             s = tok.string
-            if tok.type == tokenize.NUMBER and len(s) > 4300:
-                raise Refused("number too long")
             if tok.type == tokenize.OP:
-                if s in "([{":
-                    depth += 1
-                    if depth > MAX_DEPTH:
-                        raise Refused(f"nesting deeper than {MAX_DEPTH}")
-                elif s in ")]}":
-                    depth -= 1
                 if s in _RESET:
                     chain = 0
                 elif s == ".":
@@ -170,8 +158,10 @@ def bounded_parse(text: str, *, max_chain: int = MAX_CHAIN, max_len: int = MAX_A
                     chain += 1
                     if chain > max_chain:
                         raise Refused("operator chain too long")
-    except (tokenize.TokenError, SyntaxError, IndentationError):
-        raise _NotExpression("cannot tokenize") from None
+    except TokenBoundError as exc:
+        if exc.untokenizable:
+            raise _NotExpression("cannot tokenize") from None
+        raise Refused(str(exc)) from None
     try:
         tree = ast.parse(text.strip(), mode="eval").body
     except (SyntaxError, ValueError):
