@@ -10,7 +10,7 @@ from statsmodels.stats.proportion import proportion_confint
 from execbench.analysis import tables as T
 from execbench.analysis.schema import normalize
 from execbench.analysis.trace_metrics import coconut_row, coconut_table
-from execbench.grading import trace_summary
+from execbench.families.trace.summary import trace_summary
 
 
 # Newcombe (1998), "Two-sided confidence intervals for the single proportion", Statistics in

@@ -15,7 +15,7 @@ from execbench.analysis.schema import normalize
 from execbench.cli import app
 from execbench.dataset import read_manifest, read_rejected, read_tasks
 from execbench.families.build import build_dataset
-from execbench.grading import canonical_trace
+from execbench.families.trace.grade import canonical_trace
 from execbench.mutation import MutationSetupError, OfflineSettings, mutate_dataset, mutated_id, read_log, yields
 from execbench.tracing import TraceLimits, trace_calls
 

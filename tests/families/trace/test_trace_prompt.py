@@ -6,7 +6,7 @@ import pytest
 
 from execbench.dataset import Task
 from execbench.families.trace import prompt
-from execbench.grading import canonical_trace, extract_line_trace
+from execbench.families.trace.grade import canonical_trace, extract_line_trace
 from execbench.tracing import trace_calls
 
 

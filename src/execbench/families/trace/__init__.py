@@ -12,7 +12,9 @@ from typing import Any, Iterable
 from execbench.dataset import Task
 from execbench.families.base import Family
 from execbench.families.trace import build, prompt
-from execbench.grading import Score, grade_trace, trace_summary
+from execbench.families.trace.grade import grade_trace
+from execbench.families.trace.summary import trace_summary
+from execbench.grading import Score
 
 
 class TraceFamily(Family):

@@ -14,7 +14,7 @@ from typing import Any, Callable, Iterator
 
 from execbench.dataset import make_id
 from execbench.families.base import Candidate, Outcome, SourceError
-from execbench.grading import canonical_trace
+from execbench.families.trace.grade import canonical_trace
 from execbench.sources import cases, cruxeval, humaneval
 from execbench.static import cyclomatic, loc
 from execbench.tracing import TraceLimits, interpreter, trace_calls, trace_script

@@ -1,7 +1,8 @@
 """Tests for trace_summary (CoCoNUT metrics), with hand-computed numbers."""
 import pytest
 
-from execbench.grading import TraceResult, grade_trace, trace_summary
+from execbench.families.trace.grade import grade_trace
+from execbench.families.trace.summary import TraceResult, trace_summary
 
 
 def test_hand_computed_unbalanced_groups():

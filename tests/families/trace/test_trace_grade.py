@@ -1,12 +1,12 @@
-"""Tests for line-trace extraction, comparison and similarity (execbench.grading.trace)."""
+"""Tests for line-trace extraction, comparison and similarity (execbench.families.trace.grade)."""
 import time
 
 import pytest
 
-from execbench.grading import (
-    ExtractedTrace, Score, canonical_trace, extract_line_trace, grade_trace, similarity,
-    strip_reasoning, trace_tokens,
+from execbench.families.trace.grade import (
+    ExtractedTrace, canonical_trace, extract_line_trace, grade_trace, similarity, trace_tokens,
 )
+from execbench.grading import Score, strip_reasoning
 
 ORACLE = [1, 2, 3, 4, 5, 6, 4, 5, 6, 4, 5, 6, 4, 5, 6, 7, 8, 9, 10, 11]   # 20 lines
 CONC = [1, 2, [3, 10, 10, 11, 11], 4]                                    # oracle JSON form

@@ -42,8 +42,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Sequence
 
-from .reasoning import reasoning_unclosed, strip_reasoning
-from .score import NO_ANSWER, OK, TRUNCATED, Score
+from execbench.grading import NO_ANSWER, OK, TRUNCATED, Score, reasoning_unclosed, strip_reasoning
 
 MAX_TEXT = 1_000_000     # characters scanned
 MAX_NUMBERS = 200_000    # numbers kept over the whole text
