@@ -7,6 +7,12 @@ caches (sdists, venvs). Outcomes stream back in completion order; the build engi
 them in candidate order with the usual writer and cache, so the dataset is byte-identical
 to a local build.
 
+Candidates must be self-contained: the trace, state and cruxeval families' are (program
+text in the payload), and so are a repo build's ``list:FILE`` candidates (each package is
+downloaded and installed on the worker that builds it). Other repo sources are prepared
+on the driver and their candidates name its cache: on a multi-node cluster a worker
+without that cache rejects them (``source``), so use a package list there.
+
 A cluster that execbench starts itself uses token authentication with a random token
 kept in the build's environment (never ``~/.ray``); a running cluster is reached with
 whatever its operator configured (``RAY_AUTH_TOKEN`` / ``RAY_AUTH_TOKEN_PATH``).
