@@ -29,11 +29,12 @@ import json
 import math
 import os
 import resource
-import select
 import signal
 import sys
 import time
 from typing import Any
+
+from execbench.sandbox.children import wait_or_kill
 
 PROGRAM = "/cruxeval/program.py"  # the code's file name for the tracer (no such file is needed)
 MAX_REPR = 2000
@@ -140,22 +141,16 @@ def _build(item: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
         out["literal_error"] = f"the arguments cannot be evaluated: {_error(exc)}"
         return {"status": "ok", **out}
     parts = []
-    for position, arg in enumerate(args):
+    named = [(str(position + 1), "", arg) for position, arg in enumerate(args)]
+    named += [(name, f"{name}=", arg) for name, arg in kwargs.items()]
+    for label, prefix, arg in named:
         text = _literal_text(arg)
         if text is None and type(arg) in _STAND_INS:
             text = _literal_text(_STAND_INS[type(arg)](arg))
         if text is None:
-            out["literal_error"] = f"argument {position + 1} has no literal form ({type(arg).__name__})"
+            out["literal_error"] = f"argument {label} has no literal form ({type(arg).__name__})"
             return {"status": "ok", **out}
-        parts.append(text)
-    for name, arg in kwargs.items():
-        text = _literal_text(arg)
-        if text is None and type(arg) in _STAND_INS:
-            text = _literal_text(_STAND_INS[type(arg)](arg))
-        if text is None:
-            out["literal_error"] = f"argument {name} has no literal form ({type(arg).__name__})"
-            return {"status": "ok", **out}
-        parts.append(f"{name}={text}")
+        parts.append(prefix + text)
     literal = ", ".join(parts)
     try:
         again = _fresh(code)["f"](*[ast.literal_eval(p) for p in parts[:len(args)]],
@@ -319,19 +314,7 @@ def run_item(index: int, item: dict[str, Any], spec: dict[str, Any]) -> dict[str
             code = 1
         finally:
             os._exit(code)
-    pidfd = os.pidfd_open(pid)
-    timed_out = False
-    while True:
-        remaining = started + wall - time.monotonic()
-        ready, _, _ = select.select([pidfd], [], [], max(0.0, remaining))
-        if ready:
-            break
-        if remaining <= 0:
-            timed_out = True
-            os.kill(pid, signal.SIGKILL)
-            break
-    _, status, usage = os.wait4(pid, 0)
-    os.close(pidfd)
+    status, usage, timed_out = wait_or_kill(pid, started + wall)
     cpu = usage.ru_utime + usage.ru_stime
     try:
         if timed_out or not (os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0):

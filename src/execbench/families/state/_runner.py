@@ -32,12 +32,13 @@ import importlib
 import json
 import os
 import resource
-import select
 import signal
 import sys
 import time
 import traceback
 from typing import Any
+
+from execbench.sandbox.children import wait_or_kill
 
 STDERR_TAIL = 2000
 
@@ -283,19 +284,7 @@ def run_job(index: int, job: dict[str, Any]) -> dict[str, Any]:
             code = 127
         finally:
             os._exit(code if 0 <= code < 256 else 1)
-    pidfd = os.pidfd_open(pid)
-    timed_out = False
-    while True:
-        remaining = started + wall - time.monotonic()
-        ready, _, _ = select.select([pidfd], [], [], max(0.0, remaining))
-        if ready:
-            break
-        if remaining <= 0:
-            timed_out = True
-            os.kill(pid, signal.SIGKILL)
-            break
-    _, status, usage = os.wait4(pid, 0)
-    os.close(pidfd)
+    status, usage, timed_out = wait_or_kill(pid, started + wall)
     _kill_leftovers()
     duration = time.monotonic() - started
     stdout, truncated = _read_limited(out, int(job.get("max_output", 1 << 20)))
