@@ -81,6 +81,7 @@ def _parquet_roundtrip(values: list[Any]) -> list[Any] | None:
 
 
 def _same(a: Any, b: Any) -> bool:
+    """Equal as JSON text: 1 and 1.0, 1 and True, a missing key and None all differ."""
     return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
 
 
@@ -101,18 +102,7 @@ def _column_encoding(values: list[Any]) -> str:
     back = _parquet_roundtrip(values)
     if back is None or len(back) != len(values):
         return "json"
-    return "native" if all(_same(a, b) and _types_match(a, b) for a, b in zip(values, back)) else "json"
-
-
-def _types_match(a: Any, b: Any) -> bool:
-    """JSON equality allows 1 == 1.0 in no case, but bool/int and tuple/list details matter too."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(_types_match(a[k], b[k]) for k in a)
-    if isinstance(a, list):
-        return len(a) == len(b) and all(_types_match(x, y) for x, y in zip(a, b))
-    return True
+    return "native" if all(_same(a, b) for a, b in zip(values, back)) else "json"
 
 
 def write_export(inputs: Sequence[ExportInput], out: str | Path, *, licenses: dict[str, str],
