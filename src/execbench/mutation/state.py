@@ -24,7 +24,8 @@ from typing import Any
 
 from execbench.dataset import Task
 from execbench.mutation import engine
-from execbench.mutation.program import MutationError, ProgramMutation, perturb_stdin
+from execbench.mutation.inputs import perturb_stdin
+from execbench.mutation.program import MutationError, ProgramMutation
 
 ARMS = ("short-trace-final", "long-trace-final", "inside-loop-state", "post-loop-state")
 

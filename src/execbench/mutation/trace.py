@@ -25,8 +25,8 @@ from typing import Any
 
 from execbench.dataset import Task
 from execbench.mutation import engine
-from execbench.mutation.program import (MutationError, ProgramMutation, argument_donors, call_names,
-                                        perturb_call, perturb_stdin, vocabulary)
+from execbench.mutation.inputs import argument_donors, call_names, perturb_call, perturb_stdin, vocabulary
+from execbench.mutation.program import MutationError, ProgramMutation
 
 
 @dataclass
