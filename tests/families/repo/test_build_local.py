@@ -13,7 +13,7 @@ import pytest
 from execbench import families
 from execbench.dataset import read_rejected, read_tasks
 from execbench.families.build import build_dataset
-from execbench.families.repo import build
+from execbench.families.repo import build, traces
 from execbench.sources import repos
 
 FIXTURE = Path(__file__).parent / "fixtures" / "minilib"
@@ -108,7 +108,7 @@ def test_task_record_prompt_fields_metrics_and_trace(built, local_repo):
         assert "tests/test_core.py" in " ".join(relevant)
     assert task.provenance["slicing"] in ("ok", "slicing unavailable") or task.provenance["slicing"].startswith(
         "slicing failed")
-    stored = build.load_trace(task.provenance["trace_ref"])
+    stored = traces.load_trace(task.provenance["trace_ref"])
     assert stored["target"] == {"file": "tests/test_core.py", "line": 19, "expr": "7", "end_line": 19,
                                 "function": "test_literals"}
     files = {c["file"] for c in stored["calls"]}

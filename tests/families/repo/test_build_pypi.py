@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from execbench.families.repo import build
+from execbench.families.repo import build, traces
 from execbench.sources import repos
 
 pytestmark = pytest.mark.slow
@@ -42,7 +42,7 @@ def test_builds_tasks_from_real_tests(toolz):
         assert task["prompt_fields"]["masked_assertion"].count("___") == 1
         assert "# Question" in task["prompt_fields"]["test_source"]
         assert task["metrics"]["complexity_score"] >= 0.3 and task["metrics"]["max_depth"] <= 3
-        stored = build.load_trace(task["provenance"]["trace_ref"])
+        stored = traces.load_trace(task["provenance"]["trace_ref"])
         assert {c["file"] for c in stored["calls"]} <= set(stored["sources"])
         assert all(not c["file"].startswith("/") for c in stored["calls"])
         json.dumps(task)

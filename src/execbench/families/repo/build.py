@@ -15,12 +15,14 @@ Rejection stages: ``source``, ``execution`` (test failed / skipped / timed out /
 the caps / assertion not reached), ``selection`` (complexity score below the threshold,
 parametrised-instance cap), ``dvp-semantic`` (funnel 1), ``dvp-morphology`` (funnel 2),
 ``verification`` (no candidate answer made the assertion pass when substituted).
+
+Each task's trace is stored by :mod:`.traces` and its slicing metrics come from
+:mod:`.slicing_metrics`.
 """
 
 from __future__ import annotations
 
 import ast
-import gzip
 import hashlib
 import json
 import os
@@ -37,6 +39,8 @@ from execbench.families.base import Candidate, Outcome, SourceError
 from execbench.families.repo import assertions as A
 from execbench.families.repo import dvp, packages
 from execbench.families.repo.runner import run_tests
+from execbench.families.repo.slicing_metrics import fill_metrics, slice_cache, slice_for, slice_provenance
+from execbench.families.repo.traces import TraceStore
 from execbench.sources import repos
 from execbench.sources.repos import Repo, RepoConfig
 
@@ -849,95 +853,6 @@ def _safe(text: str) -> str:
     return cleaned
 
 
-def _relative_calls(calls: list[dict[str, Any]], root: Path) -> list[dict[str, Any]]:
-    out = []
-    for call in calls:
-        path = Path(call["file"])
-        try:
-            rel = path.resolve().relative_to(root.resolve()).as_posix()
-        except ValueError:
-            rel = call["file"]
-        out.append({**call, "file": rel})
-    return out
-
-
-def _store_json(payload: Any) -> str:
-    """Content-addressed, gzip'd JSON under ``cache_dir()/repos/traces/``; returns its path
-    relative to the repos cache (``traces/ab/<sha256>.json.gz``)."""
-    blob = json.dumps(payload, sort_keys=True).encode()
-    digest = hashlib.sha256(blob).hexdigest()
-    path = cache_dir() / "repos" / "traces" / f"{digest[:2]}" / f"{digest}.json.gz"
-    if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        with gzip.open(tmp, "wb", compresslevel=5) as fh:
-            fh.write(blob)
-        os.replace(tmp, path)
-    return repos.portable(path)
-
-
-class TraceStore:
-    """Stores each test's call records once and each source file once, however many tasks
-    share them; a task's ``trace_ref`` names a small index (see :func:`load_trace`)."""
-
-    def __init__(self) -> None:
-        self._calls: dict[str, str] = {}
-        self._sources: dict[tuple[str, int, int], str] = {}
-        self.memo: dict[str, tuple[list[dict[str, Any]], dict[str, str]]] = {}  # nodeid → (calls, sources)
-
-    def put(self, nodeid: str, calls: list[dict[str, Any]], sources: dict[str, str], target: dict[str, Any],
-            repo: str) -> str:
-        if nodeid not in self._calls:
-            self._calls[nodeid] = _store_json(calls)
-        refs = {}
-        for rel, text in sources.items():
-            key = (rel, len(text), hash(text))
-            if key not in self._sources:
-                self._sources[key] = _store_json(text)
-            refs[rel] = self._sources[key]
-        return _store_json({"calls_ref": self._calls[nodeid], "source_refs": refs, "target": target,
-                            "nodeid": nodeid, "repo": repo})
-
-
-def _load_json(path: str) -> Any:
-    with gzip.open(repos.from_portable(path), "rb") as fh:
-        return json.loads(fh.read())
-
-
-def load_trace(ref: str) -> dict[str, Any]:
-    """A stored per-test trace: ``{"calls": [...], "sources": {rel: text}, "target": {...},
-    "nodeid", "repo"}`` (calls' files and the sources' keys are relative to the repo root)."""
-    data = _load_json(ref)
-    if "calls_ref" in data:
-        data["calls"] = _load_json(data.pop("calls_ref"))
-        data["sources"] = {rel: _load_json(path) for rel, path in data.pop("source_refs").items()}
-    return data
-
-
-def slice_cache() -> Any:
-    """One analysis cache shared by the slices of a test module (None without slicing)."""
-    try:
-        from execbench.slicing.analysis import AnalysisCache
-    except ImportError:
-        return None
-    return AnalysisCache()
-
-
-def slice_for(calls: list[dict[str, Any]], sources: dict[str, str], target: dict[str, Any],
-              cache: Any = None) -> tuple[dict[str, Any] | None, str]:
-    """``execbench.slicing.slice_metrics`` when available: (result, status)."""
-    try:
-        from execbench.slicing import slice_metrics
-    except ImportError:
-        return None, "slicing unavailable"
-    try:
-        if cache is not None:
-            return slice_metrics(calls, sources, target, cache=cache), "ok"
-        return slice_metrics(calls, sources, target), "ok"
-    except Exception as exc:  # noqa: BLE001 - a slicer bug must not lose the task
-        return None, f"slicing failed: {type(exc).__name__}: {str(exc)[:200]}"
-
-
 def _task(repo: Repo, rel: str, modules: list[Module], items: dict[str, Item], p: dict[str, Any],
           options: dict[str, Any], origin: str, analysis: Any = None, store: TraceStore | None = None
           ) -> dict[str, Any]:
@@ -952,18 +867,7 @@ def _task(repo: Repo, rel: str, modules: list[Module], items: dict[str, Item], p
                                 _hidden_spans(items, it, answer["text"]))
     blank = A.statement_text(module.source, assertion, choice.masked)
     store = store or TraceStore()
-    if nodeid not in store.memo:
-        calls = _relative_calls(trace.get("calls", []), repo.root)
-        sources: dict[str, str] = {}
-        for call in calls:
-            f = call["file"]
-            if f not in sources:
-                path = repo.root / f
-                text = next((m.source for m in modules if m.rel == f), None)
-                readable = path.is_file() and repos.inside(path, repo.root)  # trace file names are hostile
-                sources[f] = text if text is not None else (path.read_text(encoding="utf-8") if readable else "")
-        store.memo[nodeid] = (calls, sources)
-    calls, sources = store.memo[nodeid]
+    calls, sources = store.calls_and_sources(repo, nodeid, trace.get("calls", []), ((m.rel, m.source) for m in modules))
     expr = A.segment(module.source, assertion.operands[choice.masked])
     target = {"file": module.rel, "line": assertion.line, "expr": expr, "end_line": assertion.span.end_lineno,
               "function": function.qualname}
@@ -975,12 +879,7 @@ def _task(repo: Repo, rel: str, modules: list[Module], items: dict[str, Item], p
         "n_calls": stats["calls"], "max_depth": stats["depth"], "answer_chars": len(answer["text"]),
         "esv": None, "mcl": None, "dfi": None, "slice_files": None,
     }
-    if sliced:
-        for name in ("esv", "mcl", "dfi"):
-            value = sliced.get(name)
-            metrics[name] = value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-        # reasoning scope (RepoReason B.1): 1 file = intra-file, more = cross-file
-        metrics["slice_files"] = len(sliced.get("relevant_lines") or {}) or None
+    fill_metrics(metrics, sliced)
     case = f"{_safe(nodeid)}@L{assertion.line}"
     value_type = answer.get("type") or "object"
     fields = {
@@ -1016,8 +915,7 @@ def _task(repo: Repo, rel: str, modules: list[Module], items: dict[str, Item], p
         "hash_seeds": [0, 1],
         "trace_ref": trace_ref,
         "slicing": slice_status,
-        "slice": ({k: sliced.get(k) for k in ("relevant_calls", "relevant_lines", "source_variables") if k in sliced}
-                  if sliced else None),
+        "slice": slice_provenance(sliced),
         "sdist_sha256": repo.sdist_sha256,
         "tree_sha256": repo.tree_sha256,
         "test_sha256": hashlib.sha256(module.source.encode()).hexdigest(),

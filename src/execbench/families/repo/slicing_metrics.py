@@ -1,0 +1,52 @@
+"""Slicing glue for repo tasks: ESV, MCL and DFI (RepoReason §3.5) of a task's masked
+operand, computed by :func:`execbench.slicing.slice_metrics` from the test's stored call
+records and sources (:mod:`.traces`). A slicer that is missing or fails leaves the metrics
+null and says why in ``provenance.slicing``; the task is kept."""
+
+from __future__ import annotations
+
+from typing import Any
+
+SLICE_METRICS = ("esv", "mcl", "dfi")
+_SLICE_PROVENANCE = ("relevant_calls", "relevant_lines", "source_variables")
+
+
+def slice_cache() -> Any:
+    """One analysis cache shared by the slices of a test module (None without slicing)."""
+    try:
+        from execbench.slicing.analysis import AnalysisCache
+    except ImportError:
+        return None
+    return AnalysisCache()
+
+
+def slice_for(calls: list[dict[str, Any]], sources: dict[str, str], target: dict[str, Any],
+              cache: Any = None) -> tuple[dict[str, Any] | None, str]:
+    """``execbench.slicing.slice_metrics`` when available: (result, status)."""
+    try:
+        from execbench.slicing import slice_metrics
+    except ImportError:
+        return None, "slicing unavailable"
+    try:
+        if cache is not None:
+            return slice_metrics(calls, sources, target, cache=cache), "ok"
+        return slice_metrics(calls, sources, target), "ok"
+    except Exception as exc:  # noqa: BLE001 - a slicer bug must not lose the task
+        return None, f"slicing failed: {type(exc).__name__}: {str(exc)[:200]}"
+
+
+def fill_metrics(metrics: dict[str, float | int | None], sliced: dict[str, Any] | None) -> None:
+    """Set ``metrics``' esv/mcl/dfi (numbers only) and ``slice_files`` from a slice result
+    (the keys must already be there, null, so the record's key order does not change)."""
+    if not sliced:
+        return
+    for name in SLICE_METRICS:
+        value = sliced.get(name)
+        metrics[name] = value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    # reasoning scope (RepoReason B.1): 1 file = intra-file, more = cross-file
+    metrics["slice_files"] = len(sliced.get("relevant_lines") or {}) or None
+
+
+def slice_provenance(sliced: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The part of a slice result kept in ``provenance.slice`` (None without a slice)."""
+    return {k: sliced.get(k) for k in _SLICE_PROVENANCE if k in sliced} if sliced else None

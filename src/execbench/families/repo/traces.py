@@ -1,0 +1,105 @@
+"""Trace storage for repo tasks: each admitted task's call records, the sources of the
+files they name and its slicing target, stored gzip'd and content-addressed under
+``cache_dir()/repos/traces/``. A task's ``provenance.trace_ref`` is the index file's path
+relative to the repos cache (:func:`execbench.sources.repos.portable`), so the dataset does
+not depend on where the cache lives; :func:`load_trace` reads it back on any machine."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any, Iterable
+
+from execbench.dataset.cache import cache_dir
+from execbench.sources import repos
+from execbench.sources.repos import Repo
+
+
+def relative_calls(calls: list[dict[str, Any]], root: Path) -> list[dict[str, Any]]:
+    """Call records with their files relative to the repository root (others unchanged)."""
+    out = []
+    for call in calls:
+        path = Path(call["file"])
+        try:
+            rel = path.resolve().relative_to(root.resolve()).as_posix()
+        except ValueError:
+            rel = call["file"]
+        out.append({**call, "file": rel})
+    return out
+
+
+def _store_json(payload: Any) -> str:
+    """Content-addressed, gzip'd JSON under ``cache_dir()/repos/traces/``; returns its path
+    relative to the repos cache (``traces/ab/<sha256>.json.gz``)."""
+    blob = json.dumps(payload, sort_keys=True).encode()
+    digest = hashlib.sha256(blob).hexdigest()
+    path = cache_dir() / "repos" / "traces" / f"{digest[:2]}" / f"{digest}.json.gz"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        with gzip.open(tmp, "wb", compresslevel=5) as fh:
+            fh.write(blob)
+        os.replace(tmp, path)
+    return repos.portable(path)
+
+
+class TraceStore:
+    """Stores each test's call records once and each source file once, however many tasks
+    share them; a task's ``trace_ref`` names a small index (see :func:`load_trace`)."""
+
+    def __init__(self) -> None:
+        self._calls: dict[str, str] = {}
+        self._sources: dict[tuple[str, int, int], str] = {}
+        self.memo: dict[str, tuple[list[dict[str, Any]], dict[str, str]]] = {}  # nodeid → (calls, sources)
+
+    def calls_and_sources(self, repo: Repo, nodeid: str, calls: list[dict[str, Any]],
+                          known: Iterable[tuple[str, str]]) -> tuple[list[dict[str, Any]], dict[str, str]]:
+        """A test's call records (files relative to the repo root) and the text of every file
+        they name: ``known`` (rel, text) pairs first (the served test modules), else the file
+        itself when it lies inside the repository (trace file names are hostile), else ""."""
+        if nodeid not in self.memo:
+            rel_calls = relative_calls(calls, repo.root)
+            texts: dict[str, str] = {}
+            for rel, text in known:
+                texts.setdefault(rel, text)
+            sources: dict[str, str] = {}
+            for call in rel_calls:
+                f = call["file"]
+                if f not in sources:
+                    path = repo.root / f
+                    text = texts.get(f)
+                    readable = path.is_file() and repos.inside(path, repo.root)
+                    sources[f] = text if text is not None else (path.read_text(encoding="utf-8") if readable else "")
+            self.memo[nodeid] = (rel_calls, sources)
+        return self.memo[nodeid]
+
+    def put(self, nodeid: str, calls: list[dict[str, Any]], sources: dict[str, str], target: dict[str, Any],
+            repo: str) -> str:
+        if nodeid not in self._calls:
+            self._calls[nodeid] = _store_json(calls)
+        refs = {}
+        for rel, text in sources.items():
+            key = (rel, len(text), hash(text))
+            if key not in self._sources:
+                self._sources[key] = _store_json(text)
+            refs[rel] = self._sources[key]
+        return _store_json({"calls_ref": self._calls[nodeid], "source_refs": refs, "target": target,
+                            "nodeid": nodeid, "repo": repo})
+
+
+def _load_json(path: str) -> Any:
+    with gzip.open(repos.from_portable(path), "rb") as fh:
+        return json.loads(fh.read())
+
+
+def load_trace(ref: str) -> dict[str, Any]:
+    """A stored per-test trace: ``{"calls": [...], "sources": {rel: text}, "target": {...},
+    "nodeid", "repo"}`` (calls' files and the sources' keys are relative to the repo root)."""
+    data = _load_json(ref)
+    if "calls_ref" in data:
+        data["calls"] = _load_json(data.pop("calls_ref"))
+        data["sources"] = {rel: _load_json(path) for rel, path in data.pop("source_refs").items()}
+    return data
