@@ -122,8 +122,8 @@ def test_every_mutant_answer_is_reproduced_by_the_tracer(mutated):
     for task in read_tasks(mutated):
         run = trace_calls(task.prompt_fields["program"], [task.prompt_fields["call"]],
                           trace_limits=TraceLimits(max_line_events=20_000))
-        assert run.ok and run.result["calls"][0]["status"] == "ok"
-        assert canonical_trace(run.result["calls"][0]["lines"]) == task.answer
+        assert run.ok and run.value["calls"][0]["status"] == "ok"
+        assert canonical_trace(run.value["calls"][0]["lines"]) == task.answer
 
 
 def test_invariant_traces_are_flagged_and_failures_are_recorded(original, mutated):
@@ -195,4 +195,4 @@ def test_humaneval_subset_mostly_changes_answers(tmp_path):
     assert stats["answer_changed"] >= 0.5 * stats["originals"]
     for task in list(read_tasks(tmp_path / "mut"))[:5]:
         run = trace_calls(task.prompt_fields["program"], [task.prompt_fields["call"]])
-        assert canonical_trace(run.result["calls"][0]["lines"]) == task.answer
+        assert canonical_trace(run.value["calls"][0]["lines"]) == task.answer

@@ -138,10 +138,10 @@ def test_trace_run_with_a_weaponised_result_is_a_failed_run():
                "json.dump = lambda obj, fh, **kw: fh.write('[' * 200000)\n"
                "print('hi')\n")
     run = trace_script(program, "")
-    assert not run.ok and "deeper than" in run.reason and run.result == {}
+    assert not run.ok and "deeper than" in run.reason() and run.value is None
     program = "import json\njson.dump = lambda obj, fh, **kw: fh.write('{\"module\": 1}')\n"
     run = trace_script(program, "")
-    assert not run.ok and "'module' should be dict" in run.reason
+    assert not run.ok and "'module' should be dict" in run.reason()
 
 
 def test_repo_test_records_are_checked():

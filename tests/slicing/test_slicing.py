@@ -31,9 +31,9 @@ def line_of(text: str) -> int:
 def traces() -> dict[str, list[dict]]:
     run = trace_calls(PROGRAM, [f"{name}()" for name in TESTS], record_calls=True,
                       trace_limits=TraceLimits(max_depth=3))
-    assert run.ok, run.reason
+    assert run.ok, run.reason()
     out = {}
-    for name, result in zip(TESTS, run.result["calls"]):
+    for name, result in zip(TESTS, run.value["calls"]):
         assert result["status"] == "ok", result
         out[name] = result["calls"]
     return out
@@ -49,8 +49,8 @@ def sliced(traces, name: str, assertion: str, expr: str) -> dict:
 def trace_one(program: str, call: str) -> tuple[list[dict], str]:
     """Call records of one traced call (depth 3, as for the repo family) and the program's path."""
     run = trace_calls(program, [call], record_calls=True, trace_limits=TraceLimits(max_depth=3))
-    assert run.ok and run.result["calls"][0]["status"] == "ok", run.reason
-    calls = run.result["calls"][0]["calls"]
+    assert run.ok and run.value["calls"][0]["status"] == "ok", run.reason()
+    calls = run.value["calls"][0]["calls"]
     return calls, calls[0]["file"]
 
 

@@ -31,9 +31,9 @@ python = resolve(jobs["python"])
 out = {"interpreter": python.label, "calls": [], "script": None}
 for program, calls in jobs["calls"]:
     run = trace_calls(program, calls, python=python.path)
-    out["calls"].append([c.get("lines", c["status"]) for c in run.result["calls"]] if run.ok else run.reason)
+    out["calls"].append([c.get("lines", c["status"]) for c in run.value["calls"]] if run.ok else run.reason())
 run = trace_script(jobs["script"], "3", python=python.path, start_after_main_guard=True)
-out["script"] = run.result["script"]["lines"] if run.ok else run.reason
+out["script"] = run.value["script"]["lines"] if run.ok else run.reason()
 print(json.dumps(out))
 """
 

@@ -23,10 +23,10 @@ def calls(body: str, prelude: str = "import sys, threading\n") -> dict:
     program = prelude + "def f(n):\n" + textwrap.indent(textwrap.dedent(body), "    ") + textwrap.dedent(
         LOOP).replace("\n", "\n    ").rstrip() + "\n"
     run = trace_calls(program, ["f(3)"])
-    assert run.ok, run.reason
-    if run.result["module"]["status"] != "ok":
-        return run.result["module"]
-    return run.result["calls"][0]
+    assert run.ok, run.reason()
+    if run.value["module"]["status"] != "ok":
+        return run.value["module"]
+    return run.value["calls"][0]
 
 
 @pytest.mark.parametrize("body, signal_words", [
@@ -43,7 +43,7 @@ def test_a_call_whose_process_dies_is_a_crash_never_a_partial_trace(body, signal
 
 def test_a_script_whose_process_dies_has_no_result():
     run = trace_script("import ctypes\nx = 1\nctypes.string_at(0)\nprint(x)\n")
-    assert not run.ok and "SIGSEGV" in run.reason
+    assert not run.ok and "SIGSEGV" in run.reason()
 
 
 @pytest.mark.parametrize("body, why", [
@@ -95,6 +95,6 @@ def test_threads_still_trace_under_the_guard():
             return out
         """)
     run = trace_calls(program, ["f()"])
-    result = run.result["calls"][0]
+    result = run.value["calls"][0]
     assert result["status"] == "ok"
     assert result["lines"] == [5, 6, 7, [3, 8], 9]

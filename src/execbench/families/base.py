@@ -75,7 +75,20 @@ class Family(ABC):
         return self.builder.candidates(sources, options)
 
     def build_candidate(self, candidate: Candidate, options: dict[str, Any]) -> Outcome:
-        return self.builder.build_candidate(candidate, options)
+        return self.build_candidates([candidate], options)[0]
+
+    def build_candidates(self, candidates: list[Candidate], options: dict[str, Any]) -> list[Outcome]:
+        """Outcomes of several candidates (one per candidate, in order). A builder that
+        defines ``build_candidates`` runs them together (e.g. in one sandbox per hash
+        seed); each outcome must be what building the candidate alone gives."""
+        many = getattr(self.builder, "build_candidates", None)
+        if many is not None:
+            return many(candidates, options)
+        return [self.builder.build_candidate(candidate, options) for candidate in candidates]
+
+    def batch_size(self, options: dict[str, Any]) -> int:
+        """How many candidates the build engine hands :meth:`build_candidates` at once."""
+        return int(getattr(self.builder, "BATCH_SIZE", 1))
 
     def manifest_settings(self, options: dict[str, Any]) -> dict[str, Any]:
         """Extra build settings the manifest records (e.g. the interpreter answers came from)."""

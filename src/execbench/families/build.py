@@ -1,7 +1,8 @@
 """The build engine shared by every family: candidates → cached, parallel outcomes → dataset.
 
-Candidates run on a thread pool (each one's work is sandboxed child processes, so the
-threads only wait) or on a Ray cluster (:mod:`execbench.families.distributed`); outcomes
+Candidates run in batches (``Family.batch_size``: a family may build several candidates in
+one sandbox) on a thread pool (the work is sandboxed child processes, so the threads only
+wait) or one by one on a Ray cluster (:mod:`execbench.families.distributed`); outcomes
 are cached by content hash; tasks are written in candidate order, so a dataset is
 byte-identical however many jobs, and whichever executor, built it.
 """
@@ -17,7 +18,7 @@ from typing import Any, Callable, Iterator
 from execbench.dataset import DatasetWriter, Task
 from execbench.dataset.cache import BuildCache, content_key
 from execbench.families.base import Candidate, Family, Outcome
-from execbench.families.distributed import parse_executor, run_candidate
+from execbench.families.distributed import parse_executor
 
 ProgressFn = Callable[[int, int, int, int], None]  # done, total, tasks, rejected
 
@@ -26,23 +27,37 @@ def _cache_key(family: Family, candidate: Candidate, options: dict) -> str:
     return content_key(family.name, family.version, platform.python_version(), candidate.payload, options)
 
 
-def _outcome(family: Family, candidate: Candidate, options: dict, cache: BuildCache) -> Outcome:
-    key = _cache_key(family, candidate, options)
-    cached = cache.get(key)
-    if cached is not None:
-        return Outcome(**cached)
-    outcome = run_candidate(family, candidate, options)
-    cache.put(key, {"tasks": outcome.tasks, "rejected": outcome.rejected})
-    return outcome
+def _batches(misses: list[tuple[int, Candidate]], size: int, jobs: int) -> list[list[tuple[int, Candidate]]]:
+    """Misses in candidate order, cut into batches of at most ``size`` (smaller when there are
+    few, so that every worker gets several)."""
+    size = max(1, min(size, -(-len(misses) // max(1, jobs * 4))))
+    return [misses[i:i + size] for i in range(0, len(misses), size)]
 
 
 def _local_outcomes(family: Family, candidates: list[Candidate], options: dict, cache: BuildCache,
                     jobs: int) -> Iterator[tuple[int, Outcome]]:
-    """(index, outcome) in completion order, candidates built on a thread pool here."""
+    """(index, outcome): cache hits first, then the misses as batches finish on a thread
+    pool here (each batch's work is sandboxed child processes, so the threads only wait)."""
+    misses = []
+    for index, candidate in enumerate(candidates):
+        cached = cache.get(_cache_key(family, candidate, options))
+        if cached is not None:
+            yield index, Outcome(**cached)
+        else:
+            misses.append((index, candidate))
+    if not misses:
+        return
+
+    def build(batch: list[tuple[int, Candidate]]) -> list[tuple[int, Outcome]]:
+        outcomes = family.build_candidates([candidate for _, candidate in batch], options)
+        for (_, candidate), outcome in zip(batch, outcomes, strict=True):
+            cache.put(_cache_key(family, candidate, options), {"tasks": outcome.tasks, "rejected": outcome.rejected})
+        return [(index, outcome) for (index, _), outcome in zip(batch, outcomes)]
+
     with ThreadPoolExecutor(max(1, jobs)) as pool:
-        futures = {pool.submit(_outcome, family, c, options, cache): i for i, c in enumerate(candidates)}
+        futures = [pool.submit(build, batch) for batch in _batches(misses, family.batch_size(options), jobs)]
         for future in as_completed(futures):
-            yield futures[future], future.result()
+            yield from future.result()
 
 
 def _ray_outcomes(family: Family, candidates: list[Candidate], options: dict, cache: BuildCache,

@@ -26,6 +26,7 @@ from typing import Callable, Mapping, Sequence
 
 from . import _cgroup, _linux
 from ._cleanup import remove_tree
+from .classify import classify
 
 FORCE_FALLBACK_ENV = "EXECBENCH_SANDBOX_FORCE_FALLBACK"
 EXCLUSIVE_UID_ENV = "EXECBENCH_SANDBOX_EXCLUSIVE_UID"
@@ -725,23 +726,8 @@ def _kill(proc: subprocess.Popen, group: _cgroup.PidsCgroup | None, uid: int | N
 
 def _classify(code: int | None, signum: int | None, rusage: resource.struct_rusage | None,
               stderr: bytes, tasks_refused: bool, limits: Limits) -> str | None:
-    if code == 0:
-        return None
-    tail = stderr[-4096:]
     cpu = rusage.ru_utime + rusage.ru_stime if rusage else 0.0
-    cpu_limit = max(1, math.ceil(limits.cpu_seconds))
-    if signum == signal.SIGXCPU or (signum == signal.SIGKILL and cpu >= cpu_limit):
-        return "cpu_time"
-    if signum == signal.SIGXFSZ or b"File too large" in tail or b"File size limit exceeded" in tail:
-        return "file_size"
-    if tasks_refused:
-        return "tasks"
-    if b"Resource temporarily unavailable" in tail or b"can't start new thread" in tail:
-        return "tasks"   # without the cgroup: EAGAIN from fork/clone under RLIMIT_NPROC
-    if any(s in tail for s in (b"MemoryError", b"std::bad_alloc", b"Cannot allocate memory",
-                               b"out of memory")):
-        return "memory"
-    return None
+    return classify(code, signum, cpu, limits.cpu_seconds, stderr, tasks_refused)
 
 
 def _collect(workdir: str, names: Sequence[str], cap: int) -> dict[str, bytes]:

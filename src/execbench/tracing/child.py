@@ -1,8 +1,8 @@
-"""Entry point of the sandboxed tracing child: ``python -m execbench.tracing.child SPEC``.
+"""The tracing job: runs INSIDE the sandbox, as a handler of the job runner.
 
-The parent (``execbench.tracing.run``) writes the program and a JSON spec into the
-sandbox work dir; this module runs the program under :class:`Tracer` and writes
-``result.json``. Modes:
+The parent (``execbench.tracing.run``) sends the program and a spec as a job
+(:mod:`execbench.sandbox.jobs`); :func:`trace_job` runs the program under :class:`Tracer`
+and returns the result record. Modes:
 
 * ``calls``: execute the module once (untraced, ``__name__ != "__main__"``), then for
   each call expression fork a child that traces just that call, so every call starts
@@ -152,9 +152,10 @@ def _run_script(spec: dict[str, Any], files: list[str], code: Any, tree: ast.Mod
     return {"module": {"status": "ok"}, "script": result}
 
 
-def main(argv: list[str]) -> int:
-    with open(argv[0]) as fh:
-        spec = json.load(fh)
+def trace_job(spec: dict[str, Any]) -> dict[str, Any]:
+    """The job runner's handler (:mod:`execbench.sandbox.jobs`): trace the program named by
+    ``spec["files"][0]`` (in the job's directory) as ``spec["mode"]`` says; returns the
+    result record (``module``, and ``calls`` or ``script``)."""
     files = [os.path.abspath(f) for f in spec["files"]]
     with open(files[0]) as fh:
         source = fh.read()
@@ -163,15 +164,7 @@ def main(argv: list[str]) -> int:
     tree = compile(source, files[0], "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
     found = script.tampering(tree)
     if found is not None:  # reaches for the tracer: never run it
-        result: dict[str, Any] = {"module": {"status": "tampered", "tampered": found}, "calls": []}
-    elif spec["mode"] == "script":
-        result = _run_script(spec, files, code, tree, source)
-    else:
-        result = _run_calls(spec, files, code)
-    with open(spec.get("result", "result.json"), "w") as fh:
-        json.dump(result, fh)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+        return {"module": {"status": "tampered", "tampered": found}, "calls": []}
+    if spec["mode"] == "script":
+        return _run_script(spec, files, code, tree, source)
+    return _run_calls(spec, files, code)

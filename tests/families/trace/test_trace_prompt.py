@@ -20,8 +20,8 @@ def task(program: str, call: str, **metrics) -> Task:
 def test_example_answers_are_the_real_traces(example):
     program, call, answer = example
     run = trace_calls(program, [call])
-    assert run.ok, run.reason
-    traced = run.result["calls"][0]["lines"]
+    assert run.ok, run.reason()
+    traced = run.value["calls"][0]["lines"]
     assert canonical_trace(traced) == canonical_trace(extract_line_trace(answer).trace)
 
 

@@ -17,7 +17,8 @@ from execbench.families.base import Candidate, Outcome, SourceError
 from execbench.families.trace.grade import canonical_trace
 from execbench.sources import cases, cruxeval, humaneval
 from execbench.static import cyclomatic, loc
-from execbench.tracing import TraceLimits, interpreter, trace_calls, trace_script
+from execbench.sandbox.jobs import Job, JobResult
+from execbench.tracing import TraceLimits, calls_job, interpreter, run_traces, script_job
 
 DEFAULT_OPTIONS: dict[str, Any] = {
     "repeats": 3,  # runs with different PYTHONHASHSEED; all must agree
@@ -146,37 +147,56 @@ def _case_dirs(source: str) -> Iterator[Candidate]:
         )
 
 
-def _trace_all(payload: dict[str, Any], options: dict[str, Any], seed: int) -> list[dict[str, Any]] | str:
-    """Per run (call or stdin) results of one sandboxed pass, or the reason it failed."""
+def _jobs(index: int, payload: dict[str, Any], options: dict[str, Any]) -> list[Job]:
+    """The tracing jobs of one candidate: one for all calls, or one per stdin run."""
     limits = TraceLimits(max_line_events=options["max_line_events"])
-    # candidates() records the interpreter; payloads made elsewhere (mutation) resolve it here
-    python = payload["python"]["path"] if "python" in payload else trace_interpreter(options).path
     collapse = options["convention"] == "collapsed"
     if payload["mode"] == "calls":
-        run = trace_calls(payload["program"], payload["runs"], trace_limits=limits,
-                          call_timeout=options["call_timeout"], hash_seed=seed, python=python,
-                          collapse_comprehensions=collapse)
+        return [calls_job(f"{index}", payload["program"], payload["runs"], trace_limits=limits,
+                          call_timeout=options["call_timeout"], collapse_comprehensions=collapse)]
+    return [script_job(f"{index}/{run}", payload["program"], stdin, trace_limits=limits,
+                       collapse_comprehensions=collapse,
+                       start_after_main_guard=options["script_start"] == "main_guard", segment_markers=True)
+            for run, stdin in enumerate(payload["runs"])]
+
+
+def _results(payload: dict[str, Any], results: list[JobResult]) -> list[dict[str, Any]] | str:
+    """Per run (call or stdin) results of one candidate's jobs, or the reason it failed."""
+    if payload["mode"] == "calls":
+        run = results[0]
         if not run.ok:
-            return f"sandbox: {run.reason}"
-        module = run.result["module"]
+            return f"sandbox: {run.reason()}"
+        module = run.value["module"]
         if module["status"] == "tampered":
             return f"tracer_tampered: {module['tampered']}"
         if module["status"] != "ok":
             error = module["error"]
             return f"module raised {error['type']}: {error['message']}"
-        return run.result["calls"]
-    results = []
-    for stdin in payload["runs"]:
-        run = trace_script(payload["program"], stdin, trace_limits=limits, hash_seed=seed, python=python,
-                           collapse_comprehensions=collapse,
-                           start_after_main_guard=options["script_start"] == "main_guard",
-                           segment_markers=True)
+        return run.value["calls"]
+    scripts = []
+    for run in results:
         if not run.ok:
-            return f"sandbox: {run.reason}"
-        if run.result["module"]["status"] == "tampered":
-            return f"tracer_tampered: {run.result['module']['tampered']}"
-        results.append(run.result["script"])
-    return results
+            return f"sandbox: {run.reason()}"
+        if run.value["module"]["status"] == "tampered":
+            return f"tracer_tampered: {run.value['module']['tampered']}"
+        scripts.append(run.value["script"])
+    return scripts
+
+
+def _trace_seed(payloads: list[dict[str, Any]], options: dict[str, Any], seed: int) -> list[list | str]:
+    """Trace every payload once with hash seed ``seed``, all in one sandbox per interpreter."""
+    by_python: dict[str, list[int]] = {}
+    for index, payload in enumerate(payloads):
+        # candidates() records the interpreter; payloads made elsewhere (mutation) resolve it here
+        python = payload["python"]["path"] if "python" in payload else trace_interpreter(options).path
+        by_python.setdefault(python, []).append(index)
+    out: list[list | str] = [""] * len(payloads)
+    for python, indices in by_python.items():
+        jobs = {index: _jobs(index, payloads[index], options) for index in indices}
+        results = iter(run_traces([job for index in indices for job in jobs[index]], hash_seed=seed, python=python))
+        for index in indices:
+            out[index] = _results(payloads[index], [next(results) for _ in jobs[index]])
+    return out
 
 
 def _failure(result: dict[str, Any]) -> str | None:
@@ -192,16 +212,41 @@ def _failure(result: dict[str, Any]) -> str | None:
     return f"exit code {result.get('exit_code')}"
 
 
-def build_candidate(candidate: Candidate, options: dict[str, Any]) -> Outcome:
-    payload = candidate.payload
-    outcome = Outcome()
-    runs = []
+BATCH_SIZE = 16  # candidates traced in one sandbox per hash seed (families/build.py)
+
+
+def build_candidates(candidates: list[Candidate], options: dict[str, Any]) -> list[Outcome]:
+    """Trace the candidates ``repeats`` times (one sandbox per hash seed for all of them; a
+    candidate that failed is not traced again) and admit each call as :func:`_admit` says."""
+    runs: list[list] = [[] for _ in candidates]
+    failed: dict[int, str] = {}
     for seed in range(options["repeats"]):
-        run = _trace_all(payload, options, seed)
-        if isinstance(run, str):  # the program itself failed: no need for the other seeds
-            outcome.reject(candidate.key, "execution", run)
-            return outcome
-        runs.append(run)
+        live = [i for i in range(len(candidates)) if i not in failed]
+        if not live:
+            break
+        for i, result in zip(live, _trace_seed([candidates[i].payload for i in live], options, seed)):
+            if isinstance(result, str):  # the program itself failed: no need for the other seeds
+                failed[i] = result
+            else:
+                runs[i].append(result)
+    outcomes = []
+    for i, candidate in enumerate(candidates):
+        outcome = Outcome()
+        if i in failed:
+            outcome.reject(candidate.key, "execution", failed[i])
+        else:
+            _admit(candidate, runs[i], options, outcome)
+        outcomes.append(outcome)
+    return outcomes
+
+
+def build_candidate(candidate: Candidate, options: dict[str, Any]) -> Outcome:
+    return build_candidates([candidate], options)[0]
+
+
+def _admit(candidate: Candidate, runs: list[list], options: dict[str, Any], outcome: Outcome) -> None:
+    """Tasks of the calls whose traces agree across seeds and pass the filters."""
+    payload = candidate.payload
     complexity = cyclomatic(payload["program"])
     program_loc = loc(payload["program"])
     seen: dict[str, int] = {}
@@ -231,7 +276,6 @@ def build_candidate(candidate: Candidate, options: dict[str, Any]) -> Outcome:
         metrics = {"answer_tokens": tokens,
                    "cyclomatic": complexity.total, "cyclomatic_max": complexity.max_function, "loc": program_loc}
         outcome.tasks.append(_task(payload, index, run_input, answer, metrics, options["repeats"]))
-    return outcome
 
 
 def _task(payload: dict, index: int, run_input: str, answer: list, metrics: dict, repeats: int) -> dict[str, Any]:

@@ -1,0 +1,239 @@
+"""The job runner: one sandbox, one warm interpreter, many jobs, one result type.
+
+Every family runs code under test through :func:`run_jobs`::
+
+    results = run_jobs([Job("a", "execbench.tracing.child:calls_job", args={...},
+                            files={"program.py": text})], seed=0)
+    results[0].ok, results[0].reason(), results[0].value, results[0].stdout
+
+One sandboxed child (:mod:`._jobrunner`) imports the handlers' modules once (and
+``preload``), then forks one child per job from that warm state. A handler
+(``"module:function"``, called with ``job.args`` in the forked child, its working directory
+the job's directory, stdin/stdout/stderr redirected) returns a JSON value that comes back
+as :attr:`JobResult.value`; the built-in handler ``"exec"`` executes ``args["argv"]``.
+
+Jobs run in order. Jobs with the same ``group`` share a directory (compile, then run the
+binary); a new group starts in an empty work dir, so programs of different groups (in a
+build: different candidates) cannot see each other's files. A job whose ``needs`` did not
+all succeed is skipped. Each job has its own CPU, wall, memory and output limits; a job
+that crashes, hangs or floods fails alone, with the sandbox's classification of the limit
+(:mod:`.classify`). If a job kills the runner itself, the jobs it did not reach run again
+in a new sandbox; the job that was running fails with the sandbox's reason.
+
+The hash seed (``PYTHONHASHSEED``) is fixed when the interpreter starts, so runs that must
+differ in it are different calls; likewise every call is a new sandbox with its own host
+name, time zone, uid and work dir path (docs/sandbox.md).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import signal
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+import execbench
+from execbench.sandbox import _run, records
+
+RUNNER = ["-m", "execbench.sandbox._jobrunner"]
+MAX_VALUE = 64 << 20
+_RUNNER_SLACK_SECONDS = 30.0
+
+
+@dataclass
+class Job:
+    """One unit of work for the runner (see the module docs)."""
+
+    id: str
+    handler: str  # "module:function" run in the forked child, or "exec"
+    args: dict[str, Any] = field(default_factory=dict)
+    files: Mapping[str, str | bytes] = field(default_factory=dict)  # written into the group's dir first
+    stdin: str | bytes = b""
+    group: str | None = None  # jobs of one group share a directory; default: the job alone
+    cwd: str = "."  # below the group's directory
+    needs: Sequence[str] = ()  # ids of earlier jobs that must have succeeded
+    collect: Sequence[str] = ()  # files (below cwd) read back after the job
+    executable: Sequence[str] = ()  # names in ``files`` written with mode 0755
+    cpu_seconds: float = 10.0
+    wall_seconds: float = 30.0
+    memory_mb: int = 2048
+    max_output: int = 1 << 20  # stdout kept; more is the limit "output" unless output_is_limit=False
+    output_is_limit: bool = True
+    max_value: int = MAX_VALUE
+    max_collect: int = 1 << 16
+
+    def spec(self) -> dict[str, Any]:
+        def b64(data: str | bytes) -> str:
+            return base64.b64encode(data.encode() if isinstance(data, str) else bytes(data)).decode()
+        for name in [*self.files, *self.collect, *([self.cwd] if self.cwd != "." else [])]:
+            _run._rel_parts(name)  # relative, no "..": ValueError otherwise
+        return {"id": self.id, "handler": self.handler, "args": self.args,
+                "files": {name: b64(data) for name, data in self.files.items()},
+                "stdin": b64(self.stdin), "group": self.group if self.group is not None else self.id,
+                "cwd": self.cwd, "needs": list(self.needs), "collect": list(self.collect),
+                "executable": list(self.executable), "cpu": self.cpu_seconds, "wall": self.wall_seconds,
+                "memory_mb": self.memory_mb, "max_output": self.max_output,
+                "output_is_limit": self.output_is_limit, "max_value": self.max_value,
+                "max_collect": self.max_collect}
+
+
+@dataclass
+class JobResult:
+    """What one job did. ``value`` is the handler's return value (JSON, hostile: the
+    program ran in the same process; callers validate it with :mod:`.records`)."""
+
+    id: str
+    exit_code: int | None = None
+    signal: int | None = None
+    limit: str | None = None  # "wall_time", "cpu_time", "memory", "file_size", "tasks", "output"
+    stdout: bytes = b""
+    stdout_truncated: bool = False
+    stderr: str = ""  # its tail
+    value: Any = None
+    value_error: str | None = None
+    files: dict[str, bytes] = field(default_factory=dict)
+    wall: float = 0.0
+    cpu: float = 0.0
+    maxrss_kb: int = 0
+    skipped: bool = False  # a job it needs failed
+    failure: str | None = None  # the job produced no record: why (runner death, bad record)
+
+    @property
+    def ok(self) -> bool:
+        return self.failure is None and not self.skipped and self.limit is None and self.exit_code == 0
+
+    def reason(self) -> str:
+        """One line: "exit 0", "cpu_time limit", "killed by signal 11 (SIGSEGV)", "exit 1: <stderr>"."""
+        if self.failure:
+            return self.failure
+        if self.skipped:
+            return "skipped (a job it needs failed)"
+        if self.limit:
+            return f"{self.limit} limit"
+        if self.signal is not None:
+            try:
+                name = signal.Signals(self.signal).name
+            except ValueError:
+                name = "?"
+            return f"killed by signal {self.signal} ({name})"
+        lines = [ln for ln in self.stderr.splitlines() if ln.strip()]
+        tail = f": {lines[-1].strip()[:300]}" if lines and self.exit_code != 0 else ""
+        return f"exit {self.exit_code}{tail}"
+
+    def text(self) -> str:
+        return self.stdout.decode("utf-8")
+
+
+_INT = (int, type(None))
+_FIELDS = {"id": str, "exit_code": _INT, "signal": _INT, "limit": (str, type(None)), "wall": (int, float),
+           "cpu": (int, float), "maxrss_kb": int, "stdout": str, "stdout_truncated": bool, "stderr": str,
+           "value": (str, type(None)), "value_error": (str, type(None)), "files": dict}
+_LIMITS = (None, "wall_time", "cpu_time", "memory", "file_size", "tasks", "output")
+
+
+def _result(raw: dict[str, Any], job: Job) -> JobResult:
+    """One line of the runner (written by the runner, but read as hostile all the same)."""
+    if raw.get("skipped") is True:
+        return JobResult(job.id, skipped=True)
+    if isinstance(raw.get("handler_error"), str):
+        return JobResult(job.id, failure=f"handler {job.handler}: {raw['handler_error'][:300]}")
+    where = f"job {job.id}"
+    record = records.check(raw, _FIELDS, where=where)
+    if record["limit"] not in _LIMITS:
+        raise records.RecordError(f"{where}: unknown limit {record['limit']!r}")
+    value, value_error = None, record["value_error"]
+    if record["value"] is not None:
+        try:
+            value = records.load_json(record["value"], max_bytes=job.max_value, max_depth=200)
+        except records.RecordError as exc:
+            value_error = str(exc)
+    files = {}
+    for name, data in record["files"].items():
+        if name in job.collect and isinstance(data, str):
+            files[name] = records.b64(data, f"{where} file {name}")
+    return JobResult(
+        job.id, exit_code=record["exit_code"], signal=record["signal"], limit=record["limit"],
+        stdout=records.b64(record["stdout"], f"{where} stdout"), stdout_truncated=record["stdout_truncated"],
+        stderr=record["stderr"], value=value, value_error=value_error, files=files,
+        wall=float(record["wall"]), cpu=float(record["cpu"]), maxrss_kb=record["maxrss_kb"],
+    )
+
+
+def _read_lines(stdout: bytes, jobs: Sequence[Job]) -> dict[str, JobResult]:
+    """The records the runner wrote, in order; parsing stops at the first bad line."""
+    wanted = {job.id: job for job in jobs}
+    results: dict[str, JobResult] = {}
+    for line in stdout.split(b"\n"):
+        if not line.strip():
+            continue
+        try:
+            raw = records.load_json(line, max_bytes=len(line), max_depth=8)
+            job = wanted.get(raw.get("id")) if isinstance(raw, dict) else None
+            if job is None or job.id in results:
+                break
+            results[job.id] = _result(raw, job)
+        except records.RecordError as exc:
+            failed = raw.get("id") if isinstance(raw, dict) else None
+            if failed in wanted and failed not in results:
+                results[failed] = JobResult(failed, failure=f"malformed job record: {exc}")
+            break
+    return results
+
+
+def _start(jobs: Sequence[Job], *, python: str | None, seed: int, preload: Sequence[str],
+           env: Mapping[str, str], read_only_paths: Sequence[str], max_tasks: int) -> _run.SandboxResult:
+    spec = json.dumps({"preload": list(preload), "jobs": [job.spec() for job in jobs]})
+    wall = sum(job.wall_seconds + 1.0 for job in jobs) + _RUNNER_SLACK_SECONDS
+    output = sum(job.max_output * 4 // 3 + job.max_value + job.max_collect * 2 * len(job.collect) + 16384
+                 for job in jobs) + (1 << 20)
+    memory = max(job.memory_mb for job in jobs) + 512
+    limits = _run.Limits(cpu_seconds=wall, wall_seconds=wall, memory_bytes=memory * 1024 * 1024,
+                         max_tasks=max_tasks, output_bytes=output)
+    child_env = {**env, "PYTHONHASHSEED": str(seed)}
+    if python is None or os.path.realpath(python) == os.path.realpath(sys.executable):
+        return _run.run_python(RUNNER, stdin=spec, env=child_env, limits=limits, read_only_paths=read_only_paths)
+    # another interpreter (e.g. the pinned tracing one): it imports execbench from our tree
+    tree = os.path.dirname(os.path.dirname(os.path.abspath(execbench.__file__)))
+    child_env["PYTHONPATH"] = os.pathsep.join(p for p in (child_env.get("PYTHONPATH"), tree) if p)
+    return _run.run([python, "-s", *RUNNER], stdin=spec, env=child_env, limits=limits,
+                    read_only_paths=read_only_paths)
+
+
+def run_jobs(jobs: Sequence[Job], *, python: str | None = None, seed: int = 0, preload: Sequence[str] = (),
+             env: Mapping[str, str] | None = None, read_only_paths: Sequence[str] = (),
+             max_tasks: int = 64) -> list[JobResult]:
+    """Run ``jobs`` in one sandbox (see the module docs); one result per job, in order.
+
+    ``python``: the interpreter of the runner (default this one; another one imports
+    execbench from this tree); ``seed``: its PYTHONHASHSEED; ``preload``: modules imported
+    before the first fork; ``env``: extra environment; ``read_only_paths``: more paths the
+    jobs may read (e.g. a repository's venv); ``max_tasks``: processes and threads of the
+    whole sandbox at once."""
+    if len({job.id for job in jobs}) != len(jobs):
+        raise ValueError("job ids must be unique")
+    results: dict[str, JobResult] = {}
+    pending = list(jobs)
+    while pending:
+        outcome = _start(pending, python=python, seed=seed, preload=preload, env=env or {},
+                         read_only_paths=read_only_paths, max_tasks=max_tasks)
+        got = _read_lines(outcome.stdout, pending)
+        results.update(got)
+        rest = [job for job in pending if job.id not in results]
+        if not rest:
+            break
+        # the runner died (or wrote garbage) during rest[0]: that job fails with the sandbox's
+        # reason, so do the jobs of its group after it; the others run again in a new sandbox
+        stderr = outcome.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or [""]
+        why = f"the job runner ended during this job: {outcome.reason()} {stderr[0][:200]}".strip()
+        lost = rest[0]
+        group = lost.group if lost.group is not None else lost.id
+        results[lost.id] = JobResult(lost.id, failure=why, limit=outcome.limit)
+        for job in rest[1:]:
+            if job.group is not None and job.group == group:
+                results[job.id] = JobResult(job.id, failure=f"the job runner ended during job {lost.id} "
+                                                            f"of the same group")
+        pending = [job for job in rest if job.id not in results]
+    return [results[job.id] for job in jobs]

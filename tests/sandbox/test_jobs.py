@@ -1,0 +1,139 @@
+"""The job runner (execbench.sandbox.jobs): many jobs in one real sandbox, each failing alone.
+
+Handlers used here are real functions of this test module (imported inside the sandbox by
+module name, as every family's handler is), so the tests exercise the same path as builds.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+from execbench.sandbox.jobs import Job, run_jobs
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ENV = {"PYTHONPATH": HERE}  # the sandboxed runner imports job_handlers.py from here
+MODULE = "job_handlers"
+
+
+def job(job_id: str, program: str, **kw) -> Job:
+    return Job(job_id, f"{MODULE}:run_python_file", args={"file": "p.py"}, files={"p.py": program}, **kw)
+
+
+def run(jobs: list[Job], **kw):
+    return run_jobs(jobs, env=ENV, read_only_paths=[HERE], **kw)
+
+
+def test_values_stdout_and_stdin_come_back_per_job():
+    results = run([job("a", "result = 6 * 7\nprint('out')\n"),
+                   job("b", "import sys\nresult = sys.stdin.read().upper()\n", stdin="hello")])
+    assert [r.ok for r in results] == [True, True]
+    assert results[0].value == {"result": 42} and results[0].stdout == b"out\n"
+    assert results[1].value == {"result": "HELLO"}
+
+
+def test_each_failure_is_its_own_and_the_batch_goes_on():
+    results = run([
+        job("raise", "raise ValueError('boom')\n"),
+        job("segv", "import ctypes\nctypes.string_at(0)\n"),
+        job("hang", "while True:\n    pass\n", cpu_seconds=1, wall_seconds=5),
+        job("sleep", "import time\ntime.sleep(60)\n", wall_seconds=1),
+        job("flood", "import sys\nsys.stdout.write('x' * 5000)\n", max_output=1000),
+        job("memory", "x = bytearray(2 << 30)\n", memory_mb=256),
+        job("exit", "raise SystemExit(3)\n"),
+        job("fine", "result = 'still here'\n"),
+    ])
+    by_id = {r.id: r for r in results}
+    assert not by_id["raise"].ok and "ValueError: boom" in by_id["raise"].reason()
+    assert by_id["segv"].signal == 11 and "SIGSEGV" in by_id["segv"].reason()
+    assert by_id["hang"].limit == "cpu_time"
+    assert by_id["sleep"].limit == "wall_time"
+    assert by_id["flood"].limit == "output" and len(by_id["flood"].stdout) == 1000
+    assert by_id["memory"].limit == "memory"
+    assert by_id["exit"].exit_code == 3 and by_id["exit"].limit is None
+    assert by_id["fine"].ok and by_id["fine"].value == {"result": "still here"}
+
+
+def test_groups_share_a_directory_and_other_groups_start_empty():
+    writer = "import os\nopen('left.txt', 'w').write('secret')\nos.makedirs('d/e')\nresult = 1\n"
+    reader = "import os\nresult = sorted(os.listdir('.'))\n"
+    results = run([job("w", writer, group="g1"), job("same", reader, group="g1"),
+                   job("other", reader, group="g2")])
+    assert results[1].value["result"] == ["d", "left.txt", "p.py"]
+    assert results[2].value["result"] == ["p.py"]
+
+
+def test_tmpdir_content_does_not_reach_the_next_group():
+    writer = "import os, tempfile\nopen(os.path.join(tempfile.gettempdir(), 'x'), 'w').write('1')\nresult = 1\n"
+    reader = ("import os, tempfile\nbase = os.path.dirname(os.path.dirname(os.getcwd()))\n"
+              "result = [n for r, d, f in os.walk(base) for n in f if n == 'x']\n")
+    results = run([job("w", writer), job("r", reader)])
+    assert results[0].ok and results[1].value == {"result": []}
+
+
+def test_leftover_processes_are_killed_before_the_next_job():
+    daemon = ("import os, time\nif os.fork() == 0:\n    os.setsid()\n    time.sleep(1)\n"
+              "    open(os.path.join(os.environ['HOME'], '..', '..', 'late'), 'w').write('x')\n"
+              "    os._exit(0)\nresult = 1\n")
+    check = "import os, time\ntime.sleep(2)\nresult = os.path.exists(os.path.join(os.getcwd(), '..', '..', 'late'))\n"
+    results = run([job("daemon", daemon), job("check", check)])
+    assert results[0].ok and results[1].value == {"result": False}
+
+
+def test_needs_skips_after_a_failed_job():
+    results = run([job("compile", "raise SystemExit(1)\n", group="g"),
+                   job("run", "result = 1\n", group="g", needs=["compile"])])
+    assert results[1].skipped and not results[1].ok and "skipped" in results[1].reason()
+
+
+def test_exec_jobs_and_collected_files():
+    results = run([Job("sh", "exec", args={"argv": ["/bin/sh", "-c", "echo hi > out.txt; echo done"]},
+                       collect=["out.txt"])])
+    assert results[0].ok and results[0].stdout == b"done\n" and results[0].files == {"out.txt": b"hi\n"}
+
+
+def test_a_job_that_kills_the_runner_fails_alone_and_the_rest_run_again():
+    killer = "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n"
+    results = run([job("before", "result = 1\n"), job("killer", killer),
+                   job("same-group", "result = 2\n", group="killer"), job("after", "result = 3\n")])
+    assert results[0].ok and results[0].value == {"result": 1}
+    assert not results[1].ok and "job runner ended during this job" in results[1].reason()
+    assert results[3].ok and results[3].value == {"result": 3}
+
+
+def test_a_job_cannot_forge_a_later_jobs_record():
+    # the runner is not dumpable: its protocol pipe is out of a job's reach
+    forger = ("import os, glob\nout = []\nfor fd in glob.glob(f'/proc/{os.getppid()}/fd/*'):\n"
+              "    try:\n        out.append(os.open(fd, os.O_WRONLY))\n    except OSError:\n        pass\n"
+              "for fd in out:\n    os.write(fd, b'{\"id\": \"victim\", \"skipped\": true}\\n')\nresult = len(out)\n")
+    results = run([job("forger", forger), job("victim", "result = 'genuine'\n")])
+    assert results[0].value == {"result": 0}
+    assert results[1].ok and results[1].value == {"result": "genuine"}
+
+
+def test_a_weaponised_value_is_a_failed_value_not_a_crash():
+    program = "import json\njson.dump = lambda obj, fh, **kw: fh.write('[' * 100000)\nresult = 1\n"
+    results = run([job("deep", program), job("next", "result = 2\n")])
+    assert results[0].value is None and "deeper than" in results[0].value_error
+    assert results[1].value == {"result": 2}
+
+
+def test_hash_seed_and_interpreter_are_the_callers():
+    program = "result = hash('execbench')\n"
+    one = run([job("a", program)], seed=1)[0].value
+    two = run([job("a", program)], seed=2)[0].value
+    assert one == run([job("a", program)], seed=1)[0].value and one != two
+    other = "/root/.pyenv/versions/3.12.1/bin/python"
+    if not os.path.exists(other) or sys.version_info[:2] == (3, 12):
+        pytest.skip("needs a second interpreter")
+    version = run([job("v", "import sys\nresult = list(sys.version_info[:2])\n")], python=other)[0]
+    assert version.value == {"result": [3, 12]}, version.reason()
+
+
+def test_job_ids_must_be_unique_and_paths_relative():
+    with pytest.raises(ValueError):
+        run([job("a", "1"), job("a", "2")])
+    with pytest.raises(ValueError):
+        run([Job("a", "exec", args={"argv": ["true"]}, files={"../x": "1"})])
