@@ -8,7 +8,8 @@ import pytest
 
 from execbench.families.repo import assertions as A
 from execbench.families.repo import dvp
-from execbench.families.repo.build import Item, Module, _answer_candidates
+from execbench.families.repo.build import _answer_candidates
+from execbench.families.repo.records import Item, Module
 
 
 def _function(body: str, params: str = "", decorators: str = "") -> A.TestFunction:

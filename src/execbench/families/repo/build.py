@@ -29,7 +29,7 @@ import os
 import re
 import sys
 from collections import defaultdict
-from dataclasses import dataclass
+import dataclasses
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
@@ -38,6 +38,8 @@ from execbench.dataset.cache import cache_dir
 from execbench.families.base import Candidate, Outcome, SourceError
 from execbench.families.repo import assertions as A
 from execbench.families.repo import dvp, packages
+from execbench.families.repo.records import (AnswerCandidate, Item, Module, Pending, RepoPayload,
+                                             TestFilePayload)
 from execbench.families.repo.runner import run_tests
 from execbench.families.repo.slicing_metrics import fill_metrics, slice_cache, slice_for, slice_provenance
 from execbench.families.repo.traces import TraceStore
@@ -63,7 +65,7 @@ _HINT_TYPES = {"int", "float", "complex", "str", "bytes", "bool", "NoneType", "l
 
 # --- candidates ---------------------------------------------------------------------------
 
-def repo_payload(repo: Repo) -> dict[str, Any]:
+def repo_payload(repo: Repo) -> RepoPayload:
     c = repo.config
     return {"spec": repo.spec, "name": repo.name, "version": repo.version, "root": str(repo.root),
             "import_root": str(repo.import_root), "packages": list(repo.packages), "python": str(repo.python),
@@ -72,7 +74,7 @@ def repo_payload(repo: Repo) -> dict[str, Any]:
                        "exclude": list(c.exclude), "note": c.note}}
 
 
-def repo_from_payload(p: dict[str, Any]) -> Repo:
+def repo_from_payload(p: RepoPayload) -> Repo:
     c = p["config"]
     config = RepoConfig(p["name"], p["version"], tuple(c["test_deps"]), dict(c["env"]), tuple(c["test_modules"]),
                         tuple(c["exclude"]), c.get("note", ""))
@@ -90,7 +92,8 @@ def candidates(sources: list[str], options: dict[str, Any]) -> Iterator[Candidat
         payload = repo_payload(repo)
         for test_file in repo.test_files():
             rel = test_file.relative_to(repo.root).as_posix()
-            yield Candidate(key=f"{repo.key}/{rel}", payload={"repo": payload, "test_file": rel})
+            test_file: TestFilePayload = {"repo": payload, "test_file": rel}
+            yield Candidate(key=f"{repo.key}/{rel}", payload=dict(test_file))
 
 
 def build_candidate(candidate: Candidate, options: dict[str, Any]) -> Outcome:
@@ -105,25 +108,6 @@ def build_candidate(candidate: Candidate, options: dict[str, Any]) -> Outcome:
 
 
 # --- analysis of the test-side modules ------------------------------------------------------
-
-@dataclass
-class Module:
-    rel: str  # path relative to the repo root
-    path: Path
-    source: str
-    functions: dict[tuple[str, int], A.TestFunction]
-
-
-@dataclass
-class Item:
-    """One assertion of one test function, with its static DVP outcome."""
-
-    key: str
-    module: Module
-    function: A.TestFunction
-    assertion: A.Assertion
-    choice: dvp.Choice | dvp.Reject
-
 
 def _helper_modules(repo: Repo, test_path: Path) -> list[Path]:
     """Non-test modules beside the test file that define test functions (mixins such as
@@ -195,7 +179,7 @@ def build_test_file(repo: Repo, rel: str, source: str, options: dict[str, Any], 
                        output=first.stderr_tail[-1500:])
         return outcome
     by_function = {(str(Path(m.path).resolve()), fl): (m, f) for m in modules for (q, fl), f in m.functions.items()}
-    pending: list[dict[str, Any]] = []  # per (test instance, item) awaiting verification
+    pending: list[Pending] = []  # per (test instance, item) awaiting verification
     environment = environment_patterns(repo)
     instances: dict[tuple[str, str], int] = defaultdict(int)
     for record in first.records:
@@ -257,8 +241,8 @@ def build_test_file(repo: Repo, rel: str, source: str, options: dict[str, Any], 
                 outcome.reject(at, why[0], why[1], **base)
                 continue
             wrong, guard = _wrong_values(runs, it, sympy, cands)
-            pending.append({"record": record, "item": it, "candidates": cands, "label": at, "base": base,
-                            "values": runs, "wrong": wrong, "guards": guard})
+            pending.append(Pending(record=record, item=it, candidates=cands, label=at, base=base, values=runs,
+                                   wrong=wrong, guards=guard))
     if not pending:
         return outcome
 
@@ -270,8 +254,8 @@ def build_test_file(repo: Repo, rel: str, source: str, options: dict[str, Any], 
     extra: dict[str, list[str]] = defaultdict(list)  # "candidate == sentinel" per text candidate
     names: dict[str, list[str]] = defaultdict(list)  # dotted names to resolve to aliases
     for p in pending:
-        key = p["item"].key
-        for c in p["candidates"]:
+        key = p.item.key
+        for c in p.candidates:
             if c["text"] not in union[key]:
                 union[key].append(c["text"])
             if c["kind"] != "python-literal" and c["text"] not in extra[key]:
@@ -281,12 +265,12 @@ def build_test_file(repo: Repo, rel: str, source: str, options: dict[str, Any], 
                     names[key].append(name)
     guards: dict[str, dict[str, str]] = defaultdict(dict)  # wrong text → "it differs from the answer"
     for p in pending:
-        key = p["item"].key
-        for text in p["wrong"]:
+        key = p.item.key
+        for text in p.wrong:
             if text not in union[key]:
                 union[key].append(text)
-            if text in p.get("guards", {}):
-                guards[key][text] = p["guards"][text]
+            if text in p.guards:
+                guards[key][text] = p.guards[text]
     for module in modules:
         splices = []
         for key, texts in union.items():
@@ -300,26 +284,26 @@ def build_test_file(repo: Repo, rel: str, source: str, options: dict[str, Any], 
             splices += A.neutralize_splices([a for f in module.functions.values() for a in f.assertions
                                              if id(a) not in verified])
         verify_served[str(module.path)] = A.apply(module.source, splices)
-    keep = sorted({p["record"]["nodeid"] for p in pending})
+    keep = sorted({p.record["nodeid"] for p in pending})
     second = run_tests(repo, test_path, verify_served, trace=False, options=options, keep=keep, hash_seed=1)
     by_node = {r["nodeid"]: r for r in second.records}
-    admitted: list[dict[str, Any]] = []
+    admitted: list[Pending] = []
     for p in pending:
-        it, record = p["item"], p["record"]
+        it, record = p.item, p.record
         rec2 = by_node.get(record["nodeid"])
         if rec2 is None or any(ph["outcome"] != "passed" for ph in rec2.get("phases", {}).values()):
             why = "test did not pass in the verification run" if rec2 else f"verification run: {second.reason}"
-            outcome.reject(p["label"], "verification", why, **p["base"])
+            outcome.reject(p.label, "verification", why, **p.base)
             continue
         checks = rec2.get("verify", {}).get(it.key)
         if not checks:
-            outcome.reject(p["label"], "verification", "assertion not reached in the verification run", **p["base"])
+            outcome.reject(p.label, "verification", "assertion not reached in the verification run", **p.base)
             continue
         actual_now = {json.dumps(_value_text(c["value"])) for c in checks}
-        actual_before = {json.dumps(_value_text(run.get(str(it.choice.actual), {}))) for run in p["values"]}
+        actual_before = {json.dumps(_value_text(run.get(str(it.choice.actual), {}))) for run in p.values}
         if actual_now != actual_before:
-            outcome.reject(p["label"], dvp.SEMANTIC, "unstable_value: differs between runs (hash seeds 0 and 1)",
-                           **p["base"])
+            outcome.reject(p.label, dvp.SEMANTIC, "unstable_value: differs between runs (hash seeds 0 and 1)",
+                           **p.base)
             continue
         texts = union[it.key]
 
@@ -327,18 +311,18 @@ def build_test_file(repo: Repo, rel: str, source: str, options: dict[str, Any], 
             return all(len(c["checks"]) > index and c["checks"][index] is True for c in checks)
 
         chosen = None
-        for cand in p["candidates"]:
+        for cand in p.candidates:
             if passes(texts.index(cand["text"])):
                 chosen = cand
                 break
         if chosen is None:
-            dropped = p["candidates"][0].get("refused_other")
+            dropped = p.candidates[0].get("refused_other")
             if dropped:
-                outcome.reject(p["label"], dvp.MORPHOLOGY, f"answer_not_gradable: {dropped} (no other candidate "
-                               "passes)", candidates=[c["text"] for c in p["candidates"]], **p["base"])
+                outcome.reject(p.label, dvp.MORPHOLOGY, f"answer_not_gradable: {dropped} (no other candidate "
+                               "passes)", candidates=[c["text"] for c in p.candidates], **p.base)
             else:
-                outcome.reject(p["label"], "verification", "no candidate answer passes the assertion when "
-                               "substituted", candidates=[c["text"] for c in p["candidates"]], **p["base"])
+                outcome.reject(p.label, "verification", "no candidate answer passes the assertion when "
+                               "substituted", candidates=[c["text"] for c in p.candidates], **p.base)
             continue
         guarded = list(guards[it.key])
 
@@ -346,22 +330,22 @@ def build_test_file(repo: Repo, rel: str, source: str, options: dict[str, Any], 
             # (oo) + 1 is oo: not a wrong value
             return w not in guarded or passes(len(texts) + len(extra[key]) + guarded.index(w))
 
-        wrong = next((w for w in p["wrong"] if passes(texts.index(w)) and really_wrong(w)), None)
+        wrong = next((w for w in p.wrong if passes(texts.index(w)) and really_wrong(w)), None)
         if wrong is not None:
             what = "an unrelated object" if wrong == f"{A.SENTINEL}()" else f"the wrong value {wrong[:80]}"
-            outcome.reject(p["label"], dvp.SEMANTIC, f"many_solutions: {what} passes the assertion too",
-                           answer=chosen["text"], **p["base"])
+            outcome.reject(p.label, dvp.SEMANTIC, f"many_solutions: {what} passes the assertion too",
+                           answer=chosen["text"], **p.base)
             continue
         if chosen["text"] in extra[it.key] and passes(len(texts) + extra[it.key].index(chosen["text"])):
-            outcome.reject(p["label"], dvp.SEMANTIC, "many_solutions: the answer equals an unrelated object",
-                           answer=chosen["text"], **p["base"])
+            outcome.reject(p.label, dvp.SEMANTIC, "many_solutions: the answer equals an unrelated object",
+                           answer=chosen["text"], **p.base)
             continue
         aliases = [g for g in (rec2.get("aliases") or {}).get(it.key, []) if isinstance(g, list) and len(g) > 1]
-        admitted.append({**p, "answer": chosen, "aliases": aliases})
+        admitted.append(dataclasses.replace(p, answer=chosen, aliases=aliases))
     _disambiguate(admitted, outcome)
     analysis, store = slice_cache(), TraceStore()
     for p in admitted:
-        if p.get("dropped"):
+        if p.dropped:
             continue
         outcome.tasks.append(_task(repo, rel, modules, items, p, options, origin, analysis, store))
     return outcome
@@ -417,7 +401,7 @@ def environment_dependent(texts: list[str | None], patterns: list[tuple[str, re.
 
 def _answer_candidates(it: Item, runs: list[dict[str, Any]], sympy: bool,
                        environment: Sequence[tuple[str, re.Pattern[str]]] = ()
-                       ) -> tuple[list[dict[str, Any]], tuple[str, str] | None]:
+                       ) -> tuple[list[AnswerCandidate], tuple[str, str] | None]:
     """Answer texts to verify, best first: the actual operand's runtime value as a literal
     (or sympy text), the masked operand's runtime value, then the original masked text when
     its form passes funnel 2. The answer always comes from execution: text is only kept if
@@ -435,7 +419,7 @@ def _answer_candidates(it: Item, runs: list[dict[str, Any]], sympy: bool,
     where = environment_dependent([r.get(k) for r in actual + expected for k in ("literal", "sympy")], environment)
     if where:
         return [], (dvp.SEMANTIC, f"environment_dependent: the value holds the build's {where}")
-    out: list[dict[str, Any]] = []
+    out: list[AnswerCandidate] = []
     ungradable: list[str] = []
 
     def add(text: str | None, source: str, form: str, kind: str) -> None:
@@ -498,7 +482,7 @@ def _answer_candidates(it: Item, runs: list[dict[str, Any]], sympy: bool,
             return [], (dvp.MORPHOLOGY, "value_too_large")
         return [], (dvp.MORPHOLOGY, f"no_literal_form:{value.get('type')}")
     if ungradable:  # if none of the others passes, the refused text was the answer
-        clean = [{**c, "refused_other": ungradable[0]} for c in clean]
+        clean = [AnswerCandidate(**c, refused_other=ungradable[0]) for c in clean]
     return clean, None
 
 
@@ -512,7 +496,7 @@ def _literal_value(text: str | None) -> tuple[bool, Any]:
         return False, None
 
 
-def _wrong_values(runs: list[dict[str, Any]], it: Item, sympy: bool, cands: list[dict[str, Any]]
+def _wrong_values(runs: list[dict[str, Any]], it: Item, sympy: bool, cands: list[AnswerCandidate]
                   ) -> tuple[list[str], dict[str, str]]:
     """The admission gate's wrong answers: a few values of the answer's type that differ from
     it (int ± 1, the other bool, a dropped or added element, ...) and an unrelated sentinel
@@ -693,20 +677,20 @@ def _add_text(add: Callable[..., None], source: str, node: ast.expr, form: dvp.F
     add(text, origin, form.name, "python-literal" if form.priority == 1 else "sympy" if form.priority == 5 else "text")
 
 
-def _disambiguate(admitted: list[dict[str, Any]], outcome: Outcome) -> None:
+def _disambiguate(admitted: list[Pending], outcome: Outcome) -> None:
     """Instances of one test function (parametrised or inherited) that show the same test
     text and the same input parameters must have the same answer, else none is kept."""
-    groups: dict[tuple, list[dict[str, Any]]] = defaultdict(list)
+    groups: dict[tuple, list[Pending]] = defaultdict(list)
     for p in admitted:
-        args = json.dumps(p["record"]["trace"].get("args", {}), sort_keys=True)
-        groups[(p["item"].key, args)].append(p)
+        args = json.dumps(p.record["trace"].get("args", {}), sort_keys=True)
+        groups[(p.item.key, args)].append(p)
     for group in groups.values():
-        if len({p["answer"]["text"] for p in group}) > 1:
+        if len({p.answer["text"] for p in group if p.answer is not None}) > 1:
             for p in group:
-                p["dropped"] = True
-                outcome.reject(p["label"], dvp.SEMANTIC,
+                p.dropped = True
+                outcome.reject(p.label, dvp.SEMANTIC,
                                "ambiguous_parameters: instances with the same inputs have different answers",
-                               **p["base"])
+                               **p.base)
 
 
 # --- tasks -----------------------------------------------------------------------------------
@@ -853,11 +837,12 @@ def _safe(text: str) -> str:
     return cleaned
 
 
-def _task(repo: Repo, rel: str, modules: list[Module], items: dict[str, Item], p: dict[str, Any],
+def _task(repo: Repo, rel: str, modules: list[Module], items: dict[str, Item], p: Pending,
           options: dict[str, Any], origin: str, analysis: Any = None, store: TraceStore | None = None
           ) -> dict[str, Any]:
-    it: Item = p["item"]
-    record, answer = p["record"], p["answer"]
+    it: Item = p.item
+    record, answer = p.record, p.answer
+    assert answer is not None
     choice = it.choice
     assert isinstance(choice, dvp.Choice)
     module, function, assertion = it.module, it.function, it.assertion
@@ -909,9 +894,9 @@ def _task(repo: Repo, rel: str, modules: list[Module], items: dict[str, Item], p
         "operator": assertion.op,
         "assertion_kind": assertion.kind + (f":{assertion.method}" if assertion.method else ""),
         "morphology": {"form": choice.form.name, "priority": choice.form.priority},
-        "executions": len(p["values"]),
-        "answer_aliases": [list(g) for g in p.get("aliases", [])],
-        "admission_wrong_values": list(p["wrong"]),  # substituted; none that differs from the answer passed
+        "executions": len(p.values),
+        "answer_aliases": [list(g) for g in p.aliases],
+        "admission_wrong_values": list(p.wrong),  # substituted; none that differs from the answer passed
         "hash_seeds": [0, 1],
         "trace_ref": trace_ref,
         "slicing": slice_status,

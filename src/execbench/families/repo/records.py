@@ -1,0 +1,98 @@
+"""Typed records passed between the steps of a repo build.
+
+Candidate payloads stay JSON dictionaries (they are part of the build-cache key and cross
+process boundaries), so they are ``TypedDict``\\ s; the in-process records of one test
+module's build (:class:`Module`, :class:`Item`, :class:`Pending`) are dataclasses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NotRequired, TypedDict
+
+from execbench.families.repo import assertions as A
+from execbench.families.repo import dvp
+
+
+class RepoConfigPayload(TypedDict):
+    test_deps: list[str]
+    env: dict[str, str]
+    test_modules: list[str]
+    exclude: list[str]
+    note: str
+
+
+class RepoPayload(TypedDict):
+    """A prepared :class:`~execbench.sources.repos.Repo`, as JSON."""
+
+    spec: str
+    name: str
+    version: str
+    root: str
+    import_root: str
+    packages: list[str]
+    python: str
+    tree_sha256: str
+    sdist_sha256: str | None
+    config: RepoConfigPayload
+
+
+class TestFilePayload(TypedDict):
+    """One test module of a prepared repository (path relative to its root)."""
+
+    repo: RepoPayload
+    test_file: str
+
+
+class PackagePayload(TypedDict):
+    """One package of a ``list:FILE`` source, prepared where it is built."""
+
+    package: str
+
+
+class AnswerCandidate(TypedDict):
+    """One answer text to verify by substitution; the first that passes is the answer."""
+
+    text: str
+    source: str  # "runtime-value", "test-text (verified)", ...
+    form: str  # funnel-2 form name
+    kind: str  # "python-literal", "sympy" or "text"
+    type: str | None  # the runtime value's type name
+    refused_other: NotRequired[str]  # why a better text was not offered (the grader refuses it)
+
+
+@dataclass
+class Module:
+    rel: str  # path relative to the repo root
+    path: Path
+    source: str
+    functions: dict[tuple[str, int], A.TestFunction]
+
+
+@dataclass
+class Item:
+    """One assertion of one test function, with its static DVP outcome."""
+
+    key: str
+    module: Module
+    function: A.TestFunction
+    assertion: A.Assertion
+    choice: dvp.Choice | dvp.Reject
+
+
+@dataclass
+class Pending:
+    """One assertion of one test instance that passed the probe run and awaits the verify run."""
+
+    record: dict[str, Any]  # the probe run's record of the test (nodeid, phases, trace, probes)
+    item: Item
+    candidates: list[AnswerCandidate]
+    label: str  # "<repo>/<nodeid>@L<line>", the rejection key
+    base: dict[str, Any]  # fields every rejection of this assertion carries
+    values: list[dict[str, Any]]  # the probes' rendered operands, one per execution
+    wrong: list[str]  # the admission gate's wrong answers
+    guards: dict[str, str]  # wrong text -> expression checking it differs from the answer
+    answer: AnswerCandidate | None = None  # set once verified
+    aliases: list[list[str]] = field(default_factory=list)
+    dropped: bool = False  # instances with the same inputs disagree
