@@ -12,6 +12,8 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "execbench"
 
+FAMILY_FOLDER = "families/<name>"  # the layer of every family folder (a package under families/)
+
 # Lowest first. A package imports only from packages in lower layers (and from itself).
 LAYERS: tuple[frozenset[str], ...] = tuple(frozenset(layer) for layer in (
     {"sourcetext", "static", "progress"},  # small helpers without execbench imports
@@ -20,8 +22,9 @@ LAYERS: tuple[frozenset[str], ...] = tuple(frozenset(layer) for layer in (
     {"dataset", "grading"},  # the task record; family-neutral answer parsing
     {"sources"},  # where programs come from
     {"models"},  # model names, the local server, the teacher client
-    {"families"},  # the family plug-ins
-    {"mutation"},  # new facts from existing tasks
+    {"families"},  # the plug-in contract, the registry, the build engine, grading a dataset
+    {"mutation"},  # new facts from existing tasks: the family-neutral engine and AST operators
+    {FAMILY_FOLDER},  # families/<name>/: the plug-ins themselves (with their mutation adapters)
     {"eval"},  # Inspect AI
     {"analysis"},
     {"report"},
@@ -36,6 +39,16 @@ def layer_of(package: str) -> int:
         if package in layer:
             return index
     raise AssertionError(f"execbench.{package} has no layer: add it to LAYERS and docs/architecture.md")
+
+
+def package_of(module: str) -> str:
+    """The layer key of ``execbench.<package>...``: family folders share one key."""
+    parts = module.split(".")
+    if len(parts) < 2:
+        return "__init__"
+    if parts[1] == "families" and len(parts) > 2 and (SRC / "families" / parts[2]).is_dir():
+        return FAMILY_FOLDER
+    return parts[1]
 
 
 def module_name(path: Path) -> str:
@@ -79,13 +92,12 @@ def sources() -> list[Path]:
 def test_imports_follow_the_layers():
     against = []
     for path in sources():
-        mine = module_name(path).split(".")
-        own_package = mine[1] if len(mine) > 1 else "__init__"
+        own_package = package_of(module_name(path))
         for target in imports(path):
-            parts = target.split(".")
-            if len(parts) < 2 or parts[1] == own_package:
+            package = package_of(target)
+            if len(target.split(".")) < 2 or package == own_package:
                 continue
-            if layer_of(parts[1]) >= layer_of(own_package):
+            if layer_of(package) >= layer_of(own_package):
                 against.append(f"{module_name(path)} imports {target}")
     assert against == []
 
@@ -138,5 +150,9 @@ def test_no_circular_module_level_imports():
 def test_the_checks_see_a_violation():
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert layer_of("families") > layer_of("sandbox")
+    assert package_of("execbench.families.trace.mutate") == FAMILY_FOLDER
+    assert layer_of(package_of("execbench.mutation.engine")) < layer_of(FAMILY_FOLDER) \
+        < layer_of(package_of("execbench.eval.protocol"))
+    assert layer_of(package_of("execbench.families.base")) < layer_of(package_of("execbench.mutation.engine"))
     tracer = SRC / "tracing" / "run.py"
     assert "execbench.sandbox" in {".".join(t.split(".")[:2]) for t in imports(tracer)}

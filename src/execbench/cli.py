@@ -84,8 +84,10 @@ def build(
         parse_executor(executor)
     except ExecutorError as exc:
         _fail(str(exc))
-    if annotator is not None and family != "repo":
-        _fail("--annotator labels repo tasks only")
+    annotate_dataset = plugin.annotator()
+    if annotator is not None and annotate_dataset is None:
+        able = [f.name for f in families.registered() if f.annotator() is not None]
+        _fail(f"--annotator labels {' and '.join(able)} tasks only")
     cache = BuildCache(enabled=not no_cache)
     columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                TextColumn("{task.fields[tasks]} tasks, {task.fields[rejected]} rejected"), TimeElapsedColumn())
@@ -114,13 +116,12 @@ def build(
                   f"{manifest['build_seconds']:.1f} s (cache: {manifest['cache']['hits']} hits); "
                   f"content {manifest['content_hash'][:19]}…")
     if annotator is not None:
-        _annotate(out, annotator)
+        _annotate(out, annotator, annotate_dataset)
 
 
-def _annotate(out: Path, annotator: str) -> None:
+def _annotate(out: Path, annotator: str, annotate_dataset: Any) -> None:
     from execbench.models.names import ModelError
     from execbench.models.server import ServerError
-    from execbench.families.repo.annotate import annotate_dataset
 
     columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with LoggedProgress(*columns, console=console, transient=False) as bar:
@@ -189,9 +190,10 @@ def export(
         inputs = read_inputs(datasets)
         licenses = {}
         for task in (task for item in inputs for task in item.tasks):
-            source = "/".join(task.id.split("/")[:2])
-            if source not in licenses and task.family in families.names():
-                licenses[source] = families.get(task.family).source_license(source.split("/", 1)[1])
+            parts = families.parse_id(task.id)
+            source = f"{parts.family}/{parts.source}"
+            if source not in licenses:
+                licenses[source] = families.get(parts.family).source_license(parts.source)
         marker = write_export(inputs, out, licenses={k: v for k, v in licenses.items() if v})
     except (DatasetError, OSError) as exc:
         _fail(str(exc))

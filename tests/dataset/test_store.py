@@ -59,7 +59,7 @@ def test_writer_refuses_invalid_and_duplicate_tasks(tmp_path):
             writer.add(make_task())
         bad = make_task("p/2")
         bad.arm = "post-loop-state"
-        with pytest.raises(DatasetError, match="not an arm"):
+        with pytest.raises(DatasetError, match="does not agree with family/arm"):
             writer.add(bad)
 
 
@@ -80,7 +80,7 @@ def test_a_crashed_build_leaves_no_dataset(tmp_path):
         ('{"id": 1}', "line 2: missing fields"),
         (json.dumps({**make_task().to_json(), "id": "nope"}), "line 2: id 'nope' is not of the form"),
         (json.dumps({**make_task().to_json(), "metrics": {"x": "big"}}), "line 2: metric 'x' must be a number"),
-        (json.dumps({**make_task().to_json(), "family": "dance"}), "line 2: unknown family"),
+        (json.dumps({**make_task().to_json(), "family": "dance"}), "line 2: id .* does not agree with family/arm"),
     ],
 )
 def test_reading_a_malformed_line_names_it(tmp_path, line, message):
@@ -88,6 +88,24 @@ def test_reading_a_malformed_line_names_it(tmp_path, line, message):
     path.write_text(json.dumps(make_task("p/9").to_json()) + "\n" + line + "\n")
     with pytest.raises(DatasetError, match=message):
         list(read_tasks(path))
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"id": "dance/unit/p/0#trace", "family": "dance"}, "unknown family 'dance'"),
+        ({"id": "trace/unit/p/0#steps", "arm": "steps"}, "arm 'steps' is not an arm of family 'trace'"),
+        ({"answer_kind": "json"}, "answer_kind 'json' is not an answer kind of trace/trace"),
+    ],
+)
+def test_the_families_layer_checks_family_arm_and_answer_kind(tmp_path, change, message):
+    """The dataset layer checks structure; importing the families registers the arm check
+    (dependency inversion: dataset sits below families and cannot import them)."""
+    import execbench.families  # noqa: F401 - registers the check with the dataset layer
+
+    with pytest.raises(DatasetError, match=message):
+        Task.from_json({**make_task().to_json(), **change})
+    Task.from_json(make_task().to_json())  # a record the trace family declares passes
 
 
 def test_build_cache_round_trip_and_disabled(tmp_path):

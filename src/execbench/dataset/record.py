@@ -1,26 +1,22 @@
 """The task record: one JSON object per line of ``tasks.jsonl`` (see docs/dataset-format.md).
 
 Records are validated when written and when read; a malformed record raises
-:class:`DatasetError` naming the file and line.
+:class:`DatasetError` naming the file and line. This layer checks the record's structure
+(fields, types, the id grammar, answer kinds, languages); which families exist and which
+arms and answer kinds each has is the families layer's knowledge: it registers a check
+with :func:`register_family_check` when it is imported (docs/architecture.md,
+"Dataset validation").
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Callable, NamedTuple
 
-FAMILIES = ("trace", "state", "repo", "cruxeval")
-ARMS = {
-    "trace": ("trace",),
-    "state": ("short-trace-final", "long-trace-final", "inside-loop-state", "post-loop-state"),
-    "repo": ("masked-assertion",),
-    "cruxeval": ("output-prediction", "input-prediction", "inside-loop-state", "post-loop-state"),
-}
 ANSWER_KINDS = ("text", "json", "lines", "python-literal", "sympy")
 LANGUAGES = ("python", "cpp")
 _ID = re.compile(r"^(?P<family>[a-z]+)/(?P<source>[^/#\s]+)/(?P<case>[^#\s]+)#(?P<arm>[a-z-]+)$")
-
 
 class DatasetError(ValueError):
     """A dataset file or record is malformed."""
@@ -48,8 +44,38 @@ class Task:
         return cls(**data)
 
 
+class TaskId(NamedTuple):
+    family: str
+    source: str
+    case: str
+    arm: str
+
+    def __str__(self) -> str:
+        return make_id(*self)
+
+
 def make_id(family: str, source: str, case: str, arm: str) -> str:
     return f"{family}/{source}/{case}#{arm}"
+
+
+def parse_id(task_id: str) -> TaskId:
+    """The parts of ``<family>/<source>/<case>#<arm>``; DatasetError if ``task_id`` is not one."""
+    match = _ID.match(task_id) if isinstance(task_id, str) else None
+    if not match:
+        raise DatasetError(f"id {task_id!r} is not of the form <family>/<source>/<case>#<arm>")
+    return TaskId(match["family"], match["source"], match["case"], match["arm"])
+
+
+#: Checks of (family, arm, answer_kind) registered by the families layer; each raises
+#: DatasetError for a combination it does not know.
+_FAMILY_CHECKS: list[Callable[[str, str, str], None]] = []
+
+
+def register_family_check(check: Callable[[str, str, str], None]) -> None:
+    """Called by ``execbench.families`` on import: every validated record is also checked
+    against the registered families' arms and answer kinds."""
+    if check not in _FAMILY_CHECKS:
+        _FAMILY_CHECKS.append(check)
 
 
 def validate(data: Any) -> None:
@@ -70,19 +96,15 @@ def validate(data: Any) -> None:
         if not isinstance(data[name], dict):
             raise DatasetError(f"field {name!r} must be an object")
     family, arm = data["family"], data["arm"]
-    if family not in FAMILIES:
-        raise DatasetError(f"unknown family {family!r} (known: {', '.join(FAMILIES)})")
-    if arm not in ARMS[family]:
-        raise DatasetError(f"arm {arm!r} is not an arm of family {family!r}")
     if data["language"] not in LANGUAGES:
         raise DatasetError(f"unknown language {data['language']!r}")
     if data["answer_kind"] not in ANSWER_KINDS:
         raise DatasetError(f"unknown answer_kind {data['answer_kind']!r}")
-    match = _ID.match(data["id"])
-    if not match:
-        raise DatasetError(f"id {data['id']!r} is not of the form <family>/<source>/<case>#<arm>")
-    if match["family"] != family or match["arm"] != arm:
+    parts = parse_id(data["id"])
+    if parts.family != family or parts.arm != arm:
         raise DatasetError(f"id {data['id']!r} does not agree with family/arm {family}/{arm}")
+    for check in _FAMILY_CHECKS:
+        check(family, arm, data["answer_kind"])
     for key, value in data["metrics"].items():
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
             raise DatasetError(f"metric {key!r} must be a number or null")

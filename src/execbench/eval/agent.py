@@ -1,7 +1,7 @@
 """``--mode agent``: a read-only, tool-using agent (RepoReason's ReadOnlyAgent) as an Inspect solver.
 
 A family supports agent mode when it has an ``agent`` prompt variant and a browser class
-in ``execbench.families.<family>.agent_tools`` (listed in :data:`BROWSERS`) whose
+(``Family.agent_browser()``, e.g. ``families/repo/agent_tools.py``) whose
 ``for_task(task)`` gives an object with ``list_dir``, ``read_file`` and ``search``,
 confined to the task's repository (Inspect's ``local`` sandbox is no boundary, so the
 confinement lives in the family). The agent is Inspect's ``react()`` with those three
@@ -12,7 +12,6 @@ text is exactly what the model submitted). It uses the family's agent prompt as 
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 from inspect_ai.agent import AgentSubmit, as_solver, react
@@ -20,15 +19,17 @@ from inspect_ai.solver import Generate, TaskState, solver
 from inspect_ai.tool import ToolDef, ToolError
 from inspect_ai.util import LimitExceededError
 
+from execbench import families
 from execbench.eval import protocol
 
-BROWSERS = protocol.AGENT_BROWSERS
 DEFAULT_MESSAGE_LIMIT = 60  # ~30 tool rounds; override with --message-limit
 
 
 def _browser(task: Any) -> Any:
-    module, name = BROWSERS[task.family]
-    return getattr(importlib.import_module(module), name).for_task(task)
+    browser = families.get(task.family).agent_browser()
+    if browser is None:
+        raise ValueError(f"family {task.family!r} has no agent browser")
+    return browser.for_task(task)
 
 
 def _tools(browser: Any) -> list[ToolDef]:

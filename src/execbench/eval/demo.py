@@ -19,11 +19,6 @@ from execbench.dataset import DatasetWriter, read_tasks
 from execbench.dataset.cache import BuildCache
 from execbench.families.build import ProgressFn, build_dataset
 
-# Built-in sources per family (a family may declare ``demo_sources`` itself instead).
-DEMO_SOURCES: dict[str, tuple[str, ...]] = {
-    "trace": ("humaneval", "advanced"),
-    "state": ("classic",),
-}
 CANDIDATES_PER_SOURCE = 2
 TASKS_PER_SOURCE = 3
 PROMPT_CHARS = 4000  # prompt fields + answer, in characters: keeps every demo prompt near 1,000 tokens
@@ -38,13 +33,8 @@ class DemoDataset:
 
 
 def demo_sources() -> dict[str, tuple[str, ...]]:
-    chosen = {}
-    for name in families.names():
-        plugin = families.get(name)
-        sources = tuple(getattr(plugin, "demo_sources", ()) or DEMO_SOURCES.get(name, ()))
-        if sources:
-            chosen[name] = sources
-    return chosen
+    """Per family, the built-in sources it declares for the demo (``Family.demo_sources``)."""
+    return {family.name: tuple(family.demo_sources) for family in families.registered() if family.demo_sources}
 
 
 def _size(task: Any) -> int:

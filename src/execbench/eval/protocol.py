@@ -27,7 +27,7 @@ from typing import Any, Iterable
 
 from execbench import families
 from execbench.dataset import Task, read_tasks
-from execbench.families.base import Prompt
+from execbench.families.base import Family, Prompt
 from execbench.grading import NO_ANSWER, TRUNCATED
 
 MODES = ("direct", "cot", "agent")
@@ -41,26 +41,23 @@ class EvalSetupError(ValueError):
     """The requested evaluation cannot be set up (unknown variant, empty dataset, ...)."""
 
 
-# Families with a read-only browser for ``--mode agent``: family -> (module, class with for_task(task)).
-AGENT_BROWSERS: dict[str, tuple[str, str]] = {"repo": ("execbench.families.repo.agent_tools", "RepoBrowser")}
-
-
 def resolve_variant(mode: str | None, variant: str | None, family_names: Iterable[str]) -> str:
     """The prompt variant to render for every family of the dataset.
 
     ``--variant`` wins; otherwise ``--mode direct|cot|agent`` names the variant. ``agent``
-    mode (a read-only, tool-using agent) needs families with an agent browser (repo).
+    mode (a read-only, tool-using agent) needs families with an agent browser
+    (``Family.agent_browser()``) and an ``agent`` prompt variant.
     """
     names = sorted(set(family_names))
     if mode is not None and mode not in MODES:
         raise EvalSetupError(f"unknown mode {mode!r}; known: {', '.join(MODES)}")
     if mode == "agent":
-        unsupported = [name for name in names
-                       if name not in AGENT_BROWSERS or "agent" not in families.get(name).variants]
+        unsupported = [name for name in names if not supports_agent(families.get(name))]
         if unsupported:
+            able = [f.name for f in families.registered() if supports_agent(f)]
             raise EvalSetupError(
-                f"--mode agent runs a read-only, tool-using agent in the task's repository, so it needs repo "
-                f"(RepoReason) tasks; this dataset has {', '.join(unsupported)} tasks. "
+                f"--mode agent runs a read-only, tool-using agent in the task's repository, so it needs "
+                f"{' or '.join(able) or 'agent-capable'} tasks; this dataset has {', '.join(unsupported)} tasks. "
                 "Use --mode direct or --mode cot.")
     chosen = variant or mode or "direct"
     for name in names:
@@ -68,6 +65,11 @@ def resolve_variant(mode: str | None, variant: str | None, family_names: Iterabl
         if chosen not in known:
             raise EvalSetupError(f"family {name!r} has no prompt variant {chosen!r}; known: {', '.join(known)}")
     return chosen
+
+
+def supports_agent(family: Family) -> bool:
+    """Whether ``--mode agent`` can run the family: an agent browser and an agent prompt."""
+    return family.agent_browser() is not None and "agent" in family.variants
 
 
 def load_tasks(dataset: str | Path, family: str | None = None) -> list[Task]:
@@ -124,8 +126,8 @@ def templates(rendered: Iterable[Rendered]) -> dict[str, list[dict[str, str]]]:
 
 
 def reports_similarity(task: Task) -> bool:
-    """Whether the task's family defines a similarity (probed with an empty response)."""
-    return families.get(task.family).grade(task, "").similarity is not None
+    """Whether the task's family grades a similarity besides correctness (its declaration)."""
+    return families.get(task.family).has_similarity
 
 
 def grade_response(

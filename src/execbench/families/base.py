@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Iterable, Iterator
 
-from execbench.dataset import Task
+from execbench.dataset import Task, TaskId, parse_id
 from execbench.grading import Score
 from execbench.sources.errors import SourceError  # noqa: F401 - re-exported: families raise it
 
@@ -48,6 +48,34 @@ class Prompt:
     version: str  # template version, recorded in every log
 
 
+@dataclass(frozen=True)
+class AnalysisFacts:
+    """What analysis and the report know about a family's samples (``Family.analysis``).
+
+    ``layout`` names the report's main section for the family (``report/sections.py``
+    ``LAYOUTS``: ``line-trace``, ``arm-profile``, ``assertion``); the paper references are
+    printed next to the tables they reproduce.
+    """
+
+    layout: str
+    title: str
+    nav: str
+    paper: str  # the main section's paper tables
+    relations_paper: str  # the "what makes tasks hard" section's
+    metrics: tuple[str, ...] = ()  # the task record's metrics analysis keeps (as floats)
+    metric_fallbacks: dict[str, tuple[str, ...]] = field(default_factory=dict)  # metric -> others to use if absent
+    correlation_metrics: tuple[str, ...] = ()  # Pearson/partial correlation with correctness
+    theta_metrics: tuple[str, ...] = ()  # dynamic metrics of the Mann-Whitney theta table
+    logistic_models: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (name, predictors) error models
+    correlation_paper: str = ""
+    partial_paper: str = ""
+    logistic_paper: str = ""
+    cell_column: str | None = None  # the slice column of run comparisons (topic, study, repository)
+    python_only_relations: bool = False  # relations on Python cases only (C++ metrics differ)
+    headlines: tuple[str, ...] = ()  # headline findings to state: "partial" and/or "theta"
+    program_text: bool = False  # the error taxonomy reads the task's program (from the dataset or prompt)
+
+
 class Reject(Exception):
     """Raised inside a family's build code: the candidate is rejected at ``stage``; the
     builder records it with :meth:`Outcome.reject`."""
@@ -70,6 +98,38 @@ class Family(ABC):
     source_licenses: dict[str, str] = {}  # built-in source -> license of its programs (dataset cards)
     builder: ModuleType  # families/<name>/build.py
     renderer: ModuleType  # families/<name>/prompt.py
+    # -- the family's facts: the rest of the house asks for these and never names a family or an arm
+    arms: dict[str, tuple[str, ...]] = {}  # arm -> the answer kinds its tasks may have (in report order)
+    has_similarity: bool = False  # grade() scores a similarity besides correctness
+    demo_sources: tuple[str, ...] = ()  # built-in sources `execbench demo` builds from
+    analysis: AnalysisFacts | None = None  # None: the report shows the family in the overview only
+
+    def parse_id(self, task_id: str) -> TaskId:
+        """The parts of one of this family's task ids (``<family>/<source>/<case>#<arm>``)."""
+        parts = parse_id(task_id)
+        if parts.family != self.name or parts.arm not in self.arms:
+            raise ValueError(f"{task_id!r} is not a task id of family {self.name!r}")
+        return parts
+
+    def mutation_adapter(self) -> Any | None:
+        """The offline mutation adapter (``mutation.engine.Adapter``), or None."""
+        return None
+
+    def annotator(self) -> Any | None:
+        """``annotate_dataset(out, model, progress=...)`` of ``execbench build --annotator``, or None."""
+        return None
+
+    def teacher_mutation(self) -> Any | None:
+        """The teacher-driven mutation of a dataset (``mutation.engine.mutate_with_teacher``), or None."""
+        return None
+
+    def agent_browser(self) -> Any | None:
+        """The read-only repository browser of ``--mode agent`` (a class with ``for_task(task)``), or None."""
+        return None
+
+    def slices(self, source_id: str) -> dict[str, str | None]:
+        """Analysis slice columns (``topic``, ``repository``) recoverable from a source id alone."""
+        return {}
 
     def candidates(self, sources: list[str], options: dict[str, Any]) -> Iterator[Candidate]:
         return self.builder.candidates(sources, options)

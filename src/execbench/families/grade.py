@@ -42,7 +42,7 @@ def grade_tasks(tasks: Iterator[Task], answers: dict[str, str]) -> Iterator[tupl
         response = answers.get(task.id)
         if response is None:
             yield task, Score(correct=False, status="no_answer", extracted=None,
-                              similarity=0.0 if task.family == "trace" else None,
+                              similarity=0.0 if families.get(task.family).has_similarity else None,
                               details={"reason": "no response for this task"})
         elif task.id in batched:
             yield task, batched[task.id]

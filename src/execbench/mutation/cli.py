@@ -40,9 +40,9 @@ def run(dataset: Path, out: Path, *, offline: bool, teacher: str | None, seed: i
                                            keep_unchanged=not drop_unchanged)
                 return mutate_dataset(dataset, out, settings=settings, jobs=jobs, cache=cache, progress=progress,
                                       limit=limit)
-            from execbench.mutation.edme import TeacherSettings, mutate_repo_dataset
+            from execbench.mutation.engine import TeacherSettings, mutate_with_teacher
 
-            return mutate_repo_dataset(dataset, out, teacher=teacher or "local",
+            return mutate_with_teacher(dataset, out, teacher=teacher or "local",
                                        settings=TeacherSettings(seed=seed, max_retries=attempts or 3,
                                                                 concurrency=jobs),
                                        cache=cache, progress=progress, limit=limit)

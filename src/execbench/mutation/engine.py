@@ -1,6 +1,6 @@
 """Dataset-level driver: original dataset → mutated twin dataset + ``mutation_log.jsonl``.
 
-A family *adapter* (``mutation/trace.py``, ``mutation/state.py``, ...) groups the
+A family *adapter* (``Family.mutation_adapter()``, e.g. ``families/trace/mutate.py``) groups the
 original tasks into units (one program or test with its runs), proposes mutants, and
 hands every mutant to the family's own ``build_candidate`` — the same code path, checks
 and oracles as ``execbench build``. The engine only orchestrates: seeds, parallelism,
@@ -17,7 +17,6 @@ import json
 import os
 import platform
 import random
-import re
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
@@ -25,7 +24,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Protocol
 
-from execbench.dataset import DatasetError, DatasetWriter, Task, read_manifest, read_tasks
+from execbench.dataset import DatasetWriter, Task, read_manifest, read_tasks
 from execbench.dataset.cache import BuildCache, content_key
 from execbench.families.base import Candidate, Family, Outcome, SourceError
 from execbench.mutation.program import MutationError, ProgramMutation, mutate_program
@@ -33,7 +32,6 @@ from execbench.mutation.program import MutationError, ProgramMutation, mutate_pr
 LOG = "mutation_log.jsonl"
 SUFFIX = "-mut"
 OPERATORS = ("rename", "literals", "strip-comments", "inputs")
-_ID = re.compile(r"^(?P<family>[a-z]+)/(?P<source>[^/#\s]+)/(?P<case>[^#\s]+)#(?P<arm>[a-z-]+)$")
 
 ProgressFn = Callable[[int, int, int, int], None]  # units done, units, admitted mutants, failed originals
 
@@ -60,16 +58,30 @@ class OfflineSettings:
             raise MutationSetupError("attempts must be at least 1")
 
 
+@dataclass(frozen=True)
+class TeacherSettings:
+    """Settings of teacher-driven mutation (``Family.teacher_mutation()``)."""
+
+    seed: int = 0
+    max_retries: int = 3  # teacher calls per stage (the first try included)
+    temperature: float = 0.7
+    max_tokens: int = 16384
+    local_max_tokens: int = 1024
+    concurrency: int = 2  # units in flight
+    cache: bool = True  # Inspect's response cache: reruns are free and repeatable
+
+
 def mutated_source(source: str) -> str:
     return source + SUFFIX
 
 
 def mutated_id(original_id: str) -> str:
-    """``trace/humaneval/HumanEval-0/3#trace`` → ``trace/humaneval-mut/HumanEval-0/3#trace``."""
-    match = _ID.match(original_id)
-    if not match:
-        raise DatasetError(f"task id {original_id!r} is not of the form <family>/<source>/<case>#<arm>")
-    return f"{match['family']}/{mutated_source(match['source'])}/{match['case']}#{match['arm']}"
+    """``<family>/<source>/<case>#<arm>`` → ``<family>/<source>-mut/<case>#<arm>`` (parsed by the
+    family's own id parser)."""
+    from execbench import families
+
+    parts = families.parse_id(original_id)
+    return str(parts._replace(source=mutated_source(parts.source)))
 
 
 def split_source_id(source_id: str) -> tuple[str, str]:
@@ -160,19 +172,15 @@ class Adapter(Protocol):
     def mutate(self, unit: Unit, ctx: Context) -> UnitResult: ...
 
 
-_ADAPTERS = {"trace": "execbench.mutation.trace", "state": "execbench.mutation.state",
-             "repo": "execbench.mutation.repo_offline"}
+def adapter_for(family: Family) -> Adapter:
+    adapter = family.mutation_adapter()
+    if adapter is None:
+        from execbench import families
 
-
-def adapter_for(family: str) -> Adapter:
-    import importlib
-
-    try:
-        module = _ADAPTERS[family]
-    except KeyError:
-        raise MutationSetupError(f"offline mutation is not available for family {family!r} "
-                                 f"(available: {', '.join(sorted(_ADAPTERS))})") from None
-    return importlib.import_module(module).ADAPTER
+        available = [f.name for f in families.registered() if f.mutation_adapter() is not None]
+        raise MutationSetupError(f"offline mutation is not available for family {family.name!r} "
+                                 f"(available: {', '.join(sorted(available))})")
+    return adapter
 
 
 def link(record: dict[str, Any], original: Task, mutation: dict[str, Any], *, task_id: str | None = None
@@ -256,7 +264,7 @@ def mutate_dataset(
             plugin = families.get(family_name)
         except KeyError as exc:
             raise MutationSetupError(str(exc.args[0])) from None
-        adapter = adapter_for(family_name)
+        adapter = adapter_for(plugin)
         ctx = Context(plugin, _family_options(plugin, manifest), settings, cache, manifest=manifest)
         for unit in adapter.units([t for t in tasks if t.family == family_name], ctx):
             units.append((adapter, ctx, unit))
@@ -269,6 +277,21 @@ def mutate_dataset(
         futures = [pool.submit(_safe_mutate, adapter, unit, ctx) for adapter, ctx, unit in units]
         return write_dataset(out, run_settings, (f.result() for f in futures), started=started, cache=cache,
                              mode="offline", units=len(units), progress=progress)
+
+
+def mutate_with_teacher(dataset: str | Path, out: str | Path, **options: Any) -> dict[str, Any]:
+    """Teacher-driven mutation of ``dataset`` by the one family of it that offers it
+    (``Family.teacher_mutation()``); ``options`` go to that family's function."""
+    from execbench import families
+
+    names = sorted({t.family for t in read_tasks(dataset)})
+    offering = [f for f in families.registered() if f.teacher_mutation() is not None]
+    chosen = [f for f in offering if f.name in names]
+    if len(chosen) != 1:
+        raise MutationSetupError(
+            f"{dataset}: teacher mutation needs tasks of exactly one of {', '.join(f.name for f in offering)} "
+            f"(this dataset has {', '.join(names) or 'no tasks'}); use --offline for the others")
+    return chosen[0].teacher_mutation()(dataset, out, **options)
 
 
 def write_dataset(out: str | Path, run_settings: dict[str, Any], results: Iterable[UnitResult], *,

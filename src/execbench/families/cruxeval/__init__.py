@@ -28,6 +28,8 @@ class CruxevalFamily(Family):
     default_options = build.DEFAULT_OPTIONS
     builder, renderer = build, prompt
     source_licenses = {build.SOURCE: "MIT (CRUXEval, facebookresearch/cruxeval)"}
+    # output/input prediction: Python literals; the state family's checkpoint arms: JSON objects
+    arms = dict(zip(build.ARMS, (("python-literal",), ("python-literal",), ("json",), ("json",))))
 
     def grade(self, task: Task, response: str) -> Score:
         return grade.grade(task, response)

@@ -9,7 +9,7 @@ from collections import defaultdict
 from typing import Any, Iterable
 
 from execbench.dataset import Task
-from execbench.families.base import Family
+from execbench.families.base import AnalysisFacts, Family
 from execbench.families.repo import build, prompt
 from execbench.grading import Score
 
@@ -30,6 +30,38 @@ class RepoFamily(Family):
     variants = tuple(prompt.VARIANTS)
     default_options = build.DEFAULT_OPTIONS
     builder, renderer = build, prompt
+    # compare.grade_answer grades literals, sympy text and dotted names (text)
+    arms = {"masked-assertion": ("python-literal", "sympy", "text")}
+    analysis = AnalysisFacts(
+        layout="assertion", title="Repository assertions (RepoReason)", nav="Repo",
+        paper="paper 000 tables 2-3, appendix B.1", relations_paper="paper 000 tables 4, 6, 8; figure 2",
+        metrics=("esv", "mcl", "dfi", "complexity_score"), correlation_metrics=("esv", "mcl", "dfi"),
+        theta_metrics=("esv", "mcl", "dfi"), correlation_paper="paper 000 table 4",
+        partial_paper="paper 000 table 6", cell_column="repository", headlines=("partial",))
+
+    def annotator(self) -> Any:
+        from execbench.families.repo.annotate import annotate_dataset
+
+        return annotate_dataset
+
+    def mutation_adapter(self) -> Any:
+        from execbench.families.repo.mutate import ADAPTER
+
+        return ADAPTER
+
+    def teacher_mutation(self) -> Any:
+        from execbench.families.repo.edme import mutate_repo_dataset
+
+        return mutate_repo_dataset
+
+    def agent_browser(self) -> Any:
+        from execbench.families.repo.agent_tools import RepoBrowser
+
+        return RepoBrowser
+
+    def slices(self, source_id: str) -> dict[str, str | None]:
+        """The repository: ``NAME-VERSION/<module>::<test>`` starts with it."""
+        return {"repository": source_id.split("/", 1)[0] or None}
 
     def source_license(self, source: str) -> str | None:
         """The pinned default-corpus libraries' licenses (``source`` is ``NAME-VERSION``)."""

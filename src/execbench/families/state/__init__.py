@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from execbench.dataset import Task
-from execbench.families.base import Family
+from execbench.families.base import AnalysisFacts, Family
 from execbench.families.state import build, grade, prompt
 from execbench.grading import Score
 
@@ -28,11 +28,30 @@ class StateFamily(Family):
     source_licenses = {"classic": "Apache-2.0 (execbench's classic corpus)",
                        "networkx-simplex": "BSD-3-Clause (networkx 3.6.1's network_simplex); inputs Apache-2.0 (execbench)"}
 
+    arms = dict(zip(build.ARMS, (("text",), ("text",), ("json",), ("json",))))  # final outputs, checkpoints
+    demo_sources = ("classic",)
+    analysis = AnalysisFacts(
+        layout="arm-profile", title="Output and checkpoint state (paper 001)", nav="State",
+        paper="paper 001 tables 3, 5, 7; §5.1", relations_paper="paper 001 §5.2, appendices D-E",
+        metrics=("trace_length", "peak_state", "state_load", "cyclomatic", "loc"),
+        metric_fallbacks={"trace_length": ("native_trace_length", "trace_events")},
+        correlation_metrics=("trace_length", "peak_state", "state_load"),
+        theta_metrics=("trace_length", "peak_state", "state_load"),
+        logistic_models=(("Trace + peak", ("trace_length", "peak_state")),
+                         ("Trace + peak + load", ("trace_length", "peak_state", "state_load"))),
+        logistic_paper="paper 001 table 6", cell_column="study", python_only_relations=True,
+        headlines=("theta",))
+
     def grade(self, task: Task, response: str) -> Score:
         return grade.grade(task, response)
 
     def summarize(self, results: Iterable[tuple[Task, Score]]) -> dict[str, Any]:
         return grade.summarize(results)
+
+    def mutation_adapter(self) -> Any:
+        from execbench.families.state.mutate import ADAPTER
+
+        return ADAPTER
 
 
 FAMILY = StateFamily()

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from execbench.dataset import Task
-from execbench.families.base import Family
+from execbench.families.base import AnalysisFacts, Family
 from execbench.families.trace import build, prompt
 from execbench.families.trace.grade import grade_trace
 from execbench.families.trace.summary import trace_summary
@@ -27,8 +27,32 @@ class TraceFamily(Family):
                        "advanced": "Apache-2.0 (execbench's Advanced-Trace corpus)",
                        "cruxeval": "MIT (CRUXEval, facebookresearch/cruxeval)"}
 
+    arms = {"trace": ("lines",)}
+    has_similarity = True
+    demo_sources = ("humaneval", "advanced")
+    analysis = AnalysisFacts(
+        layout="line-trace", title="Line traces (CoCoNUT)", nav="Trace",
+        paper="paper 002 tables I, II, IV, V; §V-A",
+        relations_paper="paper 002 §IV-C (trace length), paper 001 methods",
+        metrics=("trace_length", "cyclomatic", "loc", "answer_tokens", "concurrent_segments"),
+        correlation_metrics=("trace_length", "loc", "cyclomatic"), theta_metrics=("trace_length",),
+        logistic_models=(("Trace", ("trace_length",)), ("Trace + LOC", ("trace_length", "loc"))),
+        cell_column="topic", program_text=True)
+
     def manifest_settings(self, options: dict[str, Any]) -> dict[str, Any]:
         return build.manifest_settings(options)
+
+    def mutation_adapter(self) -> Any:
+        from execbench.families.trace.mutate import ADAPTER
+
+        return ADAPTER
+
+    def slices(self, source_id: str) -> dict[str, str | None]:
+        """The topic: ``humaneval`` for HumanEval-Trace, else the corpus folder (``advanced/<topic>/...``)."""
+        parts = source_id.split("/")
+        if not source_id:
+            return {}
+        return {"topic": parts[0] if parts[0] == "humaneval" or len(parts) <= 2 else parts[1]}
 
     def grade(self, task: Task, response: str) -> Score:
         return grade_trace(task.answer, response)

@@ -27,7 +27,6 @@ from execbench.mutation import engine
 from execbench.mutation.inputs import perturb_stdin
 from execbench.mutation.program import MutationError, ProgramMutation
 
-ARMS = ("short-trace-final", "long-trace-final", "inside-loop-state", "post-loop-state")
 
 
 def _sha(text: str) -> str:
@@ -53,12 +52,13 @@ class StateAdapter:
         for task in tasks:
             source, case = task.provenance.get("case_source"), task.provenance.get("case")
             if not source or not case:
-                source, case = engine.split_source_id(task.id.split("#", 1)[0].split("/", 1)[1])
+                parts = ctx.family.parse_id(task.id)
+                source, case = parts.source, parts.case
             groups.setdefault((source, case), []).append(task)
         originals = ctx.original_candidates()
         units = []
         for (source, case), group in groups.items():
-            group.sort(key=lambda t: ARMS.index(t.arm))
+            group.sort(key=lambda t: list(ctx.family.arms).index(t.arm))
             key = f"{source}/{case}"
             payload, origin = self._payload(key, group, originals)
             units.append(engine.Unit(key=key, family="state", originals=group,

@@ -8,7 +8,7 @@ question (the repo family's DVP choice: ``actual == expected`` and the like) by 
 Stage 3 writes the original assertion back with its expected operand replaced by the
 captured value's literal (or sympy text); it needs one value for every instance and
 execution. The validation gate, the family's ``build_test_file`` and the records are the
-teacher pipeline's (:mod:`execbench.mutation.edme`). Retries use the next seed; the last
+teacher pipeline's (:mod:`execbench.families.repo.edme`). Retries use the next seed; the last
 one perturbs no literals (renaming only).
 """
 
@@ -21,7 +21,7 @@ from typing import Any
 
 from execbench.dataset import Task
 from execbench.mutation import engine
-from execbench.mutation.edme import Draft, FunctionJob, TeacherSettings, _modules, mutate_module
+from execbench.families.repo.edme import Draft, FunctionJob, TeacherSettings, _modules, mutate_module
 from execbench.mutation.probes import _fstring
 from execbench.mutation.program import MutationError, mutate_program
 

@@ -49,6 +49,7 @@ from execbench.dataset import Task, read_manifest, read_tasks
 from execbench.dataset.cache import BuildCache
 from execbench.families.base import SourceError
 from execbench.mutation import engine
+from execbench.mutation.engine import TeacherSettings
 from execbench.mutation.apicalls import api_calls, check_preserved
 from execbench.mutation.probes import (ProbeError, extract_code, fix_probe_format, marker_prints,
                                        parse_code, parse_debug_results, probes, route_probes)
@@ -94,17 +95,6 @@ Rules:
 - The captured values are the truth: do not guess other values.
 - Keep the signature and the decorators unchanged; do not add imports.
 """
-
-
-@dataclass(frozen=True)
-class TeacherSettings:
-    seed: int = 0
-    max_retries: int = 3  # teacher calls per stage (the first try included)
-    temperature: float = 0.7
-    max_tokens: int = 16384
-    local_max_tokens: int = 1024
-    concurrency: int = 2  # test functions in flight
-    cache: bool = True  # Inspect's response cache: reruns are free and repeatable
 
 
 # -- one test function ---------------------------------------------------------------------
@@ -609,7 +599,7 @@ async def mutate_module(spec: str, rel: str, originals: list[Task], *, session_f
         outcome = await asyncio.to_thread(build_test_file, repo, rel, mutated_text, options, origin="mutation")
     result = _link_module(repo, rel, originals, outcome, mutated_text, set(finals), by_name, failures,
                           settings.seed, author, mode)
-    unit = {"kind": "unit", "unit": f"{spec}::{rel}", "family": "repo", "mode": mode, "teacher": author,
+    unit = {"kind": "unit", "unit": f"{spec}::{rel}", "family": originals[0].family, "mode": mode, "teacher": author,
             "seed": settings.seed, "functions": [r["function"] for r in records], "valid": sorted(finals),
             "mutated_module_sha256": hashlib.sha256(mutated_text.encode()).hexdigest(),
             "mutated_module": mutated_text if finals else None,
@@ -648,20 +638,20 @@ def mutate_repo_dataset(
     """Teacher-driven mutation of every repo task of ``dataset`` into ``out``; returns the manifest.
     ``teacher`` is a model name (``local``, ``local/PATH.gguf``, any Inspect model) or a
     ready :class:`Teacher`. Test functions run ``settings.concurrency`` at a time."""
-    from execbench import families
+    from execbench.families.repo import FAMILY
     from execbench.models.teacher import open_teacher
 
     settings = settings or TeacherSettings()
     started = time.perf_counter()
     dataset = Path(dataset)
-    tasks = [t for t in read_tasks(dataset) if t.family == "repo"]
+    tasks = [t for t in read_tasks(dataset) if t.family == FAMILY.name]
     if not tasks:
         raise engine.MutationSetupError(f"{dataset}: no repo tasks (teacher mutation is for the repo family; "
                                         "use --offline for trace and state)")
     if any("original_id" in t.provenance for t in tasks):
         raise engine.MutationSetupError(f"{dataset} already holds mutants; mutate the original dataset")
     manifest = read_manifest(dataset) if dataset.is_dir() else {}
-    options = engine._family_options(families.get("repo"), manifest)
+    options = engine._family_options(FAMILY, manifest)
     modules = _modules(tasks)
     keys = list(modules)[:limit] if limit is not None else list(modules)
     teacher_name = teacher if isinstance(teacher, str) else teacher.name
