@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 import sympy
 
@@ -45,16 +43,17 @@ def test_refused(text):
         parse_sympy(text)
 
 
-@pytest.mark.parametrize("text", [
-    "2**10**10", "10**(10**6)", "Pow(2, 10**10)", "factorial(10**6)", "binomial(10**9, 5)",
-    "(x+1)**(10**9)", "zeros(10**6, 1)", "Matrix([[x, 1], [1, x]])**(10**6)",
-    "root(2, 10**9)", "x" + "+x" * 400, "(" * 100 + "x" + ")" * 100,
+@pytest.mark.parametrize(("text", "bound"), [
+    ("2**10**10", "power result larger than"), ("10**(10**6)", "power result larger than"),
+    ("Pow(2, 10**10)", "power result larger than"), ("factorial(10**6)", "factorial argument too large"),
+    ("binomial(10**9, 5)", "binomial argument too large"), ("(x+1)**(10**9)", "exponent too large"),
+    ("zeros(10**6, 1)", "zeros size not allowed"), ("Matrix([[x, 1], [1, x]])**(10**6)", "matrix power too large"),
+    ("root(2, 10**9)", "rational exponent too large"), ("x" + "+x" * 400, "more than 300 operators"),
+    ("(" * 100 + "x" + ")" * 100, "nesting deeper than 30"),
 ])
-def test_huge_computations_are_refused_fast(text):
-    start = time.perf_counter()
-    with pytest.raises(SympyParseError):
+def test_huge_computations_are_refused_by_a_bound_before_computing(text, bound):
+    with pytest.raises(SympyParseError, match=bound):
         parse_sympy(text)
-    assert time.perf_counter() - start < 2
 
 
 def test_structural_equivalence_needs_no_subprocess(monkeypatch):
@@ -93,6 +92,4 @@ def test_sandboxed_child_times_out(monkeypatch):
     # exponents of 40 were decided in 0.6 s on an idle machine with warm .pyc files: the
     # case must stay far beyond one CPU second everywhere
     hard = "sin(x)**200 + cos(x)**200 + tan(x)**100"
-    start = time.perf_counter()
     assert sympy_parse._sandboxed(hard, "sin(x)**200", 1.0) == (False, "grading_timeout")
-    assert time.perf_counter() - start < 20
