@@ -156,3 +156,73 @@ def test_the_checks_see_a_violation():
     assert layer_of(package_of("execbench.families.base")) < layer_of(package_of("execbench.mutation.engine"))
     tracer = SRC / "tracing" / "run.py"
     assert "execbench.sandbox" in {".".join(t.split(".")[:2]) for t in imports(tracer)}
+
+
+# -- family facts stay in their folders ---------------------------------------------------------
+# Modules outside families/<name>/ that may hold a family's or an arm's name as a string literal,
+# each with the literal and why. Keep it minimal.
+LITERAL_ALLOWED: dict[tuple[str, str], str] = {
+    ("execbench.families", "trace"): "the registry: one line per family is how a family is added",
+    ("execbench.families", "state"): "the registry",
+    ("execbench.families", "repo"): "the registry",
+    ("execbench.families", "cruxeval"): "the registry",
+    ("execbench.tracing.run", "trace"): "the sandbox job id of a single tracer run, not the family",
+}
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    """ids of the docstring constants of a module, its classes and functions."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) \
+                    and isinstance(first.value.value, str):
+                found.add(id(first.value))
+    return found
+
+
+def named_literals(path: Path, names: set[str]) -> list[tuple[int, str]]:
+    """(line, literal) of every string constant in ``path`` equal to one of ``names``
+    (comments and docstrings do not count)."""
+    tree = ast.parse(path.read_text(), str(path))
+    skip = _docstrings(tree)
+    return sorted((node.lineno, node.value) for node in ast.walk(tree)
+                  if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in names
+                  and id(node) not in skip)
+
+
+def family_and_arm_names() -> set[str]:
+    from execbench import families
+
+    return {name for family in families.registered() for name in (family.name, *family.arms)}
+
+
+def in_a_family_folder(path: Path) -> bool:
+    return package_of(module_name(path)) == FAMILY_FOLDER
+
+
+def test_no_family_or_arm_named_outside_its_folder():
+    names = family_and_arm_names()
+    found = []
+    for path in sources():
+        if in_a_family_folder(path):
+            continue
+        for line, literal in named_literals(path, names):
+            if (module_name(path), literal) not in LITERAL_ALLOWED:
+                found.append(f"{path.relative_to(SRC.parent)}:{line}: {literal!r}")
+    assert found == [], "family facts belong on the Family plug-in (families/<name>/__init__.py)"
+
+
+def test_the_literal_check_catches_a_planted_name(tmp_path):
+    planted = tmp_path / "planted.py"
+    planted.write_text('"""About the trace family."""\n\n'
+                       '# the "state" family\n'
+                       'def f(task):\n'
+                       '    """Only for "repo" tasks."""\n'
+                       '    return task.family == "trace" or task.arm in ("inside-loop-state", f"{task}")\n')
+    names = family_and_arm_names()
+    assert {"trace", "state", "repo", "inside-loop-state"} <= names
+    assert named_literals(planted, names) == [(6, "inside-loop-state"), (6, "trace")]
+    assert in_a_family_folder(SRC / "families" / "trace" / "mutate.py")
+    assert not in_a_family_folder(SRC / "families" / "build.py")

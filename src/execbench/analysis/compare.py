@@ -18,11 +18,8 @@ import pandas as pd
 
 from execbench.analysis.correlations import pearson_table
 from execbench.analysis.paired import pair_runs, paired_summary
+from execbench.analysis.schema import facts
 from execbench.analysis.tables import accuracy_table
-
-#: Extra cell columns per family: repository / study / topic slices of the runs.
-CELL_COLUMNS = {"trace": "topic", "state": "study", "repo": "repository"}
-
 
 VARIANT_ORDER = ("direct", "cot")
 
@@ -57,7 +54,8 @@ def cell_deltas(df: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
     for family, fam in two.groupby("family", sort=True):
         if fam["setting"].nunique() < 2:  # only one of the runs has this family
             continue
-        slice_col = CELL_COLUMNS.get(family)
+        declared = facts(str(family))
+        slice_col = declared.cell_column if declared else None  # the family's repository / study / topic slice
         cuts: list[tuple[str, list[str]]] = [("(all)", [])]
         if fam["arm"].nunique() > 1:
             cuts.append(("arm", ["arm"]))

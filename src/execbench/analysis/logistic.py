@@ -30,11 +30,9 @@ import numpy as np
 import pandas as pd
 from scipy import optimize
 
-from execbench.analysis.schema import STATE_ARMS
+from execbench.analysis.schema import ARM_ORDER
 
 PREDICTORS = {"trace_length": "Trace", "peak_state": "Peak state", "state_load": "State load"}
-MODELS = (("Trace + peak", ("trace_length", "peak_state")),
-          ("Trace + peak + load", ("trace_length", "peak_state", "state_load")))
 
 
 @dataclass
@@ -57,7 +55,7 @@ def design_matrix(df: pd.DataFrame, predictors: Sequence[str],
     names = ["Intercept"]
     for factor in factors:
         values = df[factor].astype(str)
-        order = STATE_ARMS if factor == "arm" else ()
+        order = ARM_ORDER if factor == "arm" else ()
         levels = sorted(values.unique(), key=lambda v: (order.index(v) if v in order else len(order), v))
         for level in levels[1:]:
             columns.append((values == level).to_numpy(dtype=float))
@@ -159,8 +157,9 @@ def fit_error_model(df: pd.DataFrame, predictors: Sequence[str], name: str = "",
     return fit
 
 
-def error_models(df: pd.DataFrame, models=MODELS) -> tuple[list[Fit], pd.DataFrame]:
-    """The models of paper 001 table 6 and the correlations of their log2 predictors."""
+def error_models(df: pd.DataFrame, models: Sequence[tuple[str, Sequence[str]]]) -> tuple[list[Fit], pd.DataFrame]:
+    """The (name, predictors) models (a family's ``AnalysisFacts.logistic_models``, e.g. paper 001
+    table 6) and the correlations of their log2 predictors."""
     fits = [fit_error_model(df, predictors, name) for name, predictors in models]
     needed = sorted({p for _, ps in models for p in ps})
     rows = df[df["completed"]]

@@ -31,7 +31,8 @@ from typing import Any, Iterable, Sequence
 
 import pandas as pd
 
-from execbench.analysis.schema import METRIC_COLUMNS, normalize
+from execbench import families
+from execbench.analysis.schema import METRIC_COLUMNS, facts, normalize
 
 _NUMBERED = re.compile(r"^\s*(?:Line |§L)?\s*(\d+) \|(?: (.*))?$")
 _FENCE = re.compile(r"```[^\n]*\n(.*?)```", re.S)
@@ -105,7 +106,8 @@ def _sample_record(sample: Any) -> str:
         "output_tokens": getattr(usage, "output_tokens", None) if usage is not None else None,
         "error": sample.error.message if sample.error is not None else None,
     }
-    if metadata.get("family") == "trace" and "program" not in metadata:
+    declared = facts(metadata.get("family"))
+    if declared is not None and declared.program_text and "program" not in metadata:
         record["prompt"] = _last_user_text(sample)
     return json.dumps(record, default=str)
 
@@ -181,15 +183,6 @@ def scope_label(scope: Any, slice_files: Any) -> str | None:
     return None
 
 
-def _topic(source_id: str | None) -> str | None:
-    if not source_id:
-        return None
-    parts = source_id.split("/")
-    if parts[0] == "humaneval":
-        return "humaneval"
-    return parts[1] if len(parts) > 2 else parts[0]
-
-
 def row_from_records(eval_info: dict[str, Any], record: dict[str, Any], model: str, log: str,
                      eval_id: str) -> dict[str, Any]:
     """One schema row from the eval-level and sample-level records (no Inspect objects)."""
@@ -238,14 +231,14 @@ def row_from_records(eval_info: dict[str, Any], record: dict[str, Any], model: s
         prompts = (execbench.get("prompts") or {}).get(row["family"]) or []
         if len(prompts) == 1:
             row["template"], row["template_version"] = prompts[0].get("template"), prompts[0].get("version")
-    if row["family"] == "state" and metrics.get("trace_length") is None:
-        metrics["trace_length"] = _first(metrics.get("native_trace_length"), metrics.get("trace_events"))
+    declared = facts(row["family"])
+    for name, fallbacks in (declared.metric_fallbacks if declared else {}).items():
+        if metrics.get(name) is None:
+            metrics[name] = _first(*(metrics.get(other) for other in fallbacks))
     for name in METRIC_COLUMNS:
         row[name] = metrics.get(name)
     if row["program"] is None and record.get("prompt"):
         row["program"] = _program_from_prompt(record["prompt"])
-    if row["topic"] is None and row["family"] == "trace":
-        row["topic"] = _topic(row["source_id"])
     return row
 
 
@@ -281,8 +274,9 @@ def _join_dataset(frame: pd.DataFrame, tasks: dict[str, Any]) -> pd.DataFrame:
         if task is None:
             continue
         fields, provenance = task.prompt_fields, task.provenance
+        declared = facts(task.family)
         fill = {
-            "program": fields.get("program") if task.family == "trace" else None,
+            "program": fields.get("program") if declared is not None and declared.program_text else None,
             "mode": provenance.get("mode"),
             "topic": fields.get("topic"),
             "original_id": provenance.get("original_id"),
@@ -298,6 +292,23 @@ def _join_dataset(frame: pd.DataFrame, tasks: dict[str, Any]) -> pd.DataFrame:
                 frame[column] = None
             if pd.isna(frame.at[index, column]):
                 frame.at[index, column] = value
+    return frame
+
+
+def fill_slices(frame: pd.DataFrame) -> pd.DataFrame:
+    """Slice columns still missing (a trace task's topic, a repo task's repository) from the
+    source id, as the family derives them (``Family.slices``)."""
+    if frame.empty:
+        return frame
+    for index, (family, source_id) in enumerate(zip(frame["family"], frame["source_id"])):
+        if family not in families.names() or not isinstance(source_id, str):
+            continue
+        for column, value in families.get(family).slices(source_id).items():
+            if column not in frame:
+                frame[column] = None
+            label = frame.index[index]
+            if value is not None and pd.isna(frame.at[label, column]):
+                frame.at[label, column] = value
     return frame
 
 
@@ -359,13 +370,11 @@ def read_logs(paths: Sequence[str | Path], datasets: Sequence[str | Path] = ()) 
             hashes.setdefault(path, digest)
     tasks = _dataset_tasks([*datasets, *hashes], notes, hashes)
     frame = _join_dataset(frame, tasks)
-    if "repository" in frame:
-        repo_rows = (frame["family"] == "repo") & frame["repository"].isna()
-        frame.loc[repo_rows, "repository"] = [str(s).split("/", 1)[0] if s else None
-                                              for s in frame.loc[repo_rows, "source_id"]]
-    missing = frame[(frame["family"] == "trace") & frame["program"].isna()]
+    frame = fill_slices(frame)
+    readers = [f for f in frame["family"].dropna().unique() if (declared := facts(f)) and declared.program_text]
+    missing = frame[frame["family"].isin(readers) & frame["program"].isna()]
     if len(missing):
-        notes.append(f"{len(missing)} trace samples have no program text (dataset not found): "
+        notes.append(f"{len(missing)} {'/'.join(sorted(readers))} samples have no program text (dataset not found): "
                      "their errors are not classified; pass the dataset with --dataset")
     frame = assign_settings(frame)
     frame, dropped = deduplicate(frame, evals)

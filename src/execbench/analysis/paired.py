@@ -1,7 +1,8 @@
 """Paired comparisons on the same tasks (paper 001 §5.1 and table 7; paper 000 appendix B.4).
 
-:func:`short_long_pairs` matches, per setting, the ``short-trace-final`` and
-``long-trace-final`` answers of one state case (same source bytes, different input).
+:func:`short_long_pairs` matches, per setting, the answers of a case's two paired arms (the
+state family's shorter- and longer-input final output, ``AnalysisFacts.paired_arms``: same
+source bytes, different input).
 :func:`paired_summary` counts correct->wrong and wrong->correct changes and gives the
 paired short-minus-long decrement with a source-clustered percentile bootstrap interval:
 10,000 replicates draw clean-source clusters with replacement, keep every pair of a drawn
@@ -15,22 +16,25 @@ model (temperature 0 vs 1, direct vs CoT): there the "short" side is run A and t
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 import pandas as pd
 
+from execbench import families
 from execbench.analysis.bootstrap import DEFAULT_REPLICATES, DEFAULT_SEED, cluster_ratio_interval
-
-_ARM = re.compile(r"#[a-z-]+$")
+from execbench.dataset import DatasetError
 
 
 def case_key(task_id: str) -> str:
-    """The task id without its ``#arm`` suffix: what the arms of one case share."""
-    return _ARM.sub("", task_id or "")
+    """The task id without its arm (parsed by the family's id parser): what the arms of one
+    case share. An id that does not parse is its own case."""
+    try:
+        parts = families.parse_id(task_id or "")
+    except DatasetError:
+        return task_id or ""
+    return f"{parts.family}/{parts.source}/{parts.case}"
 
 
-def short_long_pairs(df: pd.DataFrame, short: str = "short-trace-final", long: str = "long-trace-final") -> pd.DataFrame:
+def short_long_pairs(df: pd.DataFrame, short: str, long: str) -> pd.DataFrame:
     """One row per (setting, case) with both arms completed: columns ``a`` (short correct),
     ``b`` (long correct), ``source_id``, ``setting``, ``case``. Repeated epochs are averaged
     out by keeping the first epoch."""

@@ -26,12 +26,17 @@ from typing import Any, Iterable
 import numpy as np
 import pandas as pd
 
-#: Metric columns (the task record's ``metrics``), by family; all stored as float.
-METRICS = {
-    "trace": ("trace_length", "cyclomatic", "loc", "answer_tokens", "concurrent_segments"),
-    "state": ("trace_length", "peak_state", "state_load", "cyclomatic", "loc"),
-    "repo": ("esv", "mcl", "dfi", "complexity_score"),
-}
+from execbench import families
+from execbench.families.base import AnalysisFacts
+
+
+def facts(family: str | None) -> AnalysisFacts | None:
+    """The analysis facts a family declares (None: an unknown family, or one without any)."""
+    return families.get(family).analysis if family in families.names() else None
+
+
+#: Metric columns (the task record's ``metrics``) by family, as the families declare them; all stored as float.
+METRICS = {f.name: f.analysis.metrics for f in families.registered() if f.analysis is not None}
 METRIC_COLUMNS = tuple(dict.fromkeys(m for ms in METRICS.values() for m in ms))
 
 #: Text columns (None when unknown).
@@ -46,8 +51,11 @@ FLOAT_COLUMNS = ("similarity", "temperature", "output_tokens", "epoch", *METRIC_
 BOOL_COLUMNS = ("completed", "correct")
 COLUMNS = TEXT_COLUMNS + BOOL_COLUMNS + FLOAT_COLUMNS
 
-STATE_ARMS = ("short-trace-final", "long-trace-final", "inside-loop-state", "post-loop-state")
-FAMILY_ORDER = ("trace", "state", "repo")
+#: Every family's arms in the order the families declare them (tables and factor levels follow it).
+ARM_ORDER = tuple(dict.fromkeys(arm for f in families.registered() for arm in f.arms))
+FAMILY_ORDER = tuple(families.names())
+#: Families whose grader scores a similarity (the CoCoNUT similarity tables and plots).
+SIMILARITY_FAMILIES = tuple(f.name for f in families.registered() if f.has_similarity)
 DIFFICULTY_ORDER = ("easy", "medium", "hard")
 
 

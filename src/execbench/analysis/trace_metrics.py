@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from execbench.analysis.bootstrap import cluster_ratio_interval
+from execbench.analysis.schema import SIMILARITY_FAMILIES
 from execbench.analysis.tables import wilson
 
 DESCRIPTIVE_REPLICATES = 2_000
@@ -66,8 +67,8 @@ def coconut_row(group: pd.DataFrame, replicates: int = DESCRIPTIVE_REPLICATES, s
 
 def coconut_table(df: pd.DataFrame, by: Sequence[str] = ("setting",),
                   replicates: int = DESCRIPTIVE_REPLICATES) -> pd.DataFrame:
-    """:func:`coconut_row` for every group of ``by`` (trace-family rows only)."""
-    rows = df[df["family"] == "trace"]
+    """:func:`coconut_row` for every group of ``by`` (rows of families that score a similarity)."""
+    rows = df[df["family"].isin(SIMILARITY_FAMILIES)]
     out = []
     for key, group in rows.groupby(list(by), sort=True, dropna=True):
         key = key if isinstance(key, tuple) else (key,)

@@ -73,6 +73,7 @@ class AnalysisFacts:
     cell_column: str | None = None  # the slice column of run comparisons (topic, study, repository)
     python_only_relations: bool = False  # relations on Python cases only (C++ metrics differ)
     headlines: tuple[str, ...] = ()  # headline findings to state: "partial" and/or "theta"
+    paired_arms: tuple[str, str] | None = None  # (shorter, longer input) arms of one case: the paired decrement
     program_text: bool = False  # the error taxonomy reads the task's program (from the dataset or prompt)
 
 

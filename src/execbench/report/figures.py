@@ -13,6 +13,8 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from execbench.analysis.schema import SIMILARITY_FAMILIES
+
 PALETTE = ("#2f6db5", "#e0702b", "#3a9d5d", "#c43d3d", "#8160b8", "#8c6d3f", "#d16aa8", "#6f7782",
            "#b5a42f", "#2fb5b0")
 CATEGORY_COLORS = {
@@ -126,7 +128,7 @@ def arm_profiles(table: pd.DataFrame, arms: Sequence[str], colors: dict[str, str
 
 def similarity_distributions(df: pd.DataFrame, settings: Sequence[str], colors: dict[str, str]) -> str | None:
     """Violin of trace similarity per setting (completed responses), wrong answers dotted."""
-    rows = df[(df["family"] == "trace") & df["completed"] & df["similarity"].notna()]
+    rows = df[df["family"].isin(SIMILARITY_FAMILIES) & df["completed"] & df["similarity"].notna()]
     data = [(s, rows.loc[rows["setting"] == s]) for s in settings if (rows["setting"] == s).any()]
     if not data:
         return None

@@ -15,26 +15,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from execbench import families
 from execbench.analysis import compare, correlations, logistic, mann_whitney, memorisation, paired, taxonomy
 from execbench.analysis import tables as T
-from execbench.analysis.schema import DIFFICULTY_ORDER, STATE_ARMS, families_present, ordered
+from execbench.analysis.schema import ARM_ORDER, DIFFICULTY_ORDER, facts, families_present, ordered
 from execbench.analysis.trace_metrics import coconut_table
 from execbench.report import figures as F
 from execbench.report.tables import Col, Table, acc_cols, fmt_p, fmt_pct, records
 
-CORRELATION_METRICS = {"trace": ("trace_length", "loc", "cyclomatic"),
-                       "state": ("trace_length", "peak_state", "state_load"),
-                       "repo": ("esv", "mcl", "dfi")}
-THETA_DYNAMIC = {"trace": ("trace_length",), "state": ("trace_length", "peak_state", "state_load"),
-                 "repo": ("esv", "mcl", "dfi")}
 THETA_STATIC = ("cyclomatic",)
-LOGISTIC_MODELS = {"state": logistic.MODELS,
-                   "trace": (("Trace", ("trace_length",)), ("Trace + LOC", ("trace_length", "loc")))}
 METRIC_LABELS = {"trace_length": "trace length", "loc": "LOC", "cyclomatic": "cyclomatic", "esv": "ESV",
                  "mcl": "MCL", "dfi": "DFI", "peak_state": "peak state", "state_load": "state load",
                  "complexity_score": "complexity score"}
-FAMILY_TITLES = {"trace": "Line traces (CoCoNUT)", "state": "Output and checkpoint state (paper 001)",
-                 "repo": "Repository assertions (RepoReason)"}
 
 
 @dataclass
@@ -144,9 +136,16 @@ def overview(df: pd.DataFrame, headlines: list[str]) -> Section:
 
 
 # -- trace ------------------------------------------------------------------------------------------
-def trace_section(df: pd.DataFrame, colors: dict, opts: Options, headlines: list[str]) -> Section:
-    sec = Section("trace", FAMILY_TITLES["trace"], "paper 002 tables I, II, IV, V; §V-A", nav="Trace")
-    rows = df[df["family"] == "trace"]
+def _family_section(df: pd.DataFrame, family: str) -> tuple[Section, pd.DataFrame]:
+    """The family's main section (title, paper, nav as the family declares them) and its rows."""
+    declared = facts(family)
+    assert declared is not None
+    return Section(family, declared.title, declared.paper, nav=declared.nav), df[df["family"] == family]
+
+
+def line_trace_section(df: pd.DataFrame, family: str, colors: dict, opts: Options, headlines: list[str]) -> Section:
+    """Line traces: CoCoNUT metrics, similarity, accuracy by trace length, first deviations."""
+    sec, rows = _family_section(df, family)
     settings = _setting_order(rows)
     coco = coconut_table(rows, ("setting",), replicates=opts.descriptive_replicates)
     for scope, label in (("cr", "completed responses (C/R)"), ("cn", "all planned samples (C/N)")):
@@ -196,7 +195,7 @@ def trace_section(df: pd.DataFrame, colors: dict, opts: Options, headlines: list
             else:
                 verb = "falls" if high["acc_cr"] < low["acc_cr"] else "rises"
                 text = f"accuracy {verb} from {first} on traces of {low['bucket']} lines to {last} on {high['bucket']} lines"
-            headlines.append(f"<b>trace</b>: {text} (all settings pooled, C/R).")
+            headlines.append(f"<b>{family}</b>: {text} (all settings pooled, C/R).")
     # topics (advanced-topic table II)
     topics = coconut_table(rows, ("topic", "setting"), replicates=opts.descriptive_replicates) \
         if rows["topic"].notna().any() else pd.DataFrame()
@@ -239,28 +238,31 @@ def trace_section(df: pd.DataFrame, colors: dict, opts: Options, headlines: list
                    "error taxonomy stacked bars")
         overall = counts.sum().sort_values(ascending=False)
         top = overall.index[0]
-        headlines.append(f"<b>trace</b>: the most common first deviation is <i>{top}</i> "
+        headlines.append(f"<b>{family}</b>: the most common first deviation is <i>{top}</i> "
                          f"({fmt_pct(overall[top] / overall.sum())}% of {int(overall.sum())} wrong traces).")
     return sec
 
 
 # -- state ------------------------------------------------------------------------------------------
-def state_section(df: pd.DataFrame, colors: dict, opts: Options, headlines: list[str]) -> Section:
-    sec = Section("state", FAMILY_TITLES["state"], "paper 001 tables 3, 5, 7; §5.1", nav="State")
-    rows = df[df["family"] == "state"]
+def arm_profile_section(df: pd.DataFrame, family: str, colors: dict, opts: Options, headlines: list[str]) -> Section:
+    """Output and checkpoint arms: accuracy per arm and study, short/long pairs."""
+    sec, rows = _family_section(df, family)
     settings = _setting_order(rows)
-    arms = T.accuracy_table(rows, ["setting", "arm"], order={"arm": STATE_ARMS, "setting": settings})
+    arms = T.accuracy_table(rows, ["setting", "arm"], order={"arm": ARM_ORDER, "setting": settings})
     sec.table(Table("Accuracy by arm", [Col("Setting", "setting"), Col("Arm", "arm"), Col("N", "N", "int"),
                                         Col("R", "R", "int"), *acc_cols()], records(arms), paper="paper 001 table 3"))
-    sec.figure(F.arm_profiles(arms, STATE_ARMS, colors), "Accuracy (C/R) per arm with Wilson intervals.",
+    sec.figure(F.arm_profiles(arms, ARM_ORDER, colors), "Accuracy (C/R) per arm with Wilson intervals.",
                "arm profiles per setting")
     studies = T.accuracy_table(rows, ["study", "setting"], order={"setting": settings})
     sec.table(Table("Accuracy by study", [Col("Study", "study"), Col("Setting", "setting"), Col("N", "N", "int"),
                                           Col("R", "R", "int"), *acc_cols()], records(studies),
                     paper="paper 001 table 5"))
+    declared = facts(family)
+    if declared is None or declared.paired_arms is None:
+        return sec
     # paired short vs long
     sec.h("Paired shorter- vs longer-input final output")
-    pairs = paired.short_long_pairs(rows)
+    pairs = paired.short_long_pairs(rows, *declared.paired_arms)
     if pairs.empty:
         sec.note("No case has both final-output arms answered in one setting: no paired comparison.")
         return sec
@@ -282,7 +284,7 @@ def state_section(df: pd.DataFrame, colors: dict, opts: Options, headlines: list
     first = out[0]
     if first["pairs"]:
         headlines.append(
-            f"<b>state</b>: on {first['pairs']} matched short/long pairs, the longer input turns "
+            f"<b>{family}</b>: on {first['pairs']} matched short/long pairs, the longer input turns "
             f"{first['correct_to_wrong']} correct answers wrong and {first['wrong_to_correct']} wrong answers correct; "
             f"paired decrement {_pp(first['decrement'])} pp [{_pp(first['low'])}, {_pp(first['high'])}] "
             "(source-clustered bootstrap).")
@@ -290,9 +292,9 @@ def state_section(df: pd.DataFrame, colors: dict, opts: Options, headlines: list
 
 
 # -- repo ------------------------------------------------------------------------------------------
-def repo_section(df: pd.DataFrame, colors: dict, opts: Options, headlines: list[str]) -> Section:
-    sec = Section("repo", FAMILY_TITLES["repo"], "paper 000 tables 2-3, appendix B.1", nav="Repo")
-    rows = df[df["family"] == "repo"]
+def assertion_section(df: pd.DataFrame, family: str, colors: dict, opts: Options, headlines: list[str]) -> Section:
+    """Repository assertions: accuracy by annotated difficulty, repository and reasoning scope."""
+    sec, rows = _family_section(df, family)
     settings = _setting_order(rows)
     if rows["difficulty"].notna().any():
         diff = T.accuracy_table(rows, ["setting", "difficulty"],
@@ -323,13 +325,13 @@ def repo_section(df: pd.DataFrame, colors: dict, opts: Options, headlines: list[
 
 # -- metric relations (every family) ------------------------------------------------------------------
 def relations_section(df: pd.DataFrame, family: str, colors: dict, opts: Options, headlines: list[str]) -> Section:
-    sec = Section(f"{family}-metrics", f"{FAMILY_TITLES[family]}: what makes tasks hard",
-                  {"repo": "paper 000 tables 4, 6, 8; figure 2", "state": "paper 001 §5.2, appendices D-E",
-                   "trace": "paper 002 §IV-C (trace length), paper 001 methods"}[family],
-                  nav=f"{family.capitalize()}: difficulty")
+    declared = facts(family)
+    assert declared is not None
+    sec = Section(f"{family}-metrics", f"{declared.title}: what makes tasks hard", declared.relations_paper,
+                  nav=f"{declared.nav}: difficulty")
     rows = df[df["family"] == family]
     languages = ordered(rows["language"].dropna())
-    if family == "state" and len(languages) > 1 and "python" in languages:
+    if declared.python_only_relations and len(languages) > 1 and "python" in languages:
         sec.note("Correlations, binned accuracy and logistic models use the Python cases only: C++ cases measure "
                  "trace length with a different adapter (gcov line executions) and have no state metrics "
                  "(paper 001 analyses the two separately). θ is computed per study.")
@@ -337,7 +339,7 @@ def relations_section(df: pd.DataFrame, family: str, colors: dict, opts: Options
         rows = rows[rows["language"] == "python"]
     else:
         theta_rows_source = rows
-    metrics = [m for m in CORRELATION_METRICS[family] if rows[m].notna().any()]
+    metrics = [m for m in declared.correlation_metrics if rows[m].notna().any()]
     if not metrics:
         sec.note(f"No difficulty metrics recorded for {family} tasks.")
         return sec
@@ -358,7 +360,7 @@ def relations_section(df: pd.DataFrame, family: str, colors: dict, opts: Options
         cols += [Col(f"r({METRIC_LABELS[m]})", (m, m + "_lo", m + "_hi"), "r_ci", "Pearson r, Fisher-z 95% interval"),
                  Col("p", m + "_p", "pval")]
     sec.table(Table("Pearson correlation with correctness", cols + [Col("Note", "note")], list(wide.values()),
-                    paper="paper 000 table 4" if family == "repo" else "",
+                    paper=declared.correlation_paper,
                     caption="Completed responses; correctness coded 1/0, so a negative r means harder when larger."))
     if len(metrics) >= 2:
         partial = correlations.partial_table(rows, metrics)
@@ -368,12 +370,12 @@ def relations_section(df: pd.DataFrame, family: str, colors: dict, opts: Options
             records(partial.assign(metric=partial["metric"].map(METRIC_LABELS),
                                    controls=partial["controls"].map(
                                        lambda c: ", ".join(METRIC_LABELS.get(x.strip(), x) for x in c.split(","))))),
-            paper="paper 000 table 6" if family == "repo" else ""))
+            paper=declared.partial_paper))
         ok = partial[partial["r"].notna()]
-        if family == "repo" and not ok.empty:
+        if "partial" in declared.headlines and not ok.empty:
             strongest = ok.loc[ok["r"].idxmin()]
             headlines.append(
-                f"<b>repo</b>: the strongest independent difficulty signal is {METRIC_LABELS[strongest['metric']]} "
+                f"<b>{family}</b>: the strongest independent difficulty signal is {METRIC_LABELS[strongest['metric']]} "
                 f"(partial r = {strongest['r']:.3f}, p = {fmt_p(strongest['p'])}, setting {esc(str(strongest['setting']))}, "
                 f"controlling for {', '.join(METRIC_LABELS.get(x.strip(), x) for x in strongest['controls'].split(','))}).")
     binned = {METRIC_LABELS[m]: correlations.binned_accuracy(rows, m) for m in metrics}
@@ -382,7 +384,7 @@ def relations_section(df: pd.DataFrame, family: str, colors: dict, opts: Options
                f"accuracy versus {labels}")
     # Mann-Whitney theta
     sec.h("Normalised Mann-Whitney θ")
-    dynamic = [m for m in THETA_DYNAMIC[family] if theta_rows_source[m].notna().any()]
+    dynamic = [m for m in declared.theta_metrics if theta_rows_source[m].notna().any()]
     theta_rows = []
     if dynamic:
         theta = mann_whitney.theta_table(theta_rows_source, dynamic, by=("setting", "study"),
@@ -408,14 +410,14 @@ def relations_section(df: pd.DataFrame, family: str, colors: dict, opts: Options
             caption="Dynamic metrics pool all arms of a setting and study; static metrics (cyclomatic) are tested per arm. "
                     "Row-level permutation tests ignore the dependence between arms of a case: descriptive only."))
         est = table[table["theta"].notna()]
-        if not est.empty and family == "state":
-            headlines.append(f"<b>state</b>: {int((est['supported'] == 'yes').sum())} of {len(est)} estimable θ series "
+        if not est.empty and "theta" in declared.headlines:
+            headlines.append(f"<b>{family}</b>: {int((est['supported'] == 'yes').sum())} of {len(est)} estimable θ series "
                              "show larger metric values among failures (θ > 0.5, p < 0.05, unadjusted).")
     # logistic models
-    if family in LOGISTIC_MODELS:
+    if declared.logistic_models:
         sec.h("Exploratory logistic models of error")
         fits = []
-        for name, predictors in LOGISTIC_MODELS[family]:
+        for name, predictors in declared.logistic_models:
             missing = [METRIC_LABELS[p] for p in predictors if not rows[p].notna().any()]
             if missing:
                 sec.note(f"Model “{name}” cannot be fitted: no {', '.join(missing)} recorded for these tasks.")
@@ -437,7 +439,7 @@ def relations_section(df: pd.DataFrame, family: str, colors: dict, opts: Options
                 Col("Odds ratio", ("odds_ratio", "low", "high"), "or_ci", "95% interval, t with G-1 df, source-clustered"),
                 Col("p", "p", "pval"), Col("Iterations", "iterations", "int"),
                 Col("Cond. number", "condition", "num", "information matrix")], term_rows,
-                paper="paper 001 table 6" if family == "state" else "",
+                paper=declared.logistic_paper,
                 caption="Outcome: wrong answer (completed responses). Intercepts for study, arm and setting; "
                         "mean-centred log2 predictors; sandwich covariance clustered by clean source with the "
                         "G/(G-1)·(N-1)/(N-p) factor."))
@@ -482,7 +484,9 @@ def comparison_section(df: pd.DataFrame, opts: Options, headlines: list[str]) ->
         both = df[df["setting"].isin([a, b])]
         shared = [f for f in families_present(both) if both.loc[both["family"] == f, "setting"].nunique() == 2]
         for family in shared:
-            metrics = [m for m in CORRELATION_METRICS.get(family, ()) if df.loc[df["family"] == family, m].notna().any()]
+            declared = facts(family)
+            metrics = [m for m in (declared.correlation_metrics if declared else ())
+                       if df.loc[df["family"] == family, m].notna().any()]
             if metrics:
                 stab = compare.correlation_stability(df, a, b, metrics, family)
                 stab_rows += [{"family": family, **r, "metric": METRIC_LABELS.get(r["metric"], r["metric"])}
@@ -518,6 +522,10 @@ def memorisation_section(df: pd.DataFrame, opts: Options, headlines: list[str]) 
     return sec
 
 
+#: The main-section layouts a family may declare (``AnalysisFacts.layout``).
+LAYOUTS = {"line-trace": line_trace_section, "arm-profile": arm_profile_section, "assertion": assertion_section}
+
+
 def build(df: pd.DataFrame, opts: Options | None = None) -> Report:
     opts = opts or Options()
     headlines: list[str] = []
@@ -525,16 +533,18 @@ def build(df: pd.DataFrame, opts: Options | None = None) -> Report:
     colors = F.color_map(_setting_order(df))
     sections = [overview(df, headlines)]
     present = families_present(df)
-    for family in ("trace", "state", "repo"):
+    reported = [f.name for f in families.registered() if f.analysis is not None]
+    for family in reported:
+        declared = facts(family)
+        assert declared is not None
         if family not in present:
-            notes.append(f"No {family}-family samples in these logs: the {FAMILY_TITLES[family]} analyses are skipped.")
+            notes.append(f"No {family}-family samples in these logs: the {declared.title} analyses are skipped.")
             continue
-        builder = {"trace": trace_section, "state": state_section, "repo": repo_section}[family]
-        sections.append(builder(df, colors, opts, headlines))
+        sections.append(LAYOUTS[declared.layout](df, family, colors, opts, headlines))
         sections.append(relations_section(df, family, colors, opts, headlines))
     sections.append(comparison_section(df, opts, headlines))
     sections.append(memorisation_section(df, opts, headlines))
-    unknown = [f for f in present if f not in ("trace", "state", "repo")]
+    unknown = [f for f in present if f not in reported]
     if unknown:
         notes.append(f"Samples of unknown families ({', '.join(unknown)}) appear only in the overview.")
     return Report(sections, headlines, notes)

@@ -32,8 +32,11 @@ class Problem:
         return f"f({self.input})"
 
 
+SHIPPED = "data/cruxeval/cruxeval.jsonl"  # the MIT copy inside the package
+
+
 def shipped_text() -> str:
-    return (importlib.resources.files("execbench") / "data" / "cruxeval" / "cruxeval.jsonl").read_text("utf-8")
+    return importlib.resources.files("execbench").joinpath(*SHIPPED.split("/")).read_text("utf-8")
 
 
 def read(path: str | Path | None = None) -> tuple[list[Problem], dict[str, str]]:

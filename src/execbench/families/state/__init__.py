@@ -40,7 +40,7 @@ class StateFamily(Family):
         logistic_models=(("Trace + peak", ("trace_length", "peak_state")),
                          ("Trace + peak + load", ("trace_length", "peak_state", "state_load"))),
         logistic_paper="paper 001 table 6", cell_column="study", python_only_relations=True,
-        headlines=("theta",))
+        headlines=("theta",), paired_arms=(build.ARMS[0], build.ARMS[1]))
 
     def grade(self, task: Task, response: str) -> Score:
         return grade.grade(task, response)
