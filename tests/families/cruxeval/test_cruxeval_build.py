@@ -162,15 +162,16 @@ def test_a_program_that_kills_the_runner_or_plants_results_costs_only_itself(tmp
     killer = {"id": "sample_0", "code": "import os, signal\ndef f(x):\n    os.kill(os.getppid(), signal.SIGKILL)\n"
               "    return x", "input": "1", "output": "1"}
     normal = {"id": "sample_3", "code": "def f(x):\n    return x + 1", "input": "1", "output": "2"}
-    # kills the batch runner (its parent): the batch is rerun one problem per sandbox
+    # kills the job runner (its parent): the problem fails alone, the others run again
     (tmp_path / "a").mkdir()
     tasks, rejected, _ = _build(tmp_path / "a", [killer, normal], repeats=1, arms="output-prediction")
     assert [t["id"] for t in tasks] == ["cruxeval/cruxeval/sample_3#output-prediction"]
-    assert "runner failed" in rejected[0]["reason"] and rejected[0]["candidate"] == "cruxeval/sample_0"
-    # plants a fake "verified" result for the next problem of the batch, which then crashes
-    planter = {"id": "sample_1", "code": "def f(x):\n    open('.item1.json', 'w').write("
+    assert "job runner ended" in rejected[0]["reason"] and rejected[0]["candidate"] == "cruxeval/sample_0"
+    # plants a fake "verified" result where the runner keeps the next problem's value (it then crashes)
+    planter = {"id": "sample_1", "code": "def f(x):\n    open('../../.records/1.json', 'w').write("
                "'{\"status\": \"ok\", \"equal\": true, \"returned\": \"1\", \"returned_literal\": true, "
-               "\"trace_length\": 1}')\n    return x", "input": "1", "output": "1"}
+               "\"trace_length\": 1, \"trace_status\": \"ok\", \"compare_error\": null}')\n    return x",
+               "input": "1", "output": "1"}
     crasher = {"id": "sample_2", "code": "import os\ndef f(x):\n    os._exit(0)", "input": "1", "output": "1"}
     (tmp_path / "b").mkdir()
     tasks, rejected, _ = _build(tmp_path / "b", [planter, crasher, normal], repeats=1, arms="output-prediction")

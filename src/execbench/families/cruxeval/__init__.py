@@ -23,7 +23,7 @@ from execbench.grading import Score
 
 class CruxevalFamily(Family):
     name = "cruxeval"
-    version = "4"
+    version = "5"  # 5: runs on the sandbox job runner (limit and crash reasons worded by it)
     variants = prompt.VARIANTS
     default_options = build.DEFAULT_OPTIONS
     builder, renderer = build, prompt

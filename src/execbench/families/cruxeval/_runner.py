@@ -1,9 +1,10 @@
-"""Batch runner of the cruxeval family; runs INSIDE the sandbox, never in the parent.
+"""Job handlers of the cruxeval family; they run INSIDE the sandbox, never in the parent.
 
-``python -m execbench.families.cruxeval._runner spec.json`` handles the spec's items one
-after the other, each in its own forked child (CPU and address-space limits, stdout and
-stderr discarded, killed at its wall limit), and writes ``result.json``. Every step that
-runs the program starts from a fresh namespace (the program's module code run again).
+Each item is a job of the sandbox's job runner (:mod:`execbench.sandbox.jobs`, started by
+:mod:`.run`): :func:`build_job` or :func:`grade_job` runs in a child forked from the
+runner's warm interpreter, under the job's CPU, wall and memory limits, and returns the
+item's result. Every step that runs the program starts from a fresh namespace (the
+program's module code run again).
 
 * ``build`` items (``code``, ``input``, ``output``): run ``f(<input>)`` and compare it with
   the recorded output the way CRUXEval's assertion does (``<output> == f(<input>)``); trace
@@ -19,6 +20,9 @@ runs the program starts from a fresh namespace (the program's module code run ag
 * ``grade`` items (``code``, tagged ``args``/``kwargs``/``expected``, see :mod:`.codec`):
   run ``f(*args, **kwargs)`` and compare with ``expected`` the same way. No text of the
   model reaches this process: the arguments arrive as data.
+
+A result is ``{"status": "ok", ...}`` or ``{"status": "error", "error": ...}`` (the program
+raised); a job that returns no result (a limit, a crash) is reported by the runner.
 """
 
 from __future__ import annotations
@@ -27,18 +31,11 @@ import ast
 import builtins
 import json
 import math
-import os
-import resource
-import signal
 import sys
-import time
 from typing import Any
-
-from execbench.sandbox.children import wait_or_kill
 
 PROGRAM = "/cruxeval/program.py"  # the code's file name for the tracer (no such file is needed)
 MAX_REPR = 2000
-MAX_RESULT = 1 << 22  # bytes of an item's result file read back
 MAX_FIELD_CHARS = 200  # a checkpoint field's canonical JSON, at most
 # literal stand-ins tried for arguments without a literal form (kept only if f still returns the output)
 _STAND_INS = {range: list, frozenset: set}
@@ -283,75 +280,13 @@ def _grade(item: dict[str, Any]) -> dict[str, Any]:
     return {"status": "ok", "equal": equal, "compare_error": error, "returned": _repr(value)}
 
 
-def _child(item: dict[str, Any], spec: dict[str, Any], path: str) -> None:
-    devnull = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1, 2):
-        os.dup2(devnull, fd)
-    cpu = max(1, int(float(spec["cpu_seconds"]) + 0.999))
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-    memory = int(spec["memory_mb"]) * 1024 * 1024
-    _, hard = resource.getrlimit(resource.RLIMIT_AS)
-    resource.setrlimit(resource.RLIMIT_AS, (memory if hard == resource.RLIM_INFINITY else min(memory, hard), hard))
+def build_job(args: dict[str, Any]) -> dict[str, Any]:
+    """The job runner's handler for a ``build`` item (``args``: ``item``, ``max_line_events``)."""
     sys.setrecursionlimit(3000)
-    result = _build(item, spec) if spec["kind"] == "build" else _grade(item)
-    text = json.dumps(result)
-    with open(path, "w") as fh:
-        fh.write(text)
+    return _build(args["item"], args)
 
 
-def run_item(index: int, item: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
-    path = os.path.abspath(f".item{index}.json")
-    if os.path.lexists(path):  # planted by an earlier item's program: never read
-        os.unlink(path)
-    wall = float(spec["wall_seconds"])
-    started = time.monotonic()
-    pid = os.fork()
-    if pid == 0:
-        code = 0
-        try:
-            _child(item, spec, path)
-        except BaseException:  # noqa: BLE001 - no result file: reported as a crash
-            code = 1
-        finally:
-            os._exit(code)
-    status, usage, timed_out = wait_or_kill(pid, started + wall)
-    cpu = usage.ru_utime + usage.ru_stime
-    try:
-        if timed_out or not (os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0):
-            raise OSError("the child did not finish")
-        with open(path, "rb") as fh:
-            result = json.loads(fh.read(MAX_RESULT))
-        if not isinstance(result, dict) or not isinstance(result.get("status"), str):
-            raise ValueError("malformed result")
-    except (OSError, ValueError, RecursionError):
-        if timed_out:
-            reason = f"wall time limit ({wall:g} s)"
-        elif os.WIFSIGNALED(status) and (os.WTERMSIG(status) == signal.SIGXCPU or cpu >= float(spec["cpu_seconds"])):
-            reason = f"CPU time limit ({spec['cpu_seconds']} s)"
-        elif os.WIFSIGNALED(status):
-            reason = f"killed by signal {os.WTERMSIG(status)}"
-        else:
-            reason = f"crashed (exit {os.WEXITSTATUS(status)}, no result)"
-        result = {"status": "limit" if timed_out or "limit" in reason else "crash", "error": reason}
-    if os.path.lexists(path):
-        os.unlink(path)
-    result["cpu"] = round(cpu, 4)
-    return result
-
-
-def main(argv: list[str]) -> int:
-    with open(argv[0]) as fh:
-        spec = json.load(fh)
-    if spec["kind"] == "build":
-        import execbench.grading.literal  # imported once, before the forks
-        import execbench.tracing.tracer
-    else:
-        import execbench.families.cruxeval.codec  # noqa: F401 - imported once, before the forks
-    results = [run_item(index, item, spec) for index, item in enumerate(spec["items"])]
-    with open(spec.get("result", "result.json"), "w") as fh:
-        json.dump({"items": results}, fh)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+def grade_job(args: dict[str, Any]) -> dict[str, Any]:
+    """The job runner's handler for a ``grade`` item (``args``: ``item``)."""
+    sys.setrecursionlimit(3000)
+    return _grade(args["item"])

@@ -3,7 +3,7 @@
 Source ``cruxeval``: the shipped copy of CRUXEval (800 problems) or ``--set path=FILE``.
 A candidate is a batch of ``batch_size`` consecutive problems (so ``--limit`` counts
 batches; ``--set batch_size=1`` makes it count problems); the batch runs in one sandbox
-``repeats`` times, with hash seeds ``0..repeats-1`` (:mod:`._runner`). Per problem:
+``repeats`` times, with hash seeds ``0..repeats-1`` (:mod:`.run`, one job per problem). Per problem:
 
 * ``execution`` rejection: the program or the call raised, or hit a limit, in some run;
 * ``verification`` rejection: ``<recorded output> == f(<input>)`` (CRUXEval's assertion,
@@ -37,8 +37,9 @@ from typing import Any, Iterator
 from execbench.dataset import make_id
 from execbench.families.base import Candidate, Outcome, SourceError
 from execbench.families.cruxeval.grade import MAX_ANSWER, MAX_DEPTH
-from execbench.families.cruxeval.run import run_each
+from execbench.families.cruxeval import run
 from execbench.grading import LiteralParseError, parse_literal
+from execbench.sandbox.jobs import JobResult
 from execbench.sources import cruxeval as source
 from execbench.static import cyclomatic, loc
 
@@ -115,14 +116,13 @@ def build_candidate(candidate: Candidate, options: dict[str, Any]) -> Outcome:
     problems = payload["problems"]
     outcome = Outcome()
     repeats = int(options["repeats"])
-    runs: list[list[dict[str, Any]]] = []
+    runs: list[list[JobResult]] = []
     for seed in range(repeats):
-        runs.append(run_each("build", problems, seed=seed, cpu_seconds=float(options["call_timeout"]),
-                             memory_mb=int(options["memory_mb"]),
-                             max_line_events=int(options["max_line_events"])))
+        runs.append(run.run("build", problems, seed=seed, cpu_seconds=float(options["call_timeout"]),
+                            memory_mb=int(options["memory_mb"]),
+                            max_line_events=int(options["max_line_events"])))
     for index, problem in enumerate(problems):
-        results = [run[index] for run in runs]
-        _problem(problem, results, payload, options, outcome)
+        _problem(problem, [seed_runs[index] for seed_runs in runs], payload, options, outcome)
     arms = _arms(options)
     outcome.tasks = [task for task in outcome.tasks if task["arm"] in arms]
     outcome.rejected = [r for r in outcome.rejected
@@ -131,14 +131,15 @@ def build_candidate(candidate: Candidate, options: dict[str, Any]) -> Outcome:
     return outcome
 
 
-def _problem(problem: dict[str, Any], results: list[dict[str, Any]], payload: dict[str, Any],
+def _problem(problem: dict[str, Any], jobs: list[JobResult], payload: dict[str, Any],
              options: dict[str, Any], outcome: Outcome) -> None:
     key = f"{SOURCE}/{problem['id']}"
-    failed = next((r for r in results if r["status"] != "ok"), None)
+    failed = next((r for r in jobs if run.status(r) != "ok"), None)
     if failed is not None:
-        outcome.reject(key, "execution", f"f({problem['input']}) did not return: {failed['error']}",
+        outcome.reject(key, "execution", f"f({problem['input']}) did not return: {run.error(failed)}",
                        cruxeval_id=problem["id"])
         return
+    results = [r.value for r in jobs]
     wrong = next((r for r in results if not r["equal"]), None)
     if wrong is not None:
         seeds = [seed for seed, r in enumerate(results) if not r["equal"]]

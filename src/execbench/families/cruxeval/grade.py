@@ -45,9 +45,10 @@ from typing import Any, Iterable
 
 from execbench.dataset import Task
 from execbench.families.cruxeval.codec import encode
-from execbench.families.cruxeval.run import run_each
+from execbench.families.cruxeval import run
 from execbench.grading import (NO_ANSWER, OK, TRUNCATED, LiteralParseError, Score, parse_literal,
                                reasoning_unclosed, strip_reasoning, values_equal)
+from execbench.grading.tokens import CLOSERS, OPENERS, TokenBoundError, significant_tokens
 
 NOT_LITERAL = "not_literal"
 TOO_LARGE = "too_large"
@@ -61,9 +62,6 @@ _FENCE = re.compile(r"```[^\n`]*\n(.*?)```", re.S)
 _ASSERT = re.compile(r"assert\s+f\s*\(")
 _CALL = re.compile(r"\s*f\(")  # CRUXEval needs "f(" in the answer: "f (1)" is not a call of f there
 _FSTRING_TOKEN = re.compile(r"^unexpected token [\"'][rRbB]*[fF]")  # Python 3.12+ tokenizes f-strings
-_SKIP = {tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT,
-         tokenize.ENDMARKER, tokenize.ENCODING}
-_OPENERS, _CLOSERS = set("([{"), set(")]}")
 _JSON = json.JSONDecoder()
 
 
@@ -156,18 +154,17 @@ def _literal(text: str) -> Any:
 
 
 def _tokens(text: str) -> Iterable[tokenize.TokenInfo]:
-    """Significant tokens of ``text``, with a bracket-depth bound checked as they come."""
-    depth = 0
-    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
-        if tok.type in _SKIP:
-            continue
-        if tok.type == tokenize.OP and tok.string in _OPENERS:
-            depth += 1
-            if depth > MAX_DEPTH + 1:
-                raise _Refused(TOO_LARGE, f"nesting deeper than {MAX_DEPTH}")
-        elif tok.type == tokenize.OP and tok.string in _CLOSERS:
-            depth -= 1
-        yield tok
+    """Significant tokens of ``text`` from the shared bounded pre-check: nesting beyond
+    ``MAX_DEPTH`` (plus the call's own parenthesis) is ``too_large``; untokenizable text
+    raises :class:`TokenBoundError` where the tokenizer stops. Numbers are bounded later, per
+    argument, by the literal parser (the text is at most ``MAX_ANSWER`` characters)."""
+    try:
+        for tok, _depth in significant_tokens(text, max_depth=MAX_DEPTH + 1, max_number_chars=MAX_ANSWER):
+            yield tok
+    except TokenBoundError as exc:
+        if exc.untokenizable:
+            raise
+        raise _Refused(TOO_LARGE, f"nesting deeper than {MAX_DEPTH}") from None
 
 
 def assertion_value(text: str) -> str:
@@ -179,14 +176,14 @@ def assertion_value(text: str) -> str:
     depth = 0
     try:
         for tok in _tokens(text):
-            if tok.type == tokenize.OP and tok.string in _OPENERS:
+            if tok.type == tokenize.OP and tok.string in OPENERS:
                 depth += 1
-            elif tok.type == tokenize.OP and tok.string in _CLOSERS:
+            elif tok.type == tokenize.OP and tok.string in CLOSERS:
                 depth -= 1
             elif tok.type == tokenize.OP and tok.string == "," and depth == 0:
                 return text[:offsets[tok.start[0] - 1] + tok.start[1]]
-    except (tokenize.TokenError, SyntaxError):
-        pass  # the literal parser reports it
+    except TokenBoundError:  # untokenizable: the literal parser reports it
+        pass
     return text
 
 
@@ -218,11 +215,11 @@ def parse_call(text: str) -> tuple[list[Any], dict[str, Any], str]:
             if close is not None:
                 after = tok
                 break
-            if tok.type == tokenize.OP and tok.string in _OPENERS:
+            if tok.type == tokenize.OP and tok.string in OPENERS:
                 depth += 1
                 if depth == 1:
                     continue
-            elif tok.type == tokenize.OP and tok.string in _CLOSERS:
+            elif tok.type == tokenize.OP and tok.string in CLOSERS:
                 depth -= 1
                 if depth == 0:
                     close = tok
@@ -231,7 +228,7 @@ def parse_call(text: str) -> tuple[list[Any], dict[str, Any], str]:
                 segments.append([])
             else:
                 segments[-1].append(tok)
-    except (tokenize.TokenError, SyntaxError) as exc:
+    except TokenBoundError as exc:  # untokenizable text (nesting over the bound is too_large above)
         if close is None:
             raise _Refused(NO_ANSWER, f"the call is not complete: {exc}") from None
     if close is None:
@@ -287,9 +284,12 @@ def grade_many(pairs: list[tuple[Task, str]], batch: int = 100) -> list[Score]:
             scores.append(None)
     for start in range(0, len(pending), batch):
         chunk = pending[start:start + batch]
-        results = run_each("grade", [item for _, item, _ in chunk], cpu_seconds=GRADE_CPU_SECONDS,
-                           wall_seconds=4 * GRADE_CPU_SECONDS)
-        for (index, _, call), result in zip(chunk, results):
+        results = run.run("grade", [item for _, item, _ in chunk], cpu_seconds=GRADE_CPU_SECONDS,
+                          wall_seconds=4 * GRADE_CPU_SECONDS)
+        for (index, _, call), job in zip(chunk, results):
+            result = {**(job.value or {}), "status": run.status(job)}
+            if result["status"] not in ("ok", "error"):
+                result["error"] = run.error(job)
             details: dict[str, Any] = {"how": "f in the sandbox", "run": result["status"]}
             for key in ("returned", "error", "compare_error"):
                 if result.get(key):
