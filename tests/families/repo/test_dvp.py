@@ -33,7 +33,7 @@ def _choose(line: str, setup: str = "", sympy: bool = False):
     ("self.assertIsInstance(f(x), int)", "isinstance"), ("self.assertRegex(f(x), 'a+')", "regex"),
 ])
 def test_multi_solution_operators(line, op):
-    assert _choose(line) == dvp.Reject(dvp.SEMANTIC, f"multi_solution_operator:{op}")
+    assert _choose(line) == dvp.DvpRejection(dvp.SEMANTIC, f"multi_solution_operator:{op}")
 
 
 @pytest.mark.parametrize("line, name", [
@@ -60,7 +60,7 @@ def test_approximate_comparisons(line, name):
 ])
 def test_semantic_static_rules(line, reason):
     setup = "a = f(1)\nb = f(2)\n"
-    assert _choose(line, setup) == dvp.Reject(dvp.SEMANTIC, reason)
+    assert _choose(line, setup) == dvp.DvpRejection(dvp.SEMANTIC, reason)
 
 
 @pytest.mark.parametrize("source, token", [
@@ -138,7 +138,7 @@ def test_variables_are_resolved_by_execution():
     assert choice == dvp.Choice(1, dvp.Form(0, "pure_variable_reference"), True)
     choice = _choose("assert expected == f(2)", "expected = g(2)\n")
     assert choice.variable and choice.masked == 0
-    assert _choose("assert f(1) == g(2)") == dvp.Reject(dvp.MORPHOLOGY, "dynamic_call")
+    assert _choose("assert f(1) == g(2)") == dvp.DvpRejection(dvp.MORPHOLOGY, "dynamic_call")
 
 
 def test_memory_addresses():

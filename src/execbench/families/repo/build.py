@@ -224,7 +224,7 @@ def build_test_file(repo: Repo, rel: str, source: str, options: dict[str, Any], 
             if token:
                 outcome.reject(at, dvp.SEMANTIC, f"nondeterministic_in_test:{token}", **base)
                 continue
-            if isinstance(it.choice, dvp.Reject):
+            if isinstance(it.choice, dvp.DvpRejection):
                 outcome.reject(at, it.choice.stage, it.choice.reason, **base)
                 continue
             runs = record.get("probes", {}).get(it.key)

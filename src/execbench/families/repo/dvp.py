@@ -63,7 +63,10 @@ _EMPTY_OK = {"set", "frozenset", "list", "dict", "tuple"}
 
 
 @dataclass(frozen=True)
-class Reject:
+class DvpRejection:
+    """Why the DVP funnels refuse an assertion statically (a value, not the build's
+    :class:`execbench.families.base.Reject` exception): the rejection stage and reason."""
+
     stage: str  # SEMANTIC | MORPHOLOGY
     reason: str
 
@@ -224,36 +227,36 @@ def classify(node: ast.expr, local: set[str], *, sympy: bool = False) -> Form:
     return Form(0, "complex_expression")
 
 
-def choose(assertion: Assertion, function: TestFunction, *, sympy: bool = False) -> Choice | Reject:
+def choose(assertion: Assertion, function: TestFunction, *, sympy: bool = False) -> Choice | DvpRejection:
     """Static funnels for one assertion: which operand to mask, or why none can be."""
     op = assertion.op
     if op in MULTI_SOLUTION:
-        return Reject(SEMANTIC, f"multi_solution_operator:{op}")
+        return DvpRejection(SEMANTIC, f"multi_solution_operator:{op}")
     if op == "approx":
-        return Reject(SEMANTIC, f"approximate_comparison:{assertion.method}")
+        return DvpRejection(SEMANTIC, f"approximate_comparison:{assertion.method}")
     names = set().union(*(_names(o) for o in assertion.operands)) if assertion.operands else set()
     if assertion.kind == "assert" and assertion.node is not None:
         names |= _names(assertion.node.test)  # type: ignore[attr-defined] - ast.AST declares no fields; the node is a kind that has it
     approx = sorted(names & APPROXIMATE)
     if approx:
-        return Reject(SEMANTIC, f"approximate_comparison:{approx[0]}")
+        return DvpRejection(SEMANTIC, f"approximate_comparison:{approx[0]}")
     if op in ("truthy", "unary"):
-        return Reject(SEMANTIC, "no_expected_operand" + (f":{assertion.method}" if assertion.method else ""))
+        return DvpRejection(SEMANTIC, "no_expected_operand" + (f":{assertion.method}" if assertion.method else ""))
     if op == "chained":
-        return Reject(SEMANTIC, "chained_comparison")
+        return DvpRejection(SEMANTIC, "chained_comparison")
     if op == "boolean":
-        return Reject(SEMANTIC, "boolean_combination")
+        return DvpRejection(SEMANTIC, "boolean_combination")
     if op not in ("==", "is") or len(assertion.operands) != 2:
-        return Reject(SEMANTIC, f"unsupported_assertion:{op}")
+        return DvpRejection(SEMANTIC, f"unsupported_assertion:{op}")
     left, right = assertion.operands
     if ast.dump(left) == ast.dump(right):
-        return Reject(SEMANTIC, "reflexive_form")
+        return DvpRejection(SEMANTIC, "reflexive_form")
     local = function.local_names
     forms = [classify(left, local, sympy=sympy), classify(right, local, sympy=sympy)]
     ok = [f.priority > 0 for f in forms]
     if all(ok):
         if forms[0].priority == 1 and forms[1].priority == 1:
-            return Reject(SEMANTIC, "constant_assertion")
+            return DvpRejection(SEMANTIC, "constant_assertion")
         masked = 0 if forms[0].priority < forms[1].priority else 1
         return Choice(masked, forms[masked], False)
     if ok[1]:
@@ -266,12 +269,12 @@ def choose(assertion: Assertion, function: TestFunction, *, sympy: bool = False)
         if descriptive.count(True) == 1:
             masked = descriptive.index(True)
             return Choice(masked, forms[masked], True)
-        return Reject(SEMANTIC, "reflexive_variable_form")
+        return DvpRejection(SEMANTIC, "reflexive_variable_form")
     if plain[1]:
         return Choice(1, forms[1], True)
     if plain[0]:
         return Choice(0, forms[0], True)
-    return Reject(MORPHOLOGY, forms[1].name)
+    return DvpRejection(MORPHOLOGY, forms[1].name)
 
 
 def memory_address(text: str) -> bool:

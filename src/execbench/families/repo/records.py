@@ -78,7 +78,7 @@ class Item:
     module: Module
     function: A.TestFunction
     assertion: A.Assertion
-    choice: dvp.Choice | dvp.Reject
+    choice: dvp.Choice | dvp.DvpRejection
 
 
 @dataclass
