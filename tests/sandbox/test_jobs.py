@@ -6,7 +6,9 @@ module name, as every family's handler is), so the tests exercise the same path 
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 import sys
 
 import pytest
@@ -137,3 +139,24 @@ def test_job_ids_must_be_unique_and_paths_relative():
         run([job("a", "1"), job("a", "2")])
     with pytest.raises(ValueError):
         run([Job("a", "exec", args={"argv": ["true"]}, files={"../x": "1"})])
+
+
+def test_an_exec_jobs_venv_and_its_base_interpreter_are_readable(tmp_path):
+    """As for sandbox.run's argv[0]: a venv's interpreter (in a dir no sandbox may read
+    otherwise) runs with its venv and its base interpreter's installation readable."""
+    base = "/root/.pyenv/versions/3.12.1/bin/python"
+    if not os.path.exists(base) or sys.version_info[:2] == (3, 12):
+        pytest.skip("needs a second interpreter")
+    subprocess.run([base, "-m", "venv", "--without-pip", str(tmp_path / "venv")], check=True)
+    program = "import json, sys\nprint(json.dumps([sys.prefix, list(sys.version_info[:2])]))"
+    result = run([Job("v", "exec", args={"argv": [str(tmp_path / "venv" / "bin" / "python"), "-c", program]})])[0]
+    assert result.ok, result.reason()
+    assert json.loads(result.stdout) == [str(tmp_path / "venv"), [3, 12]]
+
+
+def test_the_sandboxs_file_size_and_open_file_limits_are_the_callers():
+    program = ("import resource\nresult = [resource.getrlimit(resource.RLIMIT_FSIZE)[1], "
+               "resource.getrlimit(resource.RLIMIT_NOFILE)[1]]\n")
+    assert run([job("default", program)])[0].value == {"result": [64 << 20, 256]}
+    raised = run([job("raised", program)], file_size_bytes=1 << 30, open_files=1024)[0]
+    assert raised.value == {"result": [1 << 30, 1024]}

@@ -184,14 +184,16 @@ def _read_lines(stdout: bytes, jobs: Sequence[Job]) -> dict[str, JobResult]:
 
 
 def _start(jobs: Sequence[Job], *, python: str | None, seed: int, preload: Sequence[str],
-           env: Mapping[str, str], read_only_paths: Sequence[str], max_tasks: int) -> _run.SandboxResult:
+           env: Mapping[str, str], read_only_paths: Sequence[str], max_tasks: int,
+           file_size_bytes: int = 64 << 20, open_files: int = 256) -> _run.SandboxResult:
     spec = json.dumps({"preload": list(preload), "jobs": [job.spec() for job in jobs]})
     wall = sum(job.wall_seconds + 1.0 for job in jobs) + _RUNNER_SLACK_SECONDS
     output = sum(job.max_output * 4 // 3 + job.max_value + job.max_collect * 2 * len(job.collect) + 16384
                  for job in jobs) + (1 << 20)
     memory = max(job.memory_mb for job in jobs) + 512
     limits = _run.Limits(cpu_seconds=wall, wall_seconds=wall, memory_bytes=memory * 1024 * 1024,
-                         max_tasks=max_tasks, output_bytes=output)
+                         max_tasks=max_tasks, output_bytes=output, file_size_bytes=file_size_bytes,
+                         open_files=open_files)
     child_env = {**env, "PYTHONHASHSEED": str(seed)}
     if python is None or os.path.realpath(python) == os.path.realpath(sys.executable):
         return _run.run_python(RUNNER, stdin=spec, env=child_env, limits=limits, read_only_paths=read_only_paths)
@@ -204,21 +206,27 @@ def _start(jobs: Sequence[Job], *, python: str | None, seed: int, preload: Seque
 
 def run_jobs(jobs: Sequence[Job], *, python: str | None = None, seed: int = 0, preload: Sequence[str] = (),
              env: Mapping[str, str] | None = None, read_only_paths: Sequence[str] = (),
-             max_tasks: int = 64) -> list[JobResult]:
+             max_tasks: int = 64, file_size_bytes: int = 64 << 20, open_files: int = 256) -> list[JobResult]:
     """Run ``jobs`` in one sandbox (see the module docs); one result per job, in order.
 
     ``python``: the interpreter of the runner (default this one; another one imports
     execbench from this tree); ``seed``: its PYTHONHASHSEED; ``preload``: modules imported
     before the first fork; ``env``: extra environment; ``read_only_paths``: more paths the
-    jobs may read (e.g. a repository's venv); ``max_tasks``: processes and threads of the
-    whole sandbox at once."""
+    jobs may read (e.g. a repository's source tree; as in :func:`execbench.sandbox.run`, an
+    ``exec`` job's absolute ``argv[0]`` installation is readable: a venv's interpreter, its
+    venv and base interpreter); ``max_tasks``: processes and threads of the whole sandbox at
+    once; ``file_size_bytes``, ``open_files``: RLIMIT_FSIZE and RLIMIT_NOFILE of the sandbox."""
     if len({job.id for job in jobs}) != len(jobs):
         raise ValueError("job ids must be unique")
+    programs = [str(job.args["argv"][0]) for job in jobs if job.handler == "exec" and job.args.get("argv")]
+    read_only_paths = [*read_only_paths, *(path for program in dict.fromkeys(programs) if os.path.isabs(program)
+                                           for path in _run._install_prefix(program))]
     results: dict[str, JobResult] = {}
     pending = list(jobs)
     while pending:
         outcome = _start(pending, python=python, seed=seed, preload=preload, env=env or {},
-                         read_only_paths=read_only_paths, max_tasks=max_tasks)
+                         read_only_paths=read_only_paths, max_tasks=max_tasks,
+                         file_size_bytes=file_size_bytes, open_files=open_files)
         got = _read_lines(outcome.stdout, pending)
         results.update(got)
         rest = [job for job in pending if job.id not in results]

@@ -259,7 +259,7 @@ def _value_view(rendered: dict[str, Any]) -> dict[str, Any]:
     return view
 
 
-RunFn = Callable[[str, list[str]], Any]  # (module text, keep node ids) -> TestRun
+RunFn = Callable[[str, list[str]], Any]  # (module text, keep node ids) -> runner.PytestReport
 
 
 def _run_failure(run: Any, nodeids: list[str]) -> str | None:

@@ -1,10 +1,15 @@
-"""Running a repository's test module under pytest inside the sandbox.
+"""Running a repository's test module under pytest: a job of the sandbox's job runner.
 
 The venv's interpreter runs ``pytest <test file> -p _execbench_repo_plugin`` with the
 repository's own configuration except ``addopts`` (``-o addopts=""`` drops xdist/cov
 options), ``-p no:cacheprovider``, plain asserts and prepend import mode; the source tree is
-first on ``PYTHONPATH``. The plugin (``_plugin.py``) and a copy of the tracer are written into
-the sandbox work dir; the per-test JSON lines come back as a collected file.
+first on ``PYTHONPATH``. It is an ``exec`` job (:mod:`execbench.sandbox.jobs`): the plugin
+(``_plugin.py``) and a copy of the tracer are written into the job's directory, the venv
+and its base interpreter are readable as the program's installation, the repository's tree
+through ``read_only_paths``; the per-test JSON lines come back as a collected file, read by
+:func:`report` into a :class:`PytestReport`. :func:`run_tests` runs one module's tests in a
+sandbox of their own; :func:`run_many` runs several runs of one repository in one sandbox
+(one job each, each in an emptied work dir).
 """
 
 from __future__ import annotations
@@ -13,10 +18,10 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
-from execbench import sandbox
 from execbench.sandbox import records as _records
+from execbench.sandbox.jobs import Job, JobResult, run_jobs
 from execbench.sources.repos import Repo
 
 _HERE = Path(__file__).parent
@@ -26,6 +31,8 @@ OUTPUT = "results.jsonl"
 RESULTS_MAX_BYTES = 128 * 1024**2
 RECORD_MAX_BYTES = 32 * 1024**2
 MAX_RECORDS = 20_000
+MEMORY_MB = 4096  # address space of the test process
+MAX_OUTPUT = 256 * 1024  # pytest's report kept (its tail is shown in rejections)
 _RECORD_FIELDS = {"nodeid": str}
 _RECORD_OPTIONAL = {"phases": dict, "probes": dict, "verify": dict, "aliases": dict,
                     "overflow": list, "trace": (dict, type(None)), "function": (list, type(None)),
@@ -44,13 +51,33 @@ def _checked(record: Any) -> dict[str, Any]:
 
 
 @dataclass
-class TestRun:
-    ok: bool  # the plugin ran and wrote results (tests may still have failed)
-    reason: str
+class PytestReport:
+    """A pytest run's per-test records, read from the job's collected results file."""
+
+    result: JobResult  # the job (exit status, limit, output)
     records: list[dict[str, Any]] = field(default_factory=list)
-    fatal: str | None = None
-    duration: float = 0.0
-    stderr_tail: str = ""
+    fatal: str | None = None  # the plugin's own failure, or an unreadable results file
+
+    @property
+    def ok(self) -> bool:
+        """The plugin ran and wrote results (tests may still have failed)."""
+        r = self.result
+        return (r.limit is None and r.failure is None and self.fatal is None
+                and (bool(self.records) or r.exit_code in (0, 1, 5)))
+
+    @property
+    def reason(self) -> str:
+        return self.result.reason()
+
+    @property
+    def duration(self) -> float:
+        return self.result.wall
+
+    @property
+    def stderr_tail(self) -> str:
+        """The last lines of pytest's report (stdout), else of its stderr."""
+        tail = "\n".join(self.result.stdout.decode("utf-8", "replace").strip().splitlines()[-15:])
+        return tail or self.result.stderr[-1500:]
 
 
 def _shipped() -> dict[str, str]:
@@ -63,7 +90,8 @@ def _shipped() -> dict[str, str]:
     }
 
 
-def run_tests(
+def pytest_job(
+    job_id: str,
     repo: Repo,
     pytest_target: Path,
     sources: dict[str, str],
@@ -72,9 +100,9 @@ def run_tests(
     options: dict[str, Any],
     keep: list[str] | None = None,
     hash_seed: int = 0,
-) -> TestRun:
-    """Run the tests of ``pytest_target`` with the module texts in ``sources`` (absolute
-    path → text) served instead of the files on disk."""
+) -> Job:
+    """The job that runs the tests of ``pytest_target`` with the module texts in ``sources``
+    (absolute path → text) served instead of the files on disk."""
     library = [str(p) for p in repo.library_files()]
     spec = {
         "sources": sources,
@@ -90,23 +118,38 @@ def run_tests(
         "packages": list(repo.packages),
         "import_roots": [str(repo.import_root)],
     }
-    files = {**_shipped(), "spec.json": json.dumps(spec)}
     argv = [str(repo.python), "-m", "pytest", str(pytest_target), "-p", "_execbench_repo_plugin",
             "-p", "no:cacheprovider", "-p", "no:randomly", "-p", "no:xdist", "-o", "addopts=",
             "--import-mode=prepend", "--assert=plain", "-q", "--no-header", "-rN", "--color=no"]
     env = {
         "PYTHONPATH": os.pathsep.join([".", str(repo.import_root)]),
-        "PYTHONHASHSEED": str(hash_seed),
+        "PYTHONHASHSEED": str(hash_seed),  # the exec'd interpreter's, whatever the runner's
         "EXECBENCH_REPO_SPEC": "spec.json",
         "PYTHONDONTWRITEBYTECODE": "1",
         **repo.run_env(),
     }
     seconds = float(options["file_timeout"])
-    limits = sandbox.Limits(cpu_seconds=seconds, wall_seconds=seconds, memory_bytes=4 * 1024**3,
-                            file_size_bytes=1024**3, max_tasks=128, output_bytes=256 * 1024,
-                            open_files=1024)
-    result = sandbox.run(argv, files=files, collect=[OUTPUT], env=env, limits=limits,
-                         read_only_paths=[str(repo.root)])
+    return Job(job_id, "exec", args={"argv": argv, "env": env}, files={**_shipped(), "spec.json": json.dumps(spec)},
+               collect=[OUTPUT], cpu_seconds=seconds, wall_seconds=seconds, memory_mb=MEMORY_MB,
+               max_output=MAX_OUTPUT, output_is_limit=False, max_collect=RESULTS_MAX_BYTES + 1)
+
+
+def run_many(repo: Repo, jobs: Sequence[Job]) -> list[PytestReport]:
+    """Test jobs of ``repo`` (:func:`pytest_job`) in one sandbox, one report each."""
+    results = run_jobs(jobs, read_only_paths=[str(repo.root), str(repo.import_root)], max_tasks=128,
+                       file_size_bytes=1024**3, open_files=1024)
+    return [report(result) for result in results]
+
+
+def run_tests(repo: Repo, pytest_target: Path, sources: dict[str, str], *, trace: bool,
+              options: dict[str, Any], keep: list[str] | None = None, hash_seed: int = 0) -> PytestReport:
+    """One :func:`pytest_job` in a sandbox of its own."""
+    return run_many(repo, [pytest_job("tests", repo, pytest_target, sources, trace=trace, options=options,
+                                    keep=keep, hash_seed=hash_seed)])[0]
+
+
+def report(result: JobResult) -> PytestReport:
+    """The records of a test job's results file (each checked; a bad line is left out)."""
     raw = result.files.get(OUTPUT, b"")
     records, fatal = [], None
     try:
@@ -122,7 +165,4 @@ def run_tests(
             records.append(_checked(record))
         except _records.RecordError:
             continue
-    tail = "\n".join(result.stdout.decode("utf-8", "replace").strip().splitlines()[-15:])
-    ok = result.limit is None and fatal is None and (bool(records) or result.exit_code in (0, 1, 5))
-    return TestRun(ok=ok, reason=result.reason(), records=records, fatal=fatal, duration=result.duration,
-                   stderr_tail=tail or result.stderr.decode("utf-8", "replace")[-1500:])
+    return PytestReport(result, records, fatal)
