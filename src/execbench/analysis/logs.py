@@ -1,23 +1,13 @@
 """Inspect logs -> the per-sample table (:mod:`execbench.analysis.schema`).
 
-The only module of ``analysis`` that reads Inspect logs; it imports Inspect lazily. Rows
-come from ``inspect_ai.analysis.samples_df`` with execbench's own columns:
-
-- eval level: ``eval.model``, ``eval.eval_id``, the log path, ``eval.created``, the
-  generate config's temperature and the eval metadata that ``execbench.eval`` writes
-  (``metadata.execbench``: version, dataset path/name/content hash, variant, prompt
-  templates and versions);
-- sample level (full samples): the sample id (= task id), epoch, the target (the oracle,
-  JSON), the sample metadata (``family``, ``arm``, ``source_id``, ``language``,
-  ``metrics``, ``variant``, ``template``, ``template_version``), the score metadata that the
-  execbench scorer records (``correct``, ``status``, ``extracted``, ``similarity``,
-  ``completed``, ``response_status``, ``stop_reason``, ``output_tokens``, ...), the output's
-  stop reason and token usage, and the sample error.
+Logs are read by the one log reader, :mod:`execbench.eval.logs` (also behind ``execbench
+eval summary``); this module maps its eval and sample records onto the schema's columns.
 
 What logs do not carry (the program text needed by the error taxonomy, a mutated task's
 ``provenance.original_id``, a trace task's topic, a repo task's repository / difficulty /
 scope) is joined from the evaluated dataset's ``tasks.jsonl`` by task id: the dataset path
-recorded in the log, or directories passed as ``datasets``. As a last resort the program
+recorded in the log, or directories passed as ``datasets``; slices still missing come from
+the source id as the family derives them (``Family.slices``). As a last resort the program
 is recovered from the numbered listing in the prompt.
 """
 
@@ -33,6 +23,7 @@ import pandas as pd
 
 from execbench import families
 from execbench.analysis.schema import METRIC_COLUMNS, facts, normalize
+from execbench.eval.logs import grade_of, read_records
 
 _NUMBERED = re.compile(r"^\s*(?:Line |§L)?\s*(\d+) \|(?: (.*))?$")
 _FENCE = re.compile(r"```[^\n]*\n(.*?)```", re.S)
@@ -51,95 +42,7 @@ class LogReadError(ValueError):
     """No usable log could be read."""
 
 
-# -- extraction from Inspect objects ---------------------------------------------------------
-def _dump(value: Any) -> Any:
-    if hasattr(value, "model_dump"):
-        return value.model_dump(mode="json", exclude_none=True)
-    return value
-
-
-def _eval_record(log: Any) -> str:
-    spec = log.eval
-    config = _dump(spec.model_generate_config) or {}
-    plan = _dump(log.plan.config) if log.plan is not None and log.plan.config is not None else {}
-    # an explicit --temperature (model_generate_config) overrides the task's own config
-    temperature = _first(config.get("temperature"), (plan or {}).get("temperature"))
-    info = {
-        "metadata": spec.metadata or {},
-        "task": spec.task,
-        "task_args": spec.task_args or {},
-        "dataset_location": getattr(spec.dataset, "location", None),
-        "dataset_name": getattr(spec.dataset, "name", None),
-        "temperature": temperature,
-        "config": config,
-        "status": log.status,
-        "created": str(spec.created),
-    }
-    return json.dumps(info, default=str)
-
-
-def _last_user_text(sample: Any) -> str | None:
-    messages = sample.input if isinstance(sample.input, list) else None
-    if messages is None:
-        return sample.input if isinstance(sample.input, str) else None
-    for message in reversed(messages):
-        if getattr(message, "role", None) == "user":
-            return message.text
-    return None
-
-
-def _sample_record(sample: Any) -> str:
-    scores = {}
-    for name, score in (sample.scores or {}).items():
-        scores[name] = {"value": _dump(score.value), "answer": score.answer, "metadata": score.metadata or {}}
-    output = sample.output
-    usage = getattr(output, "usage", None)
-    metadata = sample.metadata or {}
-    record = {
-        "id": sample.id,
-        "epoch": sample.epoch,
-        "target": sample.target,
-        "metadata": metadata,
-        "scores": scores,
-        "stop_reason": output.stop_reason if output is not None and output.choices else None,
-        "has_output": bool(output is not None and output.choices),
-        "output_tokens": getattr(usage, "output_tokens", None) if usage is not None else None,
-        "error": sample.error.message if sample.error is not None else None,
-    }
-    declared = facts(metadata.get("family"))
-    if declared is not None and declared.program_text and "program" not in metadata:
-        record["prompt"] = _last_user_text(sample)
-    return json.dumps(record, default=str)
-
-
-def _samples_frame(paths: Sequence[str]) -> pd.DataFrame:
-    from inspect_ai.analysis import EvalColumn, SampleColumn, samples_df
-
-    columns = [
-        EvalColumn("eval_id", path="eval.eval_id", required=True),
-        EvalColumn("log", path=lambda log: str(log.location).removeprefix("file://")),
-        EvalColumn("model", path="eval.model"),
-        EvalColumn("eb_eval", path=_eval_record),
-        SampleColumn("eb_task_id", path="id", required=True, type=str),  # "sample_id" is Inspect's own key
-        SampleColumn("eb_sample", path=_sample_record, full=True),
-    ]
-    return samples_df(list(paths), columns=columns, full=True, quiet=True,
-                      exclude_fields={"events", "store"})
-
-
 # -- mapping onto the schema ----------------------------------------------------------------
-def _grade(record: dict[str, Any]) -> dict[str, Any]:
-    """The execbench grade: the score metadata holding ``correct`` (first such scorer)."""
-    for score in record.get("scores", {}).values():
-        meta = score.get("metadata") or {}
-        if "correct" in meta:
-            return meta
-    for score in record.get("scores", {}).values():  # a scorer without execbench metadata
-        value = score.get("value")
-        return {"correct": value in ("C", 1, 1.0, True), "status": None, "extracted": score.get("answer")}
-    return {}
-
-
 def _first(*values: Any) -> Any:
     for value in values:
         if value is not None:
@@ -187,7 +90,7 @@ def row_from_records(eval_info: dict[str, Any], record: dict[str, Any], model: s
                      eval_id: str) -> dict[str, Any]:
     """One schema row from the eval-level and sample-level records (no Inspect objects)."""
     meta = record.get("metadata") or {}
-    grade = _grade(record)
+    grade = grade_of(record)
     execbench = (eval_info.get("metadata") or {}).get("execbench") or {}
     dataset = execbench.get("dataset") or {}
     metrics = {**(meta.get("metrics") or {}), **(grade.get("metrics") or {})}
@@ -351,18 +254,15 @@ def read_logs(paths: Sequence[str | Path], datasets: Sequence[str | Path] = ()) 
         if not Path(path).exists():
             raise LogReadError(f"{path}: no such file or directory")
         resolved.append(str(path))
-    raw = _samples_frame(resolved)
-    if raw.empty:
-        raise LogReadError(f"no samples in {', '.join(resolved)}")
     rows = []
     evals: dict[str, dict[str, Any]] = {}
-    for eval_id, log, model, eval_json, sample_json in zip(raw["eval_id"], raw["log"], raw["model"],
-                                                           raw["eb_eval"], raw["eb_sample"]):
-        info = evals.setdefault(eval_id, json.loads(eval_json) if isinstance(eval_json, str) else {})
-        info.setdefault("_log", log)
-        info.setdefault("_model", model)
-        record = json.loads(sample_json) if isinstance(sample_json, str) else {}
-        rows.append(row_from_records(info, record, str(model), str(log), str(eval_id)))
+    for record in read_records(resolved):
+        info = evals.setdefault(record.eval_id, record.info)
+        info.setdefault("_log", record.log)
+        info.setdefault("_model", record.model)
+        rows.append(row_from_records(info, record.sample, record.model, record.log, record.eval_id))
+    if not rows:
+        raise LogReadError(f"no samples in {', '.join(resolved)}")
     frame = pd.DataFrame(rows)
     hashes = {}
     for path, digest in zip(frame["dataset_path"], frame["dataset_hash"]):

@@ -8,7 +8,8 @@ For every (family, arm) and overall:
 ``C/R`` completed-response accuracy, ``C/N`` all-planned accuracy (a failed request, an
 empty response or a sample that never ran counts as wrong).
 
-Everything is read from the log (sample ids, metadata and scores), so a log is enough.
+Everything is read from the log (sample ids, metadata and scores) by the one log reader,
+:mod:`execbench.eval.logs`, so a log is enough.
 """
 
 from __future__ import annotations
@@ -17,16 +18,11 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any, Iterable
 
+from execbench.eval.logs import eval_info, grade_of, sample_record, task_group
 from execbench.eval.protocol import COMPLETED, EMPTY, ERROR
 from execbench.grading.accounting import account
 
 TOTAL = ("all", "")
-
-
-def _group_of(sample_id: str) -> tuple[str, str]:
-    family = sample_id.split("/", 1)[0]
-    arm = sample_id.rsplit("#", 1)[1] if "#" in sample_id else ""
-    return family, arm
 
 
 def summarize_rows(rows: Iterable[dict[str, Any]], planned: dict[tuple[str, str], int]) -> dict[str, Any]:
@@ -68,44 +64,42 @@ def _aggregate(rows: list[dict[str, Any]], planned: int) -> dict[str, Any]:
 
 
 def rows_from_log(log: Any) -> list[dict[str, Any]]:
-    """One row per sample and epoch: the grade record the scorer wrote (or an empty one)."""
+    """One row per sample and epoch: the grade record the scorer wrote (or an error one)."""
     rows = []
     for sample in log.samples or []:
-        grade: dict[str, Any] = {}
-        for score in (sample.scores or {}).values():
-            if score.metadata and "response_status" in score.metadata:
-                grade = score.metadata
-                break
-        family, arm = _group_of(str(sample.id))
-        meta = sample.metadata or {}
-        if not grade:  # never scored (cancelled mid-sample, or scoring failed): an error
+        record = sample_record(sample)
+        grade = grade_of(record)
+        family, arm = task_group(record["id"])
+        meta = record["metadata"]
+        if "response_status" not in grade:  # never scored (cancelled mid-sample, or scoring failed): an error
             grade = {"response_status": ERROR, "correct": False, "status": None,
-                     "error": sample.error.message if sample.error else "not scored"}
-        rows.append({"id": str(sample.id), "epoch": sample.epoch, "family": meta.get("family", family),
+                     "error": record["error"] or "not scored"}
+        rows.append({"id": record["id"], "epoch": record["epoch"], "family": meta.get("family", family),
                      "arm": meta.get("arm", arm), **grade})
     return rows
 
 
 def planned_from_log(log: Any) -> dict[tuple[str, str], int]:
-    epochs = log.eval.config.epochs or 1
-    ids = log.eval.dataset.sample_ids
+    info = eval_info(log)
+    ids = info["sample_ids"]
     if ids is None:  # very old logs: fall back to what ran
         ids = sorted({str(sample.id) for sample in log.samples or []})
     planned: Counter[tuple[str, str]] = Counter()
     for sample_id in ids:
-        planned[_group_of(str(sample_id))] += epochs
+        planned[task_group(str(sample_id))] += info["epochs"]
     return dict(planned)
 
 
 def summarize_log(log: Any) -> dict[str, Any]:
     """The summary of one Inspect ``EvalLog`` (read with its samples)."""
     summary = summarize_rows(rows_from_log(log), planned_from_log(log))
-    meta = (log.eval.metadata or {}).get("execbench", {})
+    info = eval_info(log)
+    meta = info["metadata"].get("execbench", {})
     summary.update({
         "log": str(log.location),
-        "status": log.status,
-        "task": log.eval.task,
-        "model": log.eval.model,
+        "status": info["status"],
+        "task": info["task"],
+        "model": info["model"],
         "variant": meta.get("variant"),
         "prompts": meta.get("prompts"),
         "dataset": (meta.get("dataset") or {}).get("path"),
