@@ -28,8 +28,8 @@ run for minutes; they are refused.
 type and length; sets and dicts regardless of order), Python scalars type-strictly, sympy
 leaves first structurally (``==``) and then by appendix C.2.1:
 ``simplify(P - G) == 0 or expand(P) == expand(G)``. ``simplify`` can run for ever, so that
-step runs in a sandboxed subprocess (this file run as a script, which re-parses both
-texts with this same parser) under a CPU and wall-clock limit; a run
+step runs in the sandbox, a job of its job runner (:func:`compare_job`, which re-parses
+both texts with this same parser) under a CPU and wall-clock limit; a run
 over the limit is reported as ``grading_timeout`` (a wrong answer). The in-process part
 (parsing, the structural comparison, a bounded expand) runs under a wall-clock alarm of
 :data:`IN_PROCESS_SECONDS` in the main thread (``grading_timeout`` too); called from
@@ -39,12 +39,9 @@ another thread, where no alarm can be set, the whole comparison runs in the sand
 from __future__ import annotations
 
 import ast
-import json
 import math
-import os
 import re
 import signal
-import sys
 import threading
 import time
 import tokenize
@@ -656,27 +653,21 @@ def _cheap_expand_equal(answer: Any, oracle: Any) -> bool:
 
 
 def _sandboxed(answer_text: str, oracle_text: str, timeout: float, full: bool = False) -> tuple[bool, str]:
-    """The comparison in the sandbox under CPU, wall and memory limits (``full``: also
-    parsing and the fast steps, for callers outside the main thread)."""
-    from execbench import sandbox  # only needed for the slow path
+    """The comparison as a job of the sandbox's job runner (:func:`compare_job`) under CPU,
+    wall and memory limits (``full``: also parsing and the fast steps, for callers outside
+    the main thread)."""
+    from execbench.sandbox import records  # only needed for the slow path
+    from execbench.sandbox.jobs import Job, run_jobs
 
-    job = json.dumps({"answer": answer_text, "oracle": oracle_text, "full": full})
-    limits = sandbox.Limits(cpu_seconds=timeout, wall_seconds=timeout + 5,
-                            memory_bytes=2 * 1024**3)
-    # run this file by path, not as ``-m execbench.families.repo.sympy_parse``: the child
-    # then imports only sympy and the standard library, not the family package
-    runner = "import runpy, sys; runpy.run_path(sys.argv[1], run_name='__main__')"
-    outcome = sandbox.run_python(["-c", runner, os.path.abspath(__file__), "job.json"],
-                                 files={"job.json": job}, collect=["result.json"], limits=limits)
-    raw = outcome.files.get("result.json")
+    job = Job("compare", f"{__name__}:compare_job", args={"answer": answer_text, "oracle": oracle_text, "full": full},
+              cpu_seconds=timeout, wall_seconds=timeout + 5, memory_mb=2048, max_value=1 << 16)
+    outcome = run_jobs([job])[0]
     if outcome.limit in ("cpu_time", "wall_time", "memory"):
         return False, "grading_timeout"
-    if raw is None:
+    if not outcome.ok or outcome.value is None:
         return False, "error"
-    from execbench.sandbox import records
     try:
-        result = records.check(records.load_json(raw, max_bytes=1 << 16), {"equal": bool, "how": str},
-                               {"refused": str})
+        result = records.check(outcome.value, {"equal": bool, "how": str}, {"refused": str})
     except records.RecordError:
         return False, "error"
     if "refused" in result:
@@ -684,10 +675,9 @@ def _sandboxed(answer_text: str, oracle_text: str, timeout: float, full: bool = 
     return result["equal"], result["how"][:100]
 
 
-def _child(job_path: str) -> int:
-    """Sandboxed child: re-parse both texts with the same parser, decide equivalence."""
-    with open(job_path) as fh:
-        job = json.load(fh)
+def compare_job(job: dict[str, Any]) -> dict[str, Any]:
+    """The job's handler (in the sandbox): re-parse both texts with the same parser, decide
+    equivalence."""
     try:
         decided = _fast(job["answer"], job["oracle"]) if job.get("full") else None
         if decided is not None:
@@ -705,10 +695,4 @@ def _child(job_path: str) -> int:
         result = {"equal": False, "how": "refused", "refused": str(exc)[:500]}
     except Exception as exc:  # noqa: BLE001 - reported to the parent as an error
         result = {"equal": False, "how": "error", "error": f"{type(exc).__name__}: {str(exc)[:200]}"}
-    with open("result.json", "w") as fh:
-        json.dump(result, fh)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(_child(sys.argv[-1]))
+    return result
