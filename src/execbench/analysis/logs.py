@@ -8,13 +8,12 @@ What logs do not carry (the program text needed by the error taxonomy, a mutated
 scope) is joined from the evaluated dataset's ``tasks.jsonl`` by task id: the dataset path
 recorded in the log, or directories passed as ``datasets``; slices still missing come from
 the source id as the family derives them (``Family.slices``). As a last resort the program
-is recovered from the numbered listing in the prompt.
+is recovered from the prompt by the family (``Family.program_from_prompt``).
 """
 
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
@@ -25,8 +24,6 @@ from execbench import families
 from execbench.analysis.schema import METRIC_COLUMNS, facts, normalize
 from execbench.eval.logs import grade_of, read_records
 
-_NUMBERED = re.compile(r"^\s*(?:Line |§L)?\s*(\d+) \|(?: (.*))?$")
-_FENCE = re.compile(r"```[^\n]*\n(.*?)```", re.S)
 
 
 @dataclass
@@ -47,18 +44,6 @@ def _first(*values: Any) -> Any:
     for value in values:
         if value is not None:
             return value
-    return None
-
-
-def _program_from_prompt(prompt: str | None) -> str | None:
-    """The task program from a numbered listing (the last fenced block that is one)."""
-    if not prompt:
-        return None
-    for block in reversed(_FENCE.findall(prompt)):
-        lines = block.rstrip("\n").split("\n")
-        parsed = [_NUMBERED.match(line) for line in lines]
-        if lines and all(parsed) and [int(m.group(1)) for m in parsed] == list(range(1, len(lines) + 1)):
-            return "\n".join(m.group(2) or "" for m in parsed) + "\n"
     return None
 
 
@@ -140,8 +125,8 @@ def row_from_records(eval_info: dict[str, Any], record: dict[str, Any], model: s
             metrics[name] = _first(*(metrics.get(other) for other in fallbacks))
     for name in METRIC_COLUMNS:
         row[name] = metrics.get(name)
-    if row["program"] is None and record.get("prompt"):
-        row["program"] = _program_from_prompt(record["prompt"])
+    if row["program"] is None and record.get("prompt") and row["family"] in families.names():
+        row["program"] = families.get(row["family"]).program_from_prompt(record["prompt"])
     return row
 
 

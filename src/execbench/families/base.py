@@ -128,6 +128,11 @@ class Family(ABC):
         """The read-only repository browser of ``--mode agent`` (a class with ``for_task(task)``), or None."""
         return None
 
+    def program_from_prompt(self, prompt: str) -> str | None:
+        """The task's program recovered from its rendered prompt (for the error taxonomy when the
+        dataset is gone), or None."""
+        return None
+
     def slices(self, source_id: str) -> dict[str, str | None]:
         """Analysis slice columns (``topic``, ``repository``) recoverable from a source id alone."""
         return {}

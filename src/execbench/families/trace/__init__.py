@@ -13,6 +13,7 @@ from execbench.dataset import Task
 from execbench.families.base import AnalysisFacts, Family
 from execbench.families.trace import build, prompt
 from execbench.families.trace.grade import grade_trace
+from execbench.families.trace.listing import program_from_prompt
 from execbench.families.trace.summary import trace_summary
 from execbench.grading import Score
 
@@ -46,6 +47,9 @@ class TraceFamily(Family):
         from execbench.families.trace.mutate import ADAPTER
 
         return ADAPTER
+
+    def program_from_prompt(self, prompt: str) -> str | None:
+        return program_from_prompt(prompt)
 
     def slices(self, source_id: str) -> dict[str, str | None]:
         """The topic: ``humaneval`` for HumanEval-Trace, else the corpus folder (``advanced/<topic>/...``)."""
