@@ -42,7 +42,8 @@ from typing import Any
 from execbench.families.repo import assertions as A
 from execbench.families.repo.build import DEFAULT_OPTIONS, _same_type_variants, environment_patterns, \
     environment_dependent
-from execbench.families.repo.runner import run_tests
+from execbench.families.repo.runner import PytestReport, pytest_job, run_many
+from execbench.sandbox.jobs import Job
 from execbench.sources import repos
 
 COPY = "__ebc"
@@ -187,8 +188,10 @@ def _functions(source: str) -> dict[tuple[str, int], A.TestFunction]:
     return A.test_functions(source)
 
 
-def _run_group(repo: Any, test_file: str, items: list[tuple[dict[str, Any], int, str]]) -> dict[tuple[str, int], str]:
-    """One pytest run (sandbox) of the copies for ``items`` = (task, candidate index, text)."""
+def _group_job(job_id: str, repo: Any, test_file: str,
+               items: list[tuple[dict[str, Any], int, str]]) -> tuple[Job, dict[str, tuple[str, int]]]:
+    """One pytest run (a job) of the copies for ``items`` = (task, candidate index, text), and
+    the copies' node ids → (task id, candidate index)."""
     inserts: dict[str, dict[int, list[str]]] = defaultdict(lambda: defaultdict(list))
     keep, wanted = [], {}
     sources: dict[str, str] = {}
@@ -214,8 +217,12 @@ def _run_group(repo: Any, test_file: str, items: list[tuple[dict[str, Any], int,
         for end in sorted(by_line, reverse=True):
             lines.insert(end, "".join("\n" + (c if c.endswith("\n") else c + "\n") for c in by_line[end]))
         served[path] = "".join(lines)
-    result = run_tests(repo, repo.root / test_file, served, trace=False, options=dict(DEFAULT_OPTIONS), keep=keep,
-                       hash_seed=1)
+    job = pytest_job(job_id, repo, repo.root / test_file, served, trace=False, options=dict(DEFAULT_OPTIONS),
+                     keep=keep, hash_seed=1)
+    return job, wanted
+
+
+def _verdicts(result: PytestReport, wanted: dict[str, tuple[str, int]]) -> dict[tuple[str, int], str]:
     verdicts: dict[tuple[str, int], str] = {}
     for record in result.records:
         key = wanted.get(record["nodeid"])
@@ -242,10 +249,15 @@ def run_pytest(tasks: list[dict[str, Any]], cands: dict[str, list[tuple[str, str
             if isolate is None or (task["id"], k) in isolate:
                 by_target[(f["repo_spec"], f["test_file"])].append((task, k, text))
     verdicts: dict[tuple[str, int], str] = {}
+    by_spec: dict[str, list[tuple[str, list[tuple[dict[str, Any], int, str]]]]] = defaultdict(list)
     for (spec, test_file), items in sorted(by_target.items(), key=lambda kv: kv[0]):
+        by_spec[spec] += [(test_file, group) for group in ([items] if isolate is None else [[item] for item in items])]
+    for spec, groups in by_spec.items():
+        # the runs of one library share a sandbox: one job each, each in an emptied work dir
         repo = repos.prepare(spec)
-        for group in ([items] if isolate is None else [[item] for item in items]):
-            verdicts.update(_run_group(repo, test_file, group))
+        jobs = [_group_job(str(n), repo, test_file, group) for n, (test_file, group) in enumerate(groups)]
+        for (_, wanted), report in zip(jobs, run_many(repo, [job for job, _ in jobs])):
+            verdicts.update(_verdicts(report, wanted))
     return verdicts
 
 
