@@ -1,0 +1,56 @@
+"""The repo family's pytest runs as exec jobs of the sandbox job runner: several runs of one
+repository share a sandbox (runner.run_many), each with its own hash seed and a work dir
+that the previous run's files do not reach."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from execbench.families.repo import build, runner
+from execbench.sources import repos
+
+FIXTURE = Path(__file__).parent / "fixtures" / "minilib"
+pytestmark = pytest.mark.slow
+
+PROBE = '''import os
+
+
+def test_probe():
+    assert not os.path.exists("{absent}")
+    open("left.txt", "w").write("x")
+    assert hash("execbench") == {hashed}
+'''
+
+
+def _hash(seed: int) -> int:
+    out = subprocess.run([sys.executable, "-c", "print(hash('execbench'))"], capture_output=True, text=True,
+                         env={**os.environ, "PYTHONHASHSEED": str(seed)}, check=True)
+    return int(out.stdout)
+
+
+def test_runs_of_one_repository_share_a_sandbox_but_not_their_files_or_hash_seed(tmp_path):
+    root = tmp_path / "minilib"
+    shutil.copytree(FIXTURE, root)
+    repo = repos.prepare(str(root))
+    target = root / "tests" / "test_core.py"
+    options = dict(build.DEFAULT_OPTIONS)
+
+    def job(job_id: str, seed: int, absent: str, hashed: int):
+        return runner.pytest_job(job_id, repo, target, {str(target): PROBE.format(absent=absent, hashed=hashed)},
+                                 trace=False, options=options, hash_seed=seed)
+
+    reports = runner.run_many(repo, [job("first", 0, "absent.txt", _hash(0)),
+                                     job("second", 1, "left.txt", _hash(1)),     # the first run's file is gone
+                                     job("wrong", 1, "absent.txt", _hash(0))])   # a failing test is a record
+    outcomes = [[(r["nodeid"].rsplit("/", 1)[-1], r["phases"]["call"]["outcome"]) for r in report.records]
+                for report in reports]
+    assert outcomes[:2] == [[("test_core.py::test_probe", "passed")]] * 2, [r.stderr_tail for r in reports]
+    assert outcomes[2] == [("test_core.py::test_probe", "failed")]
+    assert all(report.ok and report.fatal is None for report in reports)
+    assert reports[2].result.exit_code == 1 and reports[2].reason.startswith("exit 1")
