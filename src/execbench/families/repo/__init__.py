@@ -26,7 +26,8 @@ class RepoFamily(Family):
     # 9: sympy answers the restricted sympy parser refuses are not admitted either.
     # 10: repo_root and trace_ref relative to the repos cache (datasets independent of its location).
     # 11: admission wrong values written with set elements in a fixed order.
-    version = "11"
+    # 12: pytest runs are job-runner jobs (a failed module run's rejection reason is worded by it).
+    version = "12"
     variants = tuple(prompt.VARIANTS)
     default_options = build.DEFAULT_OPTIONS
     builder, renderer = build, prompt
