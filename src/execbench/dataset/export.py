@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
-from execbench.dataset.record import DatasetError, Task
+from execbench.dataset.record import DatasetError, Task, parse_id
 
 MARKER = "execbench-export.json"
 CARD = "README.md"
@@ -159,7 +159,7 @@ def write_export(inputs: Sequence[ExportInput], out: str | Path, *, licenses: di
         config_records[name] = {"rows": len(rows), "files": files,
                                 "json_columns": [c for c in COLUMNS if encodings[c] == "json"]}
 
-    sources = sorted({"/".join(task.id.split("/")[:2]) for task in ordered})
+    sources = sorted({f"{parts.family}/{parts.source}" for parts in (parse_id(task.id) for task in ordered)})
     marker = {
         "format": FORMAT_VERSION,
         "content_hash": content_hash,
