@@ -2,7 +2,9 @@
 
 Read with ``ast`` (nothing is imported): every ``execbench`` import, at module level or
 inside a function, counts. A package may import only from its own layer's package or from
-lower layers; family folders do not import each other; module-level imports form no cycle.
+lower layers; family folders do not import each other; module-level imports form no cycle;
+no module outside ``families/<name>/`` holds a family's or an arm's name as a string
+constant (the families declare their facts on their plug-ins).
 """
 
 from __future__ import annotations

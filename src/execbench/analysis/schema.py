@@ -1,6 +1,6 @@
 """The per-sample table every analysis reads: one row per graded model response.
 
-``analysis/logs.py`` builds it from Inspect logs; tests build it directly. Analyses only
+``analysis/logs.py`` builds it from Inspect logs (read by ``eval/logs.py``); tests build it directly. Analyses only
 rely on the columns named here, and :func:`normalize` adds any that are missing (with
 ``NaN``/``None``), so a family that has not landed simply has no rows.
 
