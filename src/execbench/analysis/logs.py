@@ -111,7 +111,7 @@ def row_from_records(eval_info: dict[str, Any], record: dict[str, Any], model: s
         "execbench_version": execbench.get("version"),
         "program": meta.get("program"),
         "original_id": meta.get("original_id"),
-        "topic": meta.get("topic"), "repository": _first(meta.get("repository"), meta.get("library")),
+        "topic": meta.get("topic"), "repository": meta.get("repository"),
         "difficulty": difficulty_label(_first(meta.get("difficulty"), metrics.get("difficulty"))),
         "scope": scope_label(meta.get("scope"), metrics.get("slice_files")),
     }
@@ -163,12 +163,13 @@ def _join_dataset(frame: pd.DataFrame, tasks: dict[str, Any]) -> pd.DataFrame:
             continue
         fields, provenance = task.prompt_fields, task.provenance
         declared = facts(task.family)
+        slices = families.get(task.family).task_slices(task) if task.family in families.names() else {}
         fill = {
             "program": fields.get("program") if declared is not None and declared.program_text else None,
             "mode": provenance.get("mode"),
-            "topic": fields.get("topic"),
+            "topic": slices.get("topic"),
             "original_id": provenance.get("original_id"),
-            "repository": _first(fields.get("repository"), fields.get("library"), provenance.get("repository")),
+            "repository": slices.get("repository"),
             "difficulty": difficulty_label(_first(fields.get("difficulty"), provenance.get("difficulty"),
                                                   task.metrics.get("difficulty"))),
             "scope": scope_label(_first(fields.get("scope"), provenance.get("scope")), task.metrics.get("slice_files")),

@@ -106,9 +106,8 @@ class Rendered:
             "variant": self.variant,
             "template": self.prompt.template,
             "template_version": self.prompt.version,
-            # what analysis groups by, so that logs suffice without the dataset
-            "topic": task.prompt_fields.get("topic"),
-            "repository": task.prompt_fields.get("library"),
+            # what analysis groups by (as the family derives it), so that logs suffice without the dataset
+            "topic": None, "repository": None, **families.get(task.family).task_slices(task),
             "original_id": task.provenance.get("original_id"),
         }
 

@@ -71,6 +71,7 @@ class AnalysisFacts:
     partial_paper: str = ""
     logistic_paper: str = ""
     cell_column: str | None = None  # the slice column of run comparisons (topic, study, repository)
+    cell_order: tuple[str, ...] = ()  # known values of that column, in table order
     python_only_relations: bool = False  # relations on Python cases only (C++ metrics differ)
     headlines: tuple[str, ...] = ()  # headline findings to state: "partial" and/or "theta"
     paired_arms: tuple[str, str] | None = None  # (shorter, longer input) arms of one case: the paired decrement
@@ -132,6 +133,11 @@ class Family(ABC):
         """The task's program recovered from its rendered prompt (for the error taxonomy when the
         dataset is gone), or None."""
         return None
+
+    def task_slices(self, task: Task) -> dict[str, str | None]:
+        """Analysis slice columns (``topic``, ``repository``) from the task's own fields; eval
+        records them in every sample's metadata."""
+        return {}
 
     def slices(self, source_id: str) -> dict[str, str | None]:
         """Analysis slice columns (``topic``, ``repository``) recoverable from a source id alone."""

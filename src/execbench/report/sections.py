@@ -203,7 +203,8 @@ def line_trace_section(df: pd.DataFrame, family: str, colors: dict, opts: Option
     if topics.empty:
         sec.note("No topic recorded for these traces.")
     else:
-        topic_order = ordered(topics["topic"], ("humaneval", "oop", "recursion", "concurrency"))
+        declared = facts(family)
+        topic_order = ordered(topics["topic"], declared.cell_order if declared else ())
         topics = T.sort_by(topics, ["topic", "setting"], {"topic": topic_order, "setting": settings})
         sec.table(Table("Accuracy and similarity by topic", [
             Col("Topic", "topic"), Col("Setting", "setting"), Col("Traces", "N", "int"), Col("Programs", "tasks", "int"),

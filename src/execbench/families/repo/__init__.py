@@ -60,6 +60,10 @@ class RepoFamily(Family):
 
         return RepoBrowser
 
+    def task_slices(self, task: Task) -> dict[str, str | None]:
+        """The repository: the library the prompt names."""
+        return {"repository": task.prompt_fields.get("library") or task.provenance.get("repository")}
+
     def slices(self, source_id: str) -> dict[str, str | None]:
         """The repository: ``NAME-VERSION/<module>::<test>`` starts with it."""
         return {"repository": source_id.split("/", 1)[0] or None}

@@ -38,7 +38,7 @@ class TraceFamily(Family):
         metrics=("trace_length", "cyclomatic", "loc", "answer_tokens", "concurrent_segments"),
         correlation_metrics=("trace_length", "loc", "cyclomatic"), theta_metrics=("trace_length",),
         logistic_models=(("Trace", ("trace_length",)), ("Trace + LOC", ("trace_length", "loc"))),
-        cell_column="topic", program_text=True)
+        cell_column="topic", cell_order=("humaneval", "oop", "recursion", "concurrency"), program_text=True)
 
     def manifest_settings(self, options: dict[str, Any]) -> dict[str, Any]:
         return build.manifest_settings(options)
@@ -50,6 +50,9 @@ class TraceFamily(Family):
 
     def program_from_prompt(self, prompt: str) -> str | None:
         return program_from_prompt(prompt)
+
+    def task_slices(self, task: Task) -> dict[str, str | None]:
+        return {"topic": task.prompt_fields.get("topic")}
 
     def slices(self, source_id: str) -> dict[str, str | None]:
         """The topic: ``humaneval`` for HumanEval-Trace, else the corpus folder (``advanced/<topic>/...``)."""
