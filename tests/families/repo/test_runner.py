@@ -4,6 +4,7 @@ that the previous run's files do not reach."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -13,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from execbench.families.repo import build, runner
+from execbench.sandbox.jobs import JobResult
 from execbench.sources import repos
 
 FIXTURE = Path(__file__).parent / "fixtures" / "minilib"
-pytestmark = pytest.mark.slow
 
 PROBE = '''import os
 
@@ -34,6 +35,7 @@ def _hash(seed: int) -> int:
     return int(out.stdout)
 
 
+@pytest.mark.slow
 def test_runs_of_one_repository_share_a_sandbox_but_not_their_files_or_hash_seed(tmp_path):
     root = tmp_path / "minilib"
     shutil.copytree(FIXTURE, root)
@@ -54,3 +56,15 @@ def test_runs_of_one_repository_share_a_sandbox_but_not_their_files_or_hash_seed
     assert outcomes[2] == [("test_core.py::test_probe", "failed")]
     assert all(report.ok and report.fatal is None for report in reports)
     assert reports[2].result.exit_code == 1 and reports[2].reason.startswith("exit 1")
+
+
+def test_a_results_file_is_read_as_hostile_input():
+    good = json.dumps({"nodeid": "t.py::test", "phases": {"call": {"outcome": "passed"}}})
+    lines = [good, "{not json", json.dumps({"nodeid": 3}), "[" * 100_000, json.dumps({"fatal": "plugin: x" * 500})]
+    report = runner.report(JobResult("tests", exit_code=1, files={runner.OUTPUT: "\n".join(lines).encode()}))
+    assert [r["nodeid"] for r in report.records] == ["t.py::test"]  # bad lines and records left out
+    assert report.fatal.startswith("plugin: x") and len(report.fatal) == 1000 and not report.ok
+    huge = runner.report(JobResult("tests", exit_code=0, files={runner.OUTPUT: b" " * (runner.RESULTS_MAX_BYTES + 1)}))
+    assert huge.records == [] and huge.fatal.startswith(runner.OUTPUT) and not huge.ok
+    killed = runner.report(JobResult("tests", signal=9, limit="wall_time", files={runner.OUTPUT: good.encode()}))
+    assert len(killed.records) == 1 and not killed.ok and killed.reason == "wall_time limit"
