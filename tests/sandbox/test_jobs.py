@@ -68,18 +68,19 @@ def test_groups_share_a_directory_and_other_groups_start_empty():
 
 
 def test_tmpdir_content_does_not_reach_the_next_group():
-    writer = "import os, tempfile\nopen(os.path.join(tempfile.gettempdir(), 'x'), 'w').write('1')\nresult = 1\n"
-    reader = ("import os, tempfile\nbase = os.path.dirname(os.path.dirname(os.getcwd()))\n"
-              "result = [n for r, d, f in os.walk(base) for n in f if n == 'x']\n")
+    writer = ("import os, tempfile\nopen(os.path.join(tempfile.gettempdir(), 'x'), 'w').write('1')\n"
+              "os.makedirs('../x/x')\nopen('../x/x/x', 'w').write('1')\nos.chmod('../x', 0)\nresult = 1\n")
+    reader = ("import os, tempfile\nbase = os.path.dirname(os.getcwd())\n"
+              "result = [n for r, d, f in os.walk(base) for n in d + f if n == 'x']\n")
     results = run([job("w", writer), job("r", reader)])
     assert results[0].ok and results[1].value == {"result": []}
 
 
 def test_leftover_processes_are_killed_before_the_next_job():
     daemon = ("import os, time\nif os.fork() == 0:\n    os.setsid()\n    time.sleep(1)\n"
-              "    open(os.path.join(os.environ['HOME'], '..', '..', 'late'), 'w').write('x')\n"
+              "    open(os.path.join(os.environ['HOME'], '..', 'late'), 'w').write('x')\n"
               "    os._exit(0)\nresult = 1\n")
-    check = "import os, time\ntime.sleep(2)\nresult = os.path.exists(os.path.join(os.getcwd(), '..', '..', 'late'))\n"
+    check = "import os, time\ntime.sleep(2)\nresult = os.path.exists(os.path.join(os.getcwd(), '..', 'late'))\n"
     results = run([job("daemon", daemon), job("check", check)])
     assert results[0].ok and results[1].value == {"result": False}
 
