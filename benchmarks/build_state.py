@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from execbench import families
-from execbench.families.state.batch import toolchain
+from execbench.families.state.jobs import toolchain
 
 RESULTS = Path(__file__).with_name("RESULTS.md")
 

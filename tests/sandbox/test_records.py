@@ -1,17 +1,17 @@
 """Records a program could have written (issue 14): bounded parsing, field validation, and
-jobs of one state batch that cannot forge each other's records."""
+jobs of one state case that cannot forge each other's records."""
 
 from __future__ import annotations
 
-import base64
 import json
 import os
 import textwrap
 
 import pytest
 
-from execbench.families.state import batch as state_batch
+from execbench.families.state import jobs as state_jobs
 from execbench.sandbox import records
+from execbench.sandbox.jobs import JobResult
 from execbench.sandbox.records import RecordError
 
 
@@ -51,43 +51,57 @@ def test_jsonl_keeps_good_lines_and_caps_the_rest():
         records.load_jsonl(b"{}\n" * 20, max_bytes=10000, max_line_bytes=100, max_records=10)
 
 
-@pytest.mark.parametrize("raw", [
-    {"ok": True},                                                  # missing fields
-    {"ok": True, "exit_code": 0, "signal": None, "limit": None, "stdout": "@@", "stderr": ""},
-    {"ok": "yes", "exit_code": 0, "signal": None, "limit": None, "stdout": "", "stderr": ""},
-    {"ok": True, "exit_code": 0, "signal": None, "limit": None, "stdout": "", "stderr": "",
-     "metrics": {"status": "ok", "opcodes": "many", "line_events": 1}},
-    {"ok": True, "exit_code": 0, "signal": None, "limit": None, "stdout": "", "stderr": "",
-     "metrics": {"status": "ok"}},
+@pytest.mark.parametrize("value", [
+    None,                                                           # no record at all
     "not an object",
+    {"metrics": []},
+    {"metrics": {"status": "ok", "opcodes": "many", "line_events": 1}},
+    {"metrics": {"status": "ok"}},
+    {"metrics": {"status": "ok", "opcodes": 1, "line_events": 1, "peak_state": 3}},
+    {"metrics": {"status": {"nested": 1}}},
+    {"dump_error": 3},
 ])
-def test_malformed_state_job_record_fails_that_job(raw):
-    job = state_batch._job_result(raw, "j")
-    assert not job.ok and job.stderr.startswith("malformed job record: job j")
+def test_malformed_state_job_record_fails_that_job(value):
+    job = state_jobs.python_job("j", "p.py", "", cpu=1, wall=1, memory_mb=64)
+    result = state_jobs.checked(job, JobResult("j", exit_code=0, value=value))
+    assert not result.ok and result.failure.startswith("malformed job record")
+    good = state_jobs.checked(job, JobResult("j", exit_code=0, value={"dump": [1], "other": "dropped"}))
+    assert good.ok and good.value == {"metrics": {}, "dump": [1], "dump_error": None}
 
 
 FORGER = textwrap.dedent("""
     import base64, json, os, sys, time
-    forged = {"ok": True, "exit_code": 0, "signal": None, "limit": None,
-              "stdout": base64.b64encode(b"FORGED\\n").decode(), "stderr": "",
-              "metrics": {"status": "ok", "opcodes": 1, "line_events": 1}}
-    open('.job1.json', 'w').write(json.dumps({"metrics": {"status": "forged"}}))
-    open('.job1.out', 'w').write('FORGED\\n')
+    d = os.environ['HOME']
+    while d != '/' and not os.path.isdir(os.path.join(d, '.records')):
+        d = os.path.dirname(d)
+    records = os.path.join(d, '.records')   # the runner's record files
+    assert os.path.isdir(records)
+    forged = {"metrics": {"status": "ok", "opcodes": 1, "line_events": 1}}
+    for name, data in (('1.json', json.dumps(forged)), ('1.out', 'FORGED\\n')):
+        try:
+            open(os.path.join(records, name), 'w').write(data)
+        except OSError:
+            pass
     open('victim.py', 'w').write('print("FORGED")')        # the next job's program
     if os.fork() == 0:                                      # a daemon for later
         os.setsid()
         for _ in range(400):
             time.sleep(0.01)
-            for name in ('.job1.out', 'result.json'):
+            for name in ('1.out', '1.json'):
                 try:
-                    open(name, 'w').write('FORGED' if name.endswith('out') else
-                                          json.dumps({"jobs": {"victim": forged}}))
+                    open(os.path.join(records, name), 'w').write('FORGED')
                 except OSError:
                     pass
         os._exit(0)
     time.sleep(0.1)
     print("forger done")
 """)
+SELFISH = ("import json, os\nd = os.environ['HOME']\n"
+           "while d != '/' and not os.path.isdir(os.path.join(d, '.records')):\n    d = os.path.dirname(d)\n"
+           "records = os.path.join(d, '.records')\n"
+           "open(os.path.join(records, '2.json'), 'w').write(json.dumps({'dump': 'mine'}))\n"
+           "raise SystemExit(3)\n")
+WEAPONISED = "import json\njson.dump = lambda obj, fh, **kw: fh.write(%r)\nprint('hi')\n"
 
 
 @pytest.fixture(params=["default"] + (["all"] if os.geteuid() == 0 else []))
@@ -98,38 +112,30 @@ def mode(request, monkeypatch):
 
 
 def test_one_job_cannot_forge_another(mode):
-    files = {"forger.py": FORGER, "victim.py": "import time; time.sleep(0.5); print('real')\n",
-             "selfish.py": ("import json, sys\nopen('.job2.json', 'w').write(json.dumps("
-                            "{'ok': True, 'exit_code': 0, 'stdout': ''}))\nsys.exit(3)\n")}
-    jobs = [{"id": "forger", "kind": "python", "program": "forger.py", "wall": 10},
-            {"id": "victim", "kind": "python", "program": "victim.py", "wall": 10,
-             "measure": {"state": False, "max_line_events": 1000, "state_budget": 1000}},
-            {"id": "selfish", "kind": "python", "program": "selfish.py", "wall": 10}]
-    result = state_batch.run_batch(files, jobs)
-    assert result.ok, result.reason
-    assert result.jobs["forger"].stdout == b"forger done\n"
-    victim = result.jobs["victim"]
+    """Three jobs of one state case (one group: the worst case) in one sandbox."""
+    limits = {"cpu": 10, "wall": 10, "memory_mb": 1024, "group": "case"}
+    forger, victim, selfish = state_jobs.run([
+        state_jobs.python_job("forger", "forger.py", FORGER, **limits),
+        state_jobs.python_job("victim", "victim.py", "import time; time.sleep(0.5); print('real')\n",
+                              measure={"state": False, "max_line_events": 1000, "state_budget": 1000}, **limits),
+        state_jobs.python_job("selfish", "selfish.py", SELFISH, dump_global="x", **limits)])
+    assert forger.stdout == b"forger done\n"
     assert victim.ok and victim.stdout == b"real\n", victim
-    assert victim.metrics["status"] == "ok" and victim.metrics["opcodes"] > 1
-    selfish = result.jobs["selfish"]
-    assert not selfish.ok and selfish.exit_code == 3   # its own record cannot flip its status
+    measured = state_jobs.metrics(victim)
+    assert measured["status"] == "ok" and measured["opcodes"] > 1
+    assert not selfish.ok and selfish.exit_code == 3 and selfish.value is None  # its own record flips nothing
 
 
-def test_malformed_batch_result_fails_the_batch_with_a_reason(monkeypatch):
-    from execbench import sandbox
-    real = sandbox.run_python
-
-    def hostile(args, **kwargs):
-        outcome = real(["-c", "pass"], **{k: v for k, v in kwargs.items() if k != "files"})
-        outcome.files["result.json"] = b"[" * 200000
-        return outcome
-    monkeypatch.setattr(sandbox, "run_python", hostile)
-    result = state_batch.run_batch({"p.py": "print(1)"}, [{"id": "p", "kind": "python",
-                                                           "program": "p.py"}])
-    assert not result.ok and "deeper than" in result.reason
-    good = base64.b64encode(b"1\n").decode()
-    assert state_batch._job_result({"ok": True, "exit_code": 0, "signal": None, "limit": None,
-                                    "stdout": good, "stderr": ""}, "p").stdout == b"1\n"
+def test_a_weaponised_state_record_fails_that_job_alone():
+    limits = {"cpu": 10, "wall": 10, "memory_mb": 1024, "dump_global": "x"}
+    deep, forged, fine = state_jobs.run([
+        state_jobs.python_job("deep", "p.py", WEAPONISED % ("[" * 200000), **limits),
+        state_jobs.python_job("forged", "p.py", WEAPONISED % '{"metrics": {"status": "ok", "opcodes": "x"}}',
+                              **limits),
+        state_jobs.python_job("fine", "p.py", "x = [1, 2]\n", **limits)])
+    assert not deep.ok and "malformed job record" in deep.reason() and "deeper than" in deep.reason()
+    assert not forged.ok and "'opcodes' should be a number" in forged.reason()
+    assert fine.ok and state_jobs.dump(fine) == ([1, 2], None)
 
 
 def test_trace_run_with_a_weaponised_result_is_a_failed_run():

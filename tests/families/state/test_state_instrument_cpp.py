@@ -9,7 +9,7 @@ import shutil
 import pytest
 
 from execbench.families.state import instrument_cpp
-from execbench.families.state.batch import run_batch
+from execbench.families.state.jobs import exec_job, run
 from execbench.families.state.canonical import dumps
 from execbench.families.state.instrument_cpp import InstrumentError, find_loop, instrument, tokenize
 
@@ -115,16 +115,15 @@ EXPECTED = {
 def test_cpp_emitter_writes_the_same_canonical_json_as_python():
     line = PROGRAM.splitlines().index("    for (int i = 0; i < 3; ++i) {") + 1
     inside = instrument_cpp.instrument(PROGRAM, line, FIELDS, "inside", 2)
-    batch = run_batch({"main.cpp": inside}, [
-        {"id": "cc", "kind": "exec", "argv": ["g++", "-std=c++17", "-O0", "-o", "prog", "main.cpp"],
-         "cpu": 120, "wall": 240, "memory_mb": 4096},
-        {"id": "run", "kind": "exec", "argv": ["./prog"], "needs": ["cc"]},
+    cc, program = run([
+        exec_job("cc", ["g++", "-std=c++17", "-O0", "-o", "prog", "main.cpp"], files={"main.cpp": inside},
+                 group="case", cpu=120, wall=240, memory_mb=4096),
+        exec_job("run", ["./prog"], needs=["cc"], group="case", cpu=10, wall=30, memory_mb=1024),
     ])
-    assert batch.jobs["cc"].ok, batch.jobs["cc"].stderr
-    run = batch.jobs["run"]
-    assert run.ok
+    assert cc.ok, cc.stderr
+    assert program.ok
     # what the Python emitter prints for the same values (int keys are sorted as ints, then
     # written as strings, exactly like json.dumps(sort_keys=True))
     python_line = json.dumps(EXPECTED, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    assert run.stdout.decode() == python_line + "\n"
-    assert json.loads(run.stdout)["keys"] == {"9": 2, "10": 1} and dumps(json.loads(python_line))
+    assert program.stdout.decode() == python_line + "\n"
+    assert json.loads(program.stdout)["keys"] == {"9": 2, "10": 1} and dumps(json.loads(python_line))

@@ -9,7 +9,7 @@ import pytest
 
 from execbench.families.base import SourceError
 from execbench.families.state import instrument_py
-from execbench.families.state.batch import run_batch
+from execbench.families.state.jobs import dump, python_job, run
 from execbench.families.state.instrument_py import InstrumentError, instrument
 
 FIGURE1 = textwrap.dedent("""\
@@ -81,8 +81,8 @@ def test_loop_in_a_function_gets_a_global_declaration_after_the_docstring():
     # the post check follows the whole statement, else clause included
     i = body.index("        total += 1")
     assert body[i + 1] == "    if _checkpoint_count >= 2:"
-    batch = run_batch({"post.py": text}, [{"id": "post", "kind": "python", "program": "post.py"}])
-    assert batch.jobs["post"].ok and batch.jobs["post"].stdout == b'{"total":7,"v":3}\n'
+    post, = run([python_job("post", "post.py", text, cpu=10, wall=30, memory_mb=1024)])
+    assert post.ok and post.stdout == b'{"total":7,"v":3}\n'
 
 
 def test_nested_while_with_tabs_and_docstring_module():
@@ -120,10 +120,10 @@ def test_profile_program_counts_and_snapshots_every_loop():
     loops = instrument_py.instrumentable(source)
     assert [lp.line for lp in loops] == [2, 3]
     text = instrument_py.profile_program(source, loops, {1: (3, ["total", "i", "j"])})
-    batch = run_batch({"p.py": text}, [{"id": "p", "kind": "python", "program": "p.py",
-                                        "dump_global": instrument_py.PROFILE}])
-    assert batch.jobs["p"].stdout == b"4\n"
-    profile = batch.jobs["p"].dump
+    job, = run([python_job("p", "p.py", text, cpu=10, wall=30, memory_mb=1024,
+                           dump_global=instrument_py.PROFILE)])
+    assert job.stdout == b"4\n"
+    profile, _ = dump(job)
     assert profile["counts"] == [4, 6] and profile["exits"] == [1, 4] and profile["last_exit"] == [4, 6]
     snaps = profile["snapshots"]
     assert snaps["1:before"] == {"total": {"json": "0"}, "i": {"json": "2"}, "j": {"json": "0"}}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import textwrap
 
-from execbench.families.state.batch import run_batch
+from execbench.families.state.jobs import metrics, python_job, run
 
 ALIASES = textwrap.dedent("""\
     a = [1, 2, 3]
@@ -37,14 +37,12 @@ OBJECTS_SIZES = [0, 0, 0, 0, 0, 1, 2, 3, 6]
 
 
 def measure(program: str, **measure):
-    batch = run_batch({"p.py": program}, [
-        {"id": "m", "kind": "python", "program": "p.py", "measure": {"state": True, **measure}},
-        {"id": "plain", "kind": "python", "program": "p.py", "measure": {"state": False, **measure}},
-    ])
-    job = batch.jobs["m"]
+    limits = {"cpu": 10, "wall": 30, "memory_mb": 2048}
+    job, plain = run([python_job("m", "p.py", program, measure={"state": True, **measure}, **limits),
+                      python_job("plain", "p.py", program, measure={"state": False, **measure}, **limits)])
     assert job.ok, job.reason()
-    assert batch.jobs["plain"].metrics["opcodes"] == job.metrics["opcodes"]
-    return job.metrics
+    assert metrics(plain)["opcodes"] == metrics(job)["opcodes"]
+    return metrics(job)
 
 
 def test_sizes_follow_the_documented_convention():

@@ -2,12 +2,13 @@
 
 A candidate is one case: a deterministic stdin→stdout program, a short and a long input and
 (optionally) a checkpoint ``{loop_line, fields, inside_iteration}``. Everything that runs
-code goes through the sandbox in batches (:mod:`.batch`). Python:
+code runs as jobs of the sandbox's job runner (:mod:`.jobs`), the cases of a batch together
+(:func:`build_candidates`: one sandbox per step and hash seed). Python:
 
 1. *profile* (only when the checkpoint or its iteration is not given): a copy counting every
    loop's iterations and exits on the long input; without ``[checkpoint]`` the loop and the
    projection are chosen automatically (:mod:`.choose`), from a second, snapshot run;
-2. ``repeats`` batches, one per hash seed ``0..repeats-1``, each running the clean program
+2. ``repeats`` sandboxes, one per hash seed ``0..repeats-1``, each running the clean program
    on both inputs and the two instrumented programs on the long input (natively, under the
    time/memory caps), plus the short and long runs under the opcode-counting tracer (the
    native trace length, measured ``repeats`` times); seed 0's traced runs of all four arms
@@ -29,15 +30,20 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any, Iterator
+from dataclasses import replace
+from functools import lru_cache
+from typing import Any, Generator, Iterator, Sequence
 
 from execbench.dataset import make_id
 from execbench.families.base import Candidate, Outcome, Reject, SourceError
 from execbench.families.state import choose, instrument_cpp, instrument_py
-from execbench.families.state.batch import Batch, JobResult, run_batch, toolchain
+from execbench.families.state import jobs as state_jobs
 from execbench.families.state.canonical import depth_ok, dumps, json_type, leaves
+from execbench.families.state.jobs import exec_job, python_job, toolchain
+from execbench.sandbox.jobs import Job, JobResult
 from execbench.sources import cases
-from execbench.static import cyclomatic, loc
+from execbench.static import Complexity, loc
+from execbench.static import cyclomatic as _cyclomatic
 
 INSTRUMENTATION_VERSION = "1"
 ARMS = ("short-trace-final", "long-trace-final", "inside-loop-state", "post-loop-state")
@@ -140,26 +146,68 @@ def _check_checkpoint(raw: Any, case: cases.Case) -> dict[str, Any]:
 
 
 # -- building -------------------------------------------------------------------------------
+#
+# A case is built by a generator (_python, _cpp): it yields the jobs of one step, {hash seed:
+# jobs}, receives their results, {hash seed: {job id: result}}, and returns the case's result
+# (or raises Reject). build_candidates steps the cases of a batch together: each step runs the
+# jobs of all cases that share a hash seed (and preload) in one sandbox, each case in a group
+# of its own (its own, emptied directory).
+
+Step = dict[int, list[Job]]
+Results = dict[int, dict[str, JobResult]]
+CaseRun = Generator[Step, Results, dict[str, Any]]
+
+BATCH_SIZE = 16  # cases built together (families/build.py cuts smaller batches when there are few)
+
 
 def build_candidate(candidate: Candidate, options: dict[str, Any]) -> Outcome:
-    payload = candidate.payload
-    outcome = Outcome()
-    if "error" in payload:
-        outcome.reject(candidate.key, "source", payload["error"])
-        return outcome
-    try:
-        if payload["language"] == "python":
-            result = _build_python(payload, options)
+    return build_candidates([candidate], options)[0]
+
+
+def build_candidates(candidates: list[Candidate], options: dict[str, Any]) -> list[Outcome]:
+    """Outcomes of ``candidates`` (in order), each what building it alone gives: a case's
+    jobs run in a group of their own, and a job that kills the sandbox fails alone."""
+    outcomes = [Outcome() for _ in candidates]
+    payloads = [candidate.payload for candidate in candidates]
+    pending: dict[int, tuple[CaseRun, Step]] = {}
+
+    def advance(i: int, run: CaseRun, results: Results | None) -> None:
+        payload, key, outcome = payloads[i], candidates[i].key, outcomes[i]
+        pending.pop(i, None)
+        try:
+            try:
+                step = run.send(results) if results is not None else next(run)
+            except StopIteration as done:
+                outcome.tasks.extend(_tasks(payload, done.value, options))
+                return
+            pending[i] = (run, step)
+        except Reject as exc:
+            outcome.reject(key, exc.stage, exc.reason, language=payload["language"], **exc.details)
+        except (instrument_py.InstrumentError, instrument_cpp.InstrumentError) as exc:
+            outcome.reject(key, "instrument", str(exc), language=payload["language"])
+        except SourceError as exc:
+            outcome.reject(key, "source", str(exc), language=payload["language"])
+
+    for i, payload in enumerate(payloads):
+        if "error" in payload:
+            outcomes[i].reject(candidates[i].key, "source", payload["error"])
         else:
-            result = _build_cpp(payload, options)
-        outcome.tasks.extend(_tasks(payload, result, options))
-    except Reject as exc:
-        outcome.reject(candidate.key, exc.stage, exc.reason, language=payload["language"], **exc.details)
-    except (instrument_py.InstrumentError, instrument_cpp.InstrumentError) as exc:
-        outcome.reject(candidate.key, "instrument", str(exc), language=payload["language"])
-    except SourceError as exc:
-        outcome.reject(candidate.key, "source", str(exc), language=payload["language"])
-    return outcome
+            advance(i, (_python if payload["language"] == "python" else _cpp)(payload, options), None)
+    while pending:
+        sandboxes: dict[tuple[int, tuple[str, ...]], list[tuple[int, Job]]] = {}
+        for i, (_, step) in sorted(pending.items()):
+            for seed, jobs in step.items():
+                key = (seed, tuple(payloads[i].get("preload", ())))
+                sandboxes.setdefault(key, []).extend((i, job) for job in jobs)
+        answers: dict[int, Results] = {i: {seed: {} for seed in step} for i, (_, step) in pending.items()}
+        for (seed, preload), items in sandboxes.items():
+            batch = [replace(job, id=f"{i}:{job.id}", group=str(i), needs=[f"{i}:{n}" for n in job.needs])
+                     for i, job in items]
+            for (i, job), result in zip(items, state_jobs.run(batch, seed=seed, preload=preload), strict=True):
+                answers[i][seed][job.id] = result
+        for i, answer in answers.items():
+            advance(i, pending[i][0], answer)
+    return outcomes
 
 
 def _native_limits(options: dict[str, Any]) -> dict[str, Any]:
@@ -191,12 +239,6 @@ def _decode(job: JobResult, what: str) -> str:
         return job.stdout.decode("utf-8")
     except UnicodeDecodeError:
         raise Reject("execution", f"{what}: output is not UTF-8") from None
-
-
-def _batch_ok(batch: Batch) -> Batch:
-    if not batch.ok:
-        raise Reject("execution", batch.reason)
-    return batch
 
 
 def _same(values: list[Any], what: str) -> Any:
@@ -247,18 +289,36 @@ def _check_order(short: list[int], long: list[int], ratio: float, unit: str) -> 
 
 # -- Python -------------------------------------------------------------------------------
 
-def _build_python(payload: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
+def _python_jobs(seed: int, payload: dict[str, Any], inside_src: str, post_src: str,
+                 options: dict[str, Any]) -> list[Job]:
+    """The runs of one hash seed: clean short/long and both instrumented programs natively,
+    clean short/long traced (seed 0: also the instrumented ones, all with the state meter)."""
+    program, short, long = payload["program"], payload["short"], payload["long"]
+    native, traced = _native_limits(options), _trace_limits(options, seed == 0)
+    jobs = [
+        python_job("short", "main.py", program, short, **native),
+        python_job("long", "main.py", program, long, **native),
+        python_job("inside", "inside.py", inside_src, long, needs=["long"], **native),
+        python_job("post", "post.py", post_src, long, needs=["long"], **native),
+        python_job("t_short", "main.py", program, short, needs=["short"], **traced),
+        python_job("t_long", "main.py", program, long, needs=["long"], **traced),
+    ]
+    if seed == 0:
+        jobs += [python_job("t_inside", "inside.py", inside_src, long, needs=["inside"], **traced),
+                 python_job("t_post", "post.py", post_src, long, needs=["post"], **traced)]
+    return jobs
+
+
+def _python(payload: dict[str, Any], options: dict[str, Any]) -> CaseRun:
     program = payload["program"]
-    preload = payload.get("preload", [])
-    files = {"main.py": program, "short.txt": payload["short"], "long.txt": payload["long"]}
     checkpoint = payload.get("checkpoint")
     choice: dict[str, Any]
     if checkpoint is None:
-        choice = choose.choose_python(program, files, options, preload=preload)
+        choice = yield from choose.choose_python(program, payload["long"], options)
     else:
         choice = {"chosen_by": "case", **checkpoint}
         if choice.get("inside_iteration") is None:
-            total = choose.count_python(program, files, checkpoint["loop_line"], options, preload=preload)
+            total = yield from choose.count_python(program, payload["long"], checkpoint["loop_line"], options)
             if total < 1:
                 raise Reject("checkpoint", f"the loop on line {checkpoint['loop_line']} never iterates on the long input")
             choice["loop_iterations"] = total
@@ -271,49 +331,36 @@ def _build_python(payload: dict[str, Any], options: dict[str, Any]) -> dict[str,
     core = choice.get("core") or fields
     inside_src = instrument_py.instrument(program, line, fields, "inside", k)
     post_src = instrument_py.instrument(program, line, fields, "post", k)
-    files.update({"inside.py": inside_src, "post.py": post_src})
-    native = _native_limits(options)
     runs: dict[str, list[JobResult]] = {name: [] for name in
                                         ("short", "long", "inside", "post", "t_short", "t_long")}
     metrics_jobs: dict[str, JobResult] = {}
-    for seed in range(int(options["repeats"])):
-        jobs = [
-            {"id": "short", "kind": "python", "program": "main.py", "stdin": "short.txt", **native},
-            {"id": "long", "kind": "python", "program": "main.py", "stdin": "long.txt", **native},
-            {"id": "inside", "kind": "python", "program": "inside.py", "stdin": "long.txt", "needs": ["long"],
-             **native},
-            {"id": "post", "kind": "python", "program": "post.py", "stdin": "long.txt", "needs": ["long"], **native},
-            {"id": "t_short", "kind": "python", "program": "main.py", "stdin": "short.txt", "needs": ["short"],
-             **_trace_limits(options, seed == 0)},
-            {"id": "t_long", "kind": "python", "program": "main.py", "stdin": "long.txt", "needs": ["long"],
-             **_trace_limits(options, seed == 0)},
-        ]
-        if seed == 0:
-            jobs += [
-                {"id": "t_inside", "kind": "python", "program": "inside.py", "stdin": "long.txt",
-                 "needs": ["inside"], **_trace_limits(options, True)},
-                {"id": "t_post", "kind": "python", "program": "post.py", "stdin": "long.txt",
-                 "needs": ["post"], **_trace_limits(options, True)},
-            ]
-        batch = _batch_ok(run_batch(files, jobs, seed=seed, preload=preload))
-        for name in runs:
-            runs[name].append(_need(batch.jobs.get(name), f"{name} run (hash seed {seed})"))
-        if seed == 0:
-            for name in ("t_short", "t_long", "t_inside", "t_post"):
-                metrics_jobs[name] = _need(batch.jobs.get(name), f"{name} traced run")
-            _fail_fast(runs, choice, core, options)
+    repeats = int(options["repeats"])
+    # hash seed 0 first (its checks can fail the case early), then the other seeds together
+    for seeds in ([0], list(range(1, repeats))):
+        if not seeds:
+            continue
+        results = yield {seed: _python_jobs(seed, payload, inside_src, post_src, options) for seed in seeds}
+        for seed in seeds:
+            for name in runs:
+                runs[name].append(_need(results[seed].get(name), f"{name} run (hash seed {seed})"))
+            if seed == 0:
+                for name in ("t_short", "t_long", "t_inside", "t_post"):
+                    metrics_jobs[name] = _need(results[seed].get(name), f"{name} traced run")
+                _fail_fast(runs, choice, core, options)
     for name in ("t_short", "t_long"):
         for job in runs[name]:
-            if job.metrics.get("status") != "ok":
-                raise Reject("caps", f"{name}: tracing stopped: {job.metrics.get('too_large', 'no metrics')}")
+            measured = state_jobs.metrics(job)
+            if measured.get("status") != "ok":
+                raise Reject("caps", f"{name}: tracing stopped: {measured.get('too_large', 'no metrics')}")
     for job in metrics_jobs.values():
-        if job.metrics.get("status") != "ok":
-            raise Reject("caps", f"tracing stopped: {job.metrics.get('too_large', 'no metrics')}")
-    trace = {"short": [j.metrics["opcodes"] for j in runs["t_short"]],
-             "long": [j.metrics["opcodes"] for j in runs["t_long"]]}
-    metrics = {arm: _py_metrics(metrics_jobs[name].metrics) for arm, name in
+        measured = state_jobs.metrics(job)
+        if measured.get("status") != "ok":
+            raise Reject("caps", f"tracing stopped: {measured.get('too_large', 'no metrics')}")
+    trace = {"short": [state_jobs.metrics(j)["opcodes"] for j in runs["t_short"]],
+             "long": [state_jobs.metrics(j)["opcodes"] for j in runs["t_long"]]}
+    metrics = {arm: _py_metrics(state_jobs.metrics(metrics_jobs[name])) for arm, name in
                zip(ARMS, ("t_short", "t_long", "t_inside", "t_post"))}
-    return _finish(payload, options, runs, choice, core, inside_src, post_src, trace, metrics, "opcodes")
+    return _finish(runs, choice, core, inside_src, post_src, trace, metrics, "opcodes", options)
 
 
 def _fail_fast(runs: dict[str, list[JobResult]], choice: dict[str, Any], core: list[str],
@@ -323,7 +370,7 @@ def _fail_fast(runs: dict[str, list[JobResult]], choice: dict[str, Any], core: l
     inside, _ = _state_from(_decode(runs["inside"][0], "inside run"), long_out, "inside checkpoint")
     post, _ = _state_from(_decode(runs["post"][0], "post run"), long_out, "post checkpoint")
     _check_states(inside, post, choice["fields"], core)
-    short, long = runs["t_short"][0].metrics, runs["t_long"][0].metrics
+    short, long = state_jobs.metrics(runs["t_short"][0]), state_jobs.metrics(runs["t_long"][0])
     if short.get("status") == "ok" and long.get("status") == "ok":
         _check_order([short["opcodes"]], [long["opcodes"]], float(options["min_trace_ratio"]), "opcodes")
 
@@ -333,9 +380,9 @@ def _py_metrics(raw: dict[str, Any]) -> dict[str, Any]:
             "state_load": raw["state_load"], "state_stride": raw["state_stride"]}
 
 
-def _finish(payload: dict[str, Any], options: dict[str, Any], runs: dict[str, list[JobResult]],
-            choice: dict[str, Any], core: list[str], inside_src: str, post_src: str,
-            trace: dict[str, list[int]], metrics: dict[str, dict[str, Any]], unit: str) -> dict[str, Any]:
+def _finish(runs: dict[str, list[JobResult]], choice: dict[str, Any], core: list[str], inside_src: str,
+            post_src: str, trace: dict[str, list[int]], metrics: dict[str, dict[str, Any]], unit: str,
+            options: dict[str, Any]) -> dict[str, Any]:
     short_out = _same([_decode(j, "short run") for j in runs["short"]], "short output")
     long_out = _same([_decode(j, "long run") for j in runs["long"]], "long output")
     inside_text = _same([_decode(j, "inside run") for j in runs["inside"]], "inside-checkpoint output")
@@ -344,9 +391,6 @@ def _finish(payload: dict[str, Any], options: dict[str, Any], runs: dict[str, li
     post, post_line = _state_from(post_text, long_out, "post checkpoint")
     _check_states(inside, post, choice["fields"], core)
     _check_order(trace["short"], trace["long"], float(options["min_trace_ratio"]), unit)
-    caps = {name: {"wall": max(j.wall for j in jobs), "cpu": max(j.cpu for j in jobs),
-                   "maxrss_kb": max(j.maxrss_kb for j in jobs)}
-            for name, jobs in runs.items() if name in ("short", "long", "inside", "post")}
     return {
         "outputs": {"short": short_out, "long": long_out},
         "states": {"inside": inside, "post": post},
@@ -355,33 +399,32 @@ def _finish(payload: dict[str, Any], options: dict[str, Any], runs: dict[str, li
         "choice": choice,
         "trace": trace,
         "metrics": metrics,
-        "resources": caps,
         "unit": unit,
     }
 
 
 # -- C++ ---------------------------------------------------------------------------------------
 
-def _compile_job(name: str, directory: str, options: dict[str, Any], coverage: bool = True) -> dict[str, Any]:
+def _compile_job(name: str, directory: str, source: str, options: dict[str, Any], coverage: bool = True,
+                 needs: Sequence[str] = ()) -> Job:
     t = float(options["compile_time_limit"])
     argv = ["g++", f"-std={options['cpp_std']}", "-O0", *(["--coverage"] if coverage else []),
             "-o", "prog", "main.cpp"]
-    return {"id": name, "kind": "exec", "argv": argv, "cwd": directory, "cpu": t, "wall": t,
-            "memory_mb": 4096, "max_output": 1 << 16}
+    return exec_job(name, argv, cwd=directory, files={f"{directory}/main.cpp": source}, cpu=t, wall=t,
+                    memory_mb=4096, max_output=1 << 16, needs=needs)
 
 
 def _cpp_run_jobs(label: str, binary_dir: str, stdin: str, count: int, options: dict[str, Any],
-                  needs: list[str]) -> list[dict[str, Any]]:
+                  needs: list[str]) -> list[Job]:
     jobs = []
     for r in range(count):
         cwd = f"runs/{label}{r}"
-        jobs.append({"id": f"{label}{r}", "kind": "exec", "argv": [f"../../{binary_dir}/prog"], "cwd": cwd,
-                     "stdin": stdin, "env": {"GCOV_PREFIX": "{cwd}", "GCOV_PREFIX_STRIP": "64"},
-                     "needs": needs, **_native_limits(options)})
-        jobs.append({"id": f"gcov_{label}{r}", "kind": "exec", "cwd": cwd, "needs": [f"{label}{r}"],
-                     "argv": ["sh", "-c", f"cp ../../{binary_dir}/prog-main.gcno . && "
-                                          "exec gcov --json-format --stdout prog-main.gcda"],
-                     "cpu": 60, "wall": 60, "memory_mb": 2048, "max_output": 1 << 26})
+        jobs.append(exec_job(f"{label}{r}", [f"../../{binary_dir}/prog"], cwd=cwd, stdin=stdin,
+                             env={"GCOV_PREFIX": "{cwd}", "GCOV_PREFIX_STRIP": "64"}, needs=needs,
+                             **_native_limits(options)))
+        jobs.append(exec_job(f"gcov_{label}{r}", ["sh", "-c", f"cp ../../{binary_dir}/prog-main.gcno . && "
+                                                             "exec gcov --json-format --stdout prog-main.gcda"],
+                             cwd=cwd, needs=[f"{label}{r}"], cpu=60, wall=60, memory_mb=2048, max_output=1 << 26))
     return jobs
 
 
@@ -395,15 +438,15 @@ def gcov_lines(job: JobResult, source_name: str = "main.cpp") -> int:
     return total
 
 
-def _compiled(batch: Batch, name: str, what: str) -> None:
-    job = batch.jobs.get(name)
+def _compiled(results: dict[str, JobResult], name: str, what: str) -> None:
+    job = results.get(name)
     if job is None or not job.ok:
         detail = (job.stderr if job else "").strip()
         errors = [ln for ln in detail.splitlines() if "error" in ln] or detail.splitlines()[-1:] or [""]
         raise Reject("compile", f"{what} does not compile: {errors[0][:300]}")
 
 
-def _build_cpp(payload: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
+def _cpp(payload: dict[str, Any], options: dict[str, Any]) -> CaseRun:
     if not payload.get("toolchain"):
         raise Reject("compile", "g++ is not available")
     program = payload["program"]
@@ -411,59 +454,66 @@ def _build_cpp(payload: dict[str, Any], options: dict[str, Any]) -> dict[str, An
     line, fields = checkpoint["loop_line"], checkpoint["fields"]
     core = checkpoint.get("core") or fields
     repeats = int(options["repeats"])
-    files: dict[str, str] = {"clean/main.cpp": program, "short.txt": payload["short"], "long.txt": payload["long"]}
     choice: dict[str, Any] = {"chosen_by": "case", **checkpoint}
-    jobs = [_compile_job("cc_clean", "clean", options)]
+    sources: dict[str, str] = {}
+    jobs = [_compile_job("cc_clean", "clean", program, options)]
     k = checkpoint.get("inside_iteration")
     if k is None:
-        files["probe/main.cpp"] = instrument_cpp.probe(program, line)
-        jobs += [_compile_job("cc_probe", "probe", options, coverage=False),
-                 {"id": "probe", "kind": "exec", "argv": ["./prog"], "cwd": "probe", "stdin": "long.txt",
-                  "needs": ["cc_probe"], "collect": ["checkpoint_probe.txt"], **_native_limits(options)}]
+        jobs += [_compile_job("cc_probe", "probe", instrument_cpp.probe(program, line), options, coverage=False),
+                 exec_job("probe", ["./prog"], cwd="probe", stdin=payload["long"], needs=["cc_probe"],
+                          collect=["checkpoint_probe.txt"], **_native_limits(options))]
     else:
-        jobs += _cpp_state_jobs(files, program, line, fields, k, options)
-    jobs += _cpp_run_jobs("short", "clean", "short.txt", repeats, options, ["cc_clean"])
-    jobs += _cpp_run_jobs("long", "clean", "long.txt", repeats, options, ["cc_clean"])
-    batch = _batch_ok(run_batch(files, jobs))
-    _compiled(batch, "cc_clean", "the program")
+        jobs += _cpp_state_jobs(sources, payload, line, fields, k, options)
+    jobs += _cpp_run_jobs("short", "clean", payload["short"], repeats, options, ["cc_clean"])
+    jobs += _cpp_run_jobs("long", "clean", payload["long"], repeats, options, ["cc_clean"])
+    results = (yield {0: jobs})[0]
+    _compiled(results, "cc_clean", "the program")
     if k is None:
-        _compiled(batch, "cc_probe", "the loop probe")
-        probe = _need(batch.jobs.get("probe"), "probe run")
+        _compiled(results, "cc_probe", "the loop probe")
+        probe = _need(results.get("probe"), "probe run")
         try:
-            total = int(probe.files.get("checkpoint_probe.txt", "").strip())
+            total = int(probe.files.get("checkpoint_probe.txt", b"").decode("utf-8", "replace").strip())
         except ValueError:
             raise Reject("checkpoint", "the loop probe wrote no iteration count") from None
         if total < 1:
             raise Reject("checkpoint", f"the loop on line {line} never iterates on the long input")
         k = total // 2 + 1
         choice.update(loop_iterations=total, inside_iteration=k)
-        state_jobs = _cpp_state_jobs(files, program, line, fields, k, options, after_clean=False)
-        second = _batch_ok(run_batch(files, state_jobs))
-        batch.jobs.update(second.jobs)
-    _compiled(batch, "cc_inside", "the inside-instrumented program")
-    _compiled(batch, "cc_post", "the post-instrumented program")
+        state_jobs_ = _cpp_state_jobs(sources, payload, line, fields, k, options, after_clean=False)
+        results.update((yield {0: state_jobs_})[0])
+    _compiled(results, "cc_inside", "the inside-instrumented program")
+    _compiled(results, "cc_post", "the post-instrumented program")
     runs: dict[str, list[JobResult]] = {}
     for label in ("short", "long", "inside", "post"):
-        runs[label] = [_need(batch.jobs.get(f"{label}{r}"), f"{label} run {r}") for r in range(repeats)]
-    gcov = {label: [gcov_lines(_need(batch.jobs.get(f"gcov_{label}{r}"), f"gcov of {label} run {r}"))
+        runs[label] = [_need(results.get(f"{label}{r}"), f"{label} run {r}") for r in range(repeats)]
+    gcov = {label: [gcov_lines(_need(results.get(f"gcov_{label}{r}"), f"gcov of {label} run {r}"))
                     for r in range(repeats)] for label in ("short", "long", "inside", "post")}
     trace = {"short": gcov["short"], "long": gcov["long"]}
     metrics = {arm: {"trace_length": gcov[label][0], "peak_state": None, "state_load": None}
                for arm, label in zip(ARMS, ("short", "long", "inside", "post"))}
-    return _finish(payload, options, runs, choice, core, files["inside/main.cpp"], files["post/main.cpp"],
-                   trace, metrics, "gcov line executions")
+    return _finish(runs, choice, core, sources["inside"], sources["post"], trace, metrics,
+                   "gcov line executions", options)
 
 
-def _cpp_state_jobs(files: dict[str, str], program: str, line: int, fields: list[str], k: int,
-                    options: dict[str, Any], after_clean: bool = True) -> list[dict[str, Any]]:
-    files["inside/main.cpp"] = instrument_cpp.instrument(program, line, fields, "inside", k)
-    files["post/main.cpp"] = instrument_cpp.instrument(program, line, fields, "post", k)
+def _cpp_state_jobs(sources: dict[str, str], payload: dict[str, Any], line: int, fields: list[str], k: int,
+                    options: dict[str, Any], after_clean: bool = True) -> list[Job]:
+    """Compile, run and gcov the inside and post programs (``sources`` gets their text)."""
+    program = payload["program"]
+    sources["inside"] = instrument_cpp.instrument(program, line, fields, "inside", k)
+    sources["post"] = instrument_cpp.instrument(program, line, fields, "post", k)
     repeats = int(options["repeats"])
     needs = ["cc_clean"] if after_clean else []
-    return [{**_compile_job("cc_inside", "inside", options), "needs": needs},
-            {**_compile_job("cc_post", "post", options), "needs": needs},
-            *_cpp_run_jobs("inside", "inside", "long.txt", repeats, options, ["cc_inside"]),
-            *_cpp_run_jobs("post", "post", "long.txt", repeats, options, ["cc_post"])]
+    return [_compile_job("cc_inside", "inside", sources["inside"], options, needs=needs),
+            _compile_job("cc_post", "post", sources["post"], options, needs=needs),
+            *_cpp_run_jobs("inside", "inside", payload["long"], repeats, options, ["cc_inside"]),
+            *_cpp_run_jobs("post", "post", payload["long"], repeats, options, ["cc_post"])]
+
+
+@lru_cache(maxsize=256)
+def cyclomatic(source: str, language: str) -> Complexity:
+    """:func:`execbench.static.cyclomatic`, once per text (a case's clean program is shown
+    in two arms; networkx-simplex shows one program in all 30 cases)."""
+    return _cyclomatic(source, language)
 
 
 # -- tasks ------------------------------------------------------------------------------------
@@ -497,7 +547,6 @@ def _tasks(payload: dict[str, Any], result: dict[str, Any], options: dict[str, A
         "repeats": int(options["repeats"]),
         "hash_seeds": list(range(int(options["repeats"]))) if language == "python" else None,
         "instrumentation_version": INSTRUMENTATION_VERSION,
-        "resources": result["resources"],
         **({"toolchain": payload["toolchain"], "compile": f"g++ -std={options['cpp_std']} -O0 --coverage"}
            if language == "cpp" else {}),
         **payload.get("provenance", {}),

@@ -24,56 +24,52 @@ The choice, with the ranking it came from, is recorded in each task's provenance
 from __future__ import annotations
 
 import json
-from typing import Any, Sequence
+from typing import Any, Generator
 
 from execbench.families.base import Reject
 from execbench.families.state import instrument_py
-from execbench.families.state.batch import run_batch
 from execbench.families.state.canonical import json_type
+from execbench.families.state.jobs import dump, python_job
 
 TOP_LOOPS = 3
 
 
-def _profile_job(program: str, options: dict[str, Any]) -> dict[str, Any]:
+def _run_profile(profile: str, long: str, options: dict[str, Any]) -> Generator[Any, Any, dict]:
+    """Run the profiling copy ``profile`` on the long input (hash seed 0: a step of the
+    case's build, :mod:`.build`); its dumped counts."""
     t = float(options["time_limit"])
-    return {"id": "profile", "kind": "python", "program": "profile.py", "stdin": "long.txt",
-            "cpu": 2 * t, "wall": 4 * t + 5, "memory_mb": int(options["memory_mb"]),
-            "max_output": int(options["max_output_bytes"]), "dump_global": instrument_py.PROFILE}
+    job = python_job("profile", "profile.py", profile, long, cpu=2 * t, wall=4 * t + 5,
+                     memory_mb=int(options["memory_mb"]), max_output=int(options["max_output_bytes"]),
+                     dump_global=instrument_py.PROFILE)
+    result = (yield {0: [job]})[0].get("profile")
+    if result is None:
+        raise Reject("execution", "profile run: the run did not happen")
+    if result.limit is not None:
+        raise Reject("caps", f"profile run: {result.reason()}")
+    if not result.ok:
+        raise Reject("execution", f"long run: {result.reason()}")
+    value, error = dump(result)
+    if not isinstance(value, dict):
+        raise Reject("execution", f"profile run returned no counts ({error})")
+    return value
 
 
-def _run_profile(profile: str, files: dict[str, str], options: dict[str, Any], preload: list[str]) -> dict:
-
-    batch = run_batch({**files, "profile.py": profile}, [_profile_job(profile, options)], preload=preload)
-    if not batch.ok:
-        raise Reject("execution", f"profile run: {batch.reason}")
-    job = batch.jobs["profile"]
-    if job.limit is not None:
-        raise Reject("caps", f"profile run: {job.reason()}")
-    if not job.ok:
-        raise Reject("execution", f"long run: {job.reason()}")
-    if not isinstance(job.dump, dict):
-        raise Reject("execution", f"profile run returned no counts ({job.dump_error})")
-    return job.dump
-
-
-def count_python(program: str, files: dict[str, str], loop_line: int, options: dict[str, Any],
-                 *, preload: Sequence[str] = ()) -> int:
+def count_python(program: str, long: str, loop_line: int, options: dict[str, Any]) -> Generator[Any, Any, int]:
     """Iterations of the loop on ``loop_line`` over the whole long-input run."""
     loops = [loop for loop in instrument_py.loops(program) if loop.line == loop_line]
     if not loops:
         raise instrument_py.InstrumentError(f"no for/while loop starts on line {loop_line}")
-    dump = _run_profile(instrument_py.profile_program(program, loops), files, options, list(preload))
-    return int(dump["counts"][0])
+    counts = yield from _run_profile(instrument_py.profile_program(program, loops), long, options)
+    return int(counts["counts"][0])
 
 
-def choose_python(program: str, files: dict[str, str], options: dict[str, Any],
-                  *, preload: Sequence[str] = ()) -> dict[str, Any]:
-
+def choose_python(program: str, long: str, options: dict[str, Any]) -> Generator[Any, Any, dict[str, Any]]:
+    """The loop and projection (see the module docs); two profiling runs."""
     loops = instrument_py.instrumentable(program)
     if not loops:
         raise Reject("instrument", "the program has no instrumentable for/while loop")
-    dump = _run_profile(instrument_py.profile_program(program, loops), files, options, list(preload))
-    counts, last_exit = dump["counts"], dump["last_exit"]
+    profiled = yield from _run_profile(instrument_py.profile_program(program, loops), long, options)
+    counts, last_exit = profiled["counts"], profiled["last_exit"]
     ranking = []
     for j in range(len(loops)):
         k = counts[j] // 2 + 1
@@ -93,7 +89,7 @@ def choose_python(program: str, files: dict[str, str], options: dict[str, Any],
         snapshots[index] = (k, names[index])
     profile = instrument_py.profile_program(program, chosen_loops, snapshots,
                                             max_chars=max(4000, int(options["max_field_chars"])))
-    snap = _run_profile(profile, files, options, list(preload))["snapshots"]
+    snap = (yield from _run_profile(profile, long, options))["snapshots"]
     tried = []
     for index, (j, k) in enumerate(top):
         loop = loops[j]

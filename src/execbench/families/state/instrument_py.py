@@ -42,6 +42,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Iterable
 
 from execbench.families.base import SourceError
@@ -266,6 +267,11 @@ def _strip_inserted(tree: ast.AST, inserted: set[int]) -> None:
                 block[:] = [s for s in block if not (isinstance(s, ast.stmt) and s.lineno in inserted)]
 
 
+@lru_cache(maxsize=64)
+def _dump(source: str) -> str:
+    return ast.dump(ast.parse(source))
+
+
 def _verify(clean: str, instrumented: str, inserted: set[int]) -> ast.Module:
     """The instrumented tree minus the inserted statements must equal the clean tree."""
     try:
@@ -274,7 +280,7 @@ def _verify(clean: str, instrumented: str, inserted: set[int]) -> ast.Module:
         raise InstrumentError(f"instrumented program does not parse: {exc.msg} (line {exc.lineno})") from None
     stripped = ast.parse(instrumented)
     _strip_inserted(stripped, inserted)
-    if ast.dump(stripped) != ast.dump(ast.parse(clean)):
+    if ast.dump(stripped) != _dump(clean):
         raise InstrumentError("instrumentation changed the program's own statements")
     return tree
 

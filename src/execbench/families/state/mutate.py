@@ -85,7 +85,7 @@ class StateAdapter:
             "compare": short.provenance.get("compare", "tokens"), "source_id": short.source_id, "files": {},
         }
         if short.language == "cpp":
-            from execbench.families.state.batch import toolchain
+            from execbench.families.state.jobs import toolchain
 
             payload["toolchain"] = toolchain()
         return payload, "tasks"

@@ -195,24 +195,18 @@ def candidates(path: Path = SELECTION) -> Iterator[Candidate]:
 
 def count_pivots(indices: list[int], *, time_limit: float = 20.0) -> dict[int, int | None]:
     """Pivot-loop iterations of the long inputs of ``indices``, counted in the sandbox."""
-    from execbench.families.state import instrument_py
-    from execbench.families.state.batch import run_batch
+    from execbench.families.state import instrument_py, jobs
 
     text = program()
     loop = [lp for lp in instrument_py.loops(text) if lp.line == pivot_loop_line(text)]
     profile = instrument_py.profile_program(text, loop)
-    files: dict[str, str] = {"profile.py": profile}
-    jobs = []
-    for index in indices:
-        files[f"in{index}.txt"] = generate(index)[1]
-        jobs.append({"id": str(index), "kind": "python", "program": "profile.py", "stdin": f"in{index}.txt",
-                     "cpu": time_limit, "wall": 2 * time_limit, "memory_mb": 1024,
-                     "dump_global": instrument_py.PROFILE})
-    batch = run_batch(files, jobs, preload=["networkx"])
+    runs = [jobs.python_job(str(index), "profile.py", profile, generate(index)[1], cpu=time_limit,
+                            wall=2 * time_limit, memory_mb=1024, dump_global=instrument_py.PROFILE)
+            for index in indices]
     out: dict[int, int | None] = {}
-    for index in indices:
-        job = batch.jobs.get(str(index))
-        out[index] = int(job.dump["counts"][0]) if job is not None and job.ok and isinstance(job.dump, dict) else None
+    for index, result in zip(indices, jobs.run(runs, preload=["networkx"])):
+        value, _ = jobs.dump(result)
+        out[index] = int(value["counts"][0]) if result.ok and isinstance(value, dict) else None
     return out
 
 
