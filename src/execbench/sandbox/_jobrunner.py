@@ -29,6 +29,7 @@ import importlib
 import json
 import os
 import resource
+import select
 import signal
 import sys
 import time
@@ -36,7 +37,6 @@ import traceback
 from typing import Any, Callable
 
 from execbench.sandbox._cleanup import remove_tree
-from execbench.sandbox.children import wait_or_kill
 from execbench.sandbox.classify import classify
 
 STDERR_TAIL = 2000
@@ -83,6 +83,27 @@ def exec_job(args: dict[str, Any]) -> None:
                 path = candidate
                 break
     os.execve(path, argv, env)
+
+
+def wait_or_kill(pid: int, deadline: float) -> tuple[int, Any, bool]:
+    """Wait for child ``pid`` until ``deadline`` (``time.monotonic()`` clock); SIGKILL it
+    then. Returns ``(wait status, resource usage, timed_out)``."""
+    pidfd = os.pidfd_open(pid)
+    timed_out = False
+    try:
+        while True:
+            remaining = deadline - time.monotonic()
+            ready, _, _ = select.select([pidfd], [], [], max(0.0, remaining))
+            if ready:
+                break
+            if remaining <= 0:
+                timed_out = True
+                os.kill(pid, signal.SIGKILL)
+                break
+        _, status, usage = os.wait4(pid, 0)
+    finally:
+        os.close(pidfd)
+    return status, usage, timed_out
 
 
 def _handler(name: str) -> Callable[[dict[str, Any]], Any]:
