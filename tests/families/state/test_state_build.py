@@ -129,6 +129,29 @@ def test_admission_checks_and_automatic_choice_through_the_cli(tmp_path):
     assert read_manifest(out)["rejected"] == 7
 
 
+
+@pytest.mark.slow
+def test_cases_built_together_give_what_each_gives_alone(tmp_path):
+    """build_candidates runs the cases of a batch in shared sandboxes (one per step and hash
+    seed); every outcome must be the one the case gets when built alone."""
+    src = tmp_path / "cases"
+    write_case(src, "auto", COUNTER, "3\n", "300\n")                      # count + snapshot steps
+    write_case(src, "crash", COUNTER, "3\n", "oops\n", {"loop_line": 5, "fields": ["total"]})
+    write_case(src, "no_change", COUNTER, "3\n", "300\n", {"loop_line": 5, "fields": ["constant"]})
+    write_case(src, "fixed", COUNTER, "3\n", "300\n",
+               {"loop_line": 5, "fields": ["total", "i"], "inside_iteration": 7})  # no count step
+    options = {**STATE.default_options, "repeats": 2}
+    candidates = list(STATE.candidates([str(src)], options))
+    together = STATE.build_candidates(candidates, options)
+    alone = [STATE.build_candidate(candidate, options) for candidate in candidates]
+    assert [(o.tasks, o.rejected) for o in together] == [(o.tasks, o.rejected) for o in alone]
+    by_case = {c.key.split("/")[-1]: o for c, o in zip(candidates, together)}
+    assert len(by_case["auto"].tasks) == len(by_case["fixed"].tasks) == 4
+    assert by_case["crash"].rejected[0]["stage"] == "execution"
+    assert by_case["no_change"].rejected[0]["stage"] == "checkpoint"
+    assert {t["arm"]: t["answer"] for t in by_case["fixed"].tasks}["inside-loop-state"] == {"total": 15, "i": 6}
+
+
 CPP = """\
     #include <iostream>
     using namespace std;

@@ -42,8 +42,6 @@ from execbench.families.state.canonical import depth_ok, dumps, json_type, leave
 from execbench.families.state.jobs import exec_job, python_job, toolchain
 from execbench.sandbox.jobs import Job, JobResult
 from execbench.sources import cases
-from execbench.static import Complexity, loc
-from execbench.static import cyclomatic as _cyclomatic
 
 INSTRUMENTATION_VERSION = "1"
 ARMS = ("short-trace-final", "long-trace-final", "inside-loop-state", "post-loop-state")
@@ -510,10 +508,14 @@ def _cpp_state_jobs(sources: dict[str, str], payload: dict[str, Any], line: int,
 
 
 @lru_cache(maxsize=256)
-def cyclomatic(source: str, language: str) -> Complexity:
+def cyclomatic(source: str, language: str) -> Any:
     """:func:`execbench.static.cyclomatic`, once per text (a case's clean program is shown
-    in two arms; networkx-simplex shows one program in all 30 cases)."""
-    return _cyclomatic(source, language)
+    in two arms; networkx-simplex shows one program in all 30 cases). Imported here, not at
+    the top: every sandbox of the state family imports this module (through the package of
+    its job handler), and lizard takes ~25 ms to import."""
+    from execbench.static import cyclomatic as measure
+
+    return measure(source, language)
 
 
 # -- tasks ------------------------------------------------------------------------------------
@@ -523,6 +525,8 @@ def _sha(text: str) -> str:
 
 
 def _tasks(payload: dict[str, Any], result: dict[str, Any], options: dict[str, Any]) -> list[dict[str, Any]]:
+    from execbench import static
+
     language = payload["language"]
     program = payload["program"]
     clean_cc = cyclomatic(program, language)
@@ -563,7 +567,7 @@ def _tasks(payload: dict[str, Any], result: dict[str, Any], options: dict[str, A
             "cyclomatic": clean_cc.total,
             "cyclomatic_max": clean_cc.max_function,
             "cyclomatic_shown": cyclomatic(shown, language).total,
-            "loc": loc(program),
+            "loc": static.loc(program),
             "input_bytes": len(stdin.encode()),
             "answer_chars": len(answer) if kind == "text" else len(dumps(answer)),
             "answer_leaves": None if kind == "text" else leaves(answer),
