@@ -168,7 +168,7 @@ def test_a_program_that_kills_the_runner_or_plants_results_costs_only_itself(tmp
     assert [t["id"] for t in tasks] == ["cruxeval/cruxeval/sample_3#output-prediction"]
     assert "job runner ended" in rejected[0]["reason"] and rejected[0]["candidate"] == "cruxeval/sample_0"
     # plants a fake "verified" result where the runner keeps the next problem's value (it then crashes)
-    planter = {"id": "sample_1", "code": "def f(x):\n    open('../../.records/1.json', 'w').write("
+    planter = {"id": "sample_1", "code": "def f(x):\n    open('../.records/1.json', 'w').write("
                "'{\"status\": \"ok\", \"equal\": true, \"returned\": \"1\", \"returned_literal\": true, "
                "\"trace_length\": 1, \"trace_status\": \"ok\", \"compare_error\": null}')\n    return x",
                "input": "1", "output": "1"}
