@@ -40,6 +40,7 @@ from execbench.families.state import choose, instrument_cpp, instrument_py
 from execbench.families.state import jobs as state_jobs
 from execbench.families.state.canonical import depth_ok, dumps, json_type, leaves
 from execbench.families.state.jobs import exec_job, python_job, toolchain
+from execbench.sandbox import records
 from execbench.sandbox.jobs import Job, JobResult
 from execbench.sources import cases
 
@@ -420,19 +421,24 @@ def _cpp_run_jobs(label: str, binary_dir: str, stdin: str, count: int, options: 
         jobs.append(exec_job(f"{label}{r}", [f"../../{binary_dir}/prog"], cwd=cwd, stdin=stdin,
                              env={"GCOV_PREFIX": "{cwd}", "GCOV_PREFIX_STRIP": "64"}, needs=needs,
                              **_native_limits(options)))
+        # -r (--relative-only): only main.cpp's entry, not the standard headers' (~200 KB of JSON)
         jobs.append(exec_job(f"gcov_{label}{r}", ["sh", "-c", f"cp ../../{binary_dir}/prog-main.gcno . && "
-                                                             "exec gcov --json-format --stdout prog-main.gcda"],
+                                                             "exec gcov --json-format --stdout -r prog-main.gcda"],
                              cwd=cwd, needs=[f"{label}{r}"], cpu=60, wall=60, memory_mb=2048, max_output=1 << 26))
     return jobs
 
 
 def gcov_lines(job: JobResult, source_name: str = "main.cpp") -> int:
-    """Sum of line-execution counts of ``source_name`` in gcov's JSON (headers filtered)."""
-    data = json.loads(job.stdout)
-    total = 0
-    for entry in data.get("files", []):
-        if entry.get("file") == source_name:
-            total += sum(int(line.get("count", 0)) for line in entry.get("lines", []))
+    """Sum of line-execution counts of ``source_name`` in gcov's JSON (headers filtered).
+    The JSON is read bounded: gcov read a data file the program could have written."""
+    try:
+        data = records.load_json(job.stdout, max_bytes=len(job.stdout))
+        total = 0
+        for entry in data.get("files", []):
+            if entry.get("file") == source_name:
+                total += sum(int(line.get("count", 0)) for line in entry.get("lines", []))
+    except (records.RecordError, AttributeError, TypeError, ValueError) as exc:
+        raise Reject("execution", f"unreadable gcov output: {str(exc)[:200]}") from None
     return total
 
 
