@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 from execbench import families
 from execbench.cli import app
 from execbench.dataset import read_manifest, read_rejected, read_tasks
+from execbench.families.base import Candidate
 from execbench.families.build import build_dataset
 from execbench.families.state import netsimplex
 from execbench.sources.cases import builtin_corpus
@@ -150,6 +151,31 @@ def test_cases_built_together_give_what_each_gives_alone(tmp_path):
     assert by_case["crash"].rejected[0]["stage"] == "execution"
     assert by_case["no_change"].rejected[0]["stage"] == "checkpoint"
     assert {t["arm"]: t["answer"] for t in by_case["fixed"].tasks}["inside-loop-state"] == {"total": 15, "i": 6}
+
+
+
+def test_a_count_known_in_advance_runs_with_the_seeds_and_a_wrong_one_changes_nothing(monkeypatch):
+    """networkx-simplex cases carry the selection's count: the runs it implies go with the
+    count run; a count that turns out different is dropped and the case built as usual."""
+    from execbench.families.state import jobs
+
+    sandboxes = []
+    real = jobs.run
+    monkeypatch.setattr(jobs, "run", lambda batch, **kw: sandboxes.append(kw["seed"]) or real(batch, **kw))
+    case = next(iter(STATE.candidates([str(CLASSIC / "python" / "abc310e_nand")], STATE.default_options)))
+    options = {**STATE.default_options, "repeats": 2}
+    plain = case.payload
+    assert plain["checkpoint"]["inside_iteration"] is None   # the case has a count run
+    outcomes = []
+    for pivots in (None, 1002, 40):   # no guess; the right count; a wrong one
+        band = {"band": {"name": "all", "range": [1, 10_000], "pivots": pivots}} if pivots else {}
+        sandboxes.clear()
+        outcomes.append(STATE.build_candidate(Candidate(case.key, {**plain, **band}), options))
+        # hash seeds of the sandboxes: count, seed 0, seed 1 | count with both seeds | that, then again
+        assert sandboxes == {None: [0, 0, 1], 1002: [0, 1], 40: [0, 1, 0, 1]}[pivots]
+    assert len(outcomes[0].tasks) == 4
+    assert outcomes[0].tasks == outcomes[1].tasks == outcomes[2].tasks
+    assert outcomes[0].tasks[3]["metrics"]["loop_iterations"] == 1002
 
 
 CPP = """\

@@ -30,18 +30,21 @@ from execbench.families.base import Reject
 from execbench.families.state import instrument_py
 from execbench.families.state.canonical import json_type
 from execbench.families.state.jobs import dump, python_job
+from execbench.sandbox.jobs import Job, JobResult
 
 TOP_LOOPS = 3
 
 
-def _run_profile(profile: str, long: str, options: dict[str, Any]) -> Generator[Any, Any, dict]:
-    """Run the profiling copy ``profile`` on the long input (hash seed 0: a step of the
-    case's build, :mod:`.build`); its dumped counts."""
+def profile_job(profile: str, long: str, options: dict[str, Any]) -> Job:
+    """The run of the profiling copy ``profile`` on the long input (hash seed 0)."""
     t = float(options["time_limit"])
-    job = python_job("profile", "profile.py", profile, long, cpu=2 * t, wall=4 * t + 5,
-                     memory_mb=int(options["memory_mb"]), max_output=int(options["max_output_bytes"]),
-                     dump_global=instrument_py.PROFILE)
-    result = (yield {0: [job]})[0].get("profile")
+    return python_job("profile", "profile.py", profile, long, cpu=2 * t, wall=4 * t + 5,
+                      memory_mb=int(options["memory_mb"]), max_output=int(options["max_output_bytes"]),
+                      dump_global=instrument_py.PROFILE)
+
+
+def profiled(result: JobResult | None) -> dict[str, Any]:
+    """The dumped counts of a profiling run, or the rejection it is."""
     if result is None:
         raise Reject("execution", "profile run: the run did not happen")
     if result.limit is not None:
@@ -54,13 +57,31 @@ def _run_profile(profile: str, long: str, options: dict[str, Any]) -> Generator[
     return value
 
 
-def count_python(program: str, long: str, loop_line: int, options: dict[str, Any]) -> Generator[Any, Any, int]:
-    """Iterations of the loop on ``loop_line`` over the whole long-input run."""
+def _run_profile(profile: str, long: str, options: dict[str, Any]) -> Generator[Any, Any, dict]:
+    """Run the profiling copy (a step of the case's build, :mod:`.build`); its counts."""
+    return profiled((yield {0: [profile_job(profile, long, options)]})[0].get("profile"))
+
+
+def count_job(program: str, long: str, loop_line: int, options: dict[str, Any]) -> Job:
+    """The run counting the iterations of the loop on ``loop_line`` (:func:`count_of`)."""
     loops = [loop for loop in instrument_py.loops(program) if loop.line == loop_line]
     if not loops:
         raise instrument_py.InstrumentError(f"no for/while loop starts on line {loop_line}")
-    counts = yield from _run_profile(instrument_py.profile_program(program, loops), long, options)
-    return int(counts["counts"][0])
+    return profile_job(instrument_py.profile_program(program, loops), long, options)
+
+
+def count_of(result: JobResult | None) -> int:
+    """Iterations of the loop over the whole long-input run, from :func:`count_job`'s result."""
+    try:
+        return int(profiled(result)["counts"][0])
+    except (KeyError, IndexError, TypeError, ValueError):
+        raise Reject("execution", "profile run returned no counts") from None
+
+
+def count_python(program: str, long: str, loop_line: int, options: dict[str, Any]) -> Generator[Any, Any, int]:
+    """Iterations of the loop on ``loop_line`` over the whole long-input run."""
+    job = count_job(program, long, loop_line, options)
+    return count_of((yield {0: [job]})[0].get("profile"))
 
 
 def choose_python(program: str, long: str, options: dict[str, Any]) -> Generator[Any, Any, dict[str, Any]]:
