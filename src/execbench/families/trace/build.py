@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Literal, NotRequired, TypedDict, cast
 
 from execbench.dataset import make_id
 from execbench.families.base import Candidate, Outcome, SourceError
@@ -33,6 +33,27 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "script_start": "main_guard",  # scripts: answer starts past `if __name__ == "__main__":`; or "module"
     "keep_duplicates": False,  # True keeps repeated calls (row-by-row alignment with the paper's data)
 }
+
+
+class InterpreterPayload(TypedDict):
+    path: str  # the interpreter answers are traced under
+    version: str  # its label, e.g. "CPython 3.11.7"
+
+
+class TracePayload(TypedDict):
+    """A trace candidate's payload (JSON: it is hashed into the build-cache key)."""
+
+    source: str  # "humaneval", "cruxeval" or a case directory's source name
+    case: str
+    program: str
+    mode: Literal["calls", "script"]
+    runs: list[str]  # call expressions, or stdin texts
+    topic: str
+    entry_point: NotRequired[str]
+    stdin_files: NotRequired[list[str]]
+    python: NotRequired[InterpreterPayload]  # set by candidates(); mutation payloads resolve it
+
+
 CONVENTIONS = ("paper", "collapsed")
 SCRIPT_STARTS = ("main_guard", "module")
 _TOKEN = re.compile(r"\d{1,3}|[^\s\d]")
@@ -147,7 +168,7 @@ def _case_dirs(source: str) -> Iterator[Candidate]:
         )
 
 
-def _jobs(index: int, payload: dict[str, Any], options: dict[str, Any]) -> list[Job]:
+def _jobs(index: int, payload: TracePayload, options: dict[str, Any]) -> list[Job]:
     """The tracing jobs of one candidate: one for all calls, or one per stdin run."""
     limits = TraceLimits(max_line_events=options["max_line_events"])
     collapse = options["convention"] == "collapsed"
@@ -160,7 +181,7 @@ def _jobs(index: int, payload: dict[str, Any], options: dict[str, Any]) -> list[
             for run, stdin in enumerate(payload["runs"])]
 
 
-def _results(payload: dict[str, Any], results: list[JobResult]) -> list[dict[str, Any]] | str:
+def _results(payload: TracePayload, results: list[JobResult]) -> list[dict[str, Any]] | str:
     """Per run (call or stdin) results of one candidate's jobs, or the reason it failed."""
     if payload["mode"] == "calls":
         run = results[0]
@@ -183,7 +204,7 @@ def _results(payload: dict[str, Any], results: list[JobResult]) -> list[dict[str
     return scripts
 
 
-def _trace_seed(payloads: list[dict[str, Any]], options: dict[str, Any], seed: int) -> list[list | str]:
+def _trace_seed(payloads: list[TracePayload], options: dict[str, Any], seed: int) -> list[list | str]:
     """Trace every payload once with hash seed ``seed``, all in one sandbox per interpreter."""
     by_python: dict[str, list[int]] = {}
     for index, payload in enumerate(payloads):
@@ -224,7 +245,8 @@ def build_candidates(candidates: list[Candidate], options: dict[str, Any]) -> li
         live = [i for i in range(len(candidates)) if i not in failed]
         if not live:
             break
-        for i, result in zip(live, _trace_seed([candidates[i].payload for i in live], options, seed)):
+        payloads = [cast(TracePayload, candidates[i].payload) for i in live]
+        for i, result in zip(live, _trace_seed(payloads, options, seed)):
             if isinstance(result, str):  # the program itself failed: no need for the other seeds
                 failed[i] = result
             else:
@@ -246,7 +268,7 @@ def build_candidate(candidate: Candidate, options: dict[str, Any]) -> Outcome:
 
 def _admit(candidate: Candidate, runs: list[list], options: dict[str, Any], outcome: Outcome) -> None:
     """Tasks of the calls whose traces agree across seeds and pass the filters."""
-    payload = candidate.payload
+    payload = cast(TracePayload, candidate.payload)
     complexity = cyclomatic(payload["program"])
     program_loc = loc(payload["program"])
     seen: dict[str, int] = {}
@@ -278,7 +300,7 @@ def _admit(candidate: Candidate, runs: list[list], options: dict[str, Any], outc
         outcome.tasks.append(_task(payload, index, run_input, answer, metrics, options["repeats"]))
 
 
-def _task(payload: dict, index: int, run_input: str, answer: list, metrics: dict, repeats: int) -> dict[str, Any]:
+def _task(payload: TracePayload, index: int, run_input: str, answer: list, metrics: dict, repeats: int) -> dict[str, Any]:
     source, case = payload["source"], payload["case"]
     fields: dict[str, Any] = {"program": payload["program"], "topic": payload["topic"]}
     if payload["mode"] == "calls":
