@@ -24,6 +24,7 @@ The choice, with the ranking it came from, is recorded in each task's provenance
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from typing import Any, Generator
 
 from execbench.families.base import Reject
@@ -62,12 +63,18 @@ def _run_profile(profile: str, long: str, options: dict[str, Any]) -> Generator[
     return profiled((yield {0: [profile_job(profile, long, options)]})[0].get("profile"))
 
 
-def count_job(program: str, long: str, loop_line: int, options: dict[str, Any]) -> Job:
-    """The run counting the iterations of the loop on ``loop_line`` (:func:`count_of`)."""
+@lru_cache(maxsize=64)
+def _count_program(program: str, loop_line: int) -> str:
     loops = [loop for loop in instrument_py.loops(program) if loop.line == loop_line]
     if not loops:
         raise instrument_py.InstrumentError(f"no for/while loop starts on line {loop_line}")
-    return profile_job(instrument_py.profile_program(program, loops), long, options)
+    return instrument_py.profile_program(program, loops)
+
+
+def count_job(program: str, long: str, loop_line: int, options: dict[str, Any]) -> Job:
+    """The run counting the iterations of the loop on ``loop_line`` (:func:`count_of`); the
+    counting copy is made once per program (networkx-simplex: one for all 30 cases)."""
+    return profile_job(_count_program(program, loop_line), long, options)
 
 
 def count_of(result: JobResult | None) -> int:
