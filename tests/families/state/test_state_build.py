@@ -178,6 +178,23 @@ def test_a_count_known_in_advance_runs_with_the_seeds_and_a_wrong_one_changes_no
     assert outcomes[0].tasks[3]["metrics"]["loop_iterations"] == 1002
 
 
+
+def test_a_program_that_forges_its_profile_is_rejected_not_a_crash(tmp_path):
+    forge = COUNTER + "globals()['_check' + 'point_profile'] = %s\n"
+    src = tmp_path / "cases"
+    for name, value in (("counts", "{'counts': 'x', 'last_exit': []}"),
+                        ("snapshots", "dict(globals()['_check' + 'point_profile'], "
+                                      "snapshots={'0:inside': 3, '0:post': 4})"),
+                        ("unparsable", "dict(globals()['_check' + 'point_profile'], snapshots={'0:inside': "
+                                       "{'total': {'json': '[' * 150}}, '0:post': {'total': {'json': '1'}}})")):
+        write_case(src, name, forge % value, "3\n", "300\n")
+    outcomes = STATE.build_candidates(list(STATE.candidates([str(src)], STATE.default_options)),
+                                      {**STATE.default_options, "repeats": 1})
+    reasons = [o.rejected[0]["reason"] for o in outcomes]
+    assert reasons == ["profile run returned malformed counts", "profile run returned malformed snapshots",
+                       "profile run returned malformed snapshots"]
+
+
 CPP = """\
     #include <iostream>
     using namespace std;

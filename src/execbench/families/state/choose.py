@@ -96,8 +96,8 @@ def choose_python(program: str, long: str, options: dict[str, Any]) -> Generator
     loops = instrument_py.instrumentable(program)
     if not loops:
         raise Reject("instrument", "the program has no instrumentable for/while loop")
-    profiled = yield from _run_profile(instrument_py.profile_program(program, loops), long, options)
-    counts, last_exit = profiled["counts"], profiled["last_exit"]
+    first = yield from _run_profile(instrument_py.profile_program(program, loops), long, options)
+    counts, last_exit = _ints(first.get("counts"), len(loops)), _ints(first.get("last_exit"), len(loops))
     ranking = []
     for j in range(len(loops)):
         k = counts[j] // 2 + 1
@@ -117,11 +117,16 @@ def choose_python(program: str, long: str, options: dict[str, Any]) -> Generator
         snapshots[index] = (k, names[index])
     profile = instrument_py.profile_program(program, chosen_loops, snapshots,
                                             max_chars=max(4000, int(options["max_field_chars"])))
-    snap = (yield from _run_profile(profile, long, options))["snapshots"]
+    snap = (yield from _run_profile(profile, long, options)).get("snapshots")
+    if not isinstance(snap, dict):
+        raise Reject("execution", "profile run returned no snapshots")
     tried = []
     for index, (j, k) in enumerate(top):
         loop = loops[j]
-        fields, why = _pick(loop, names[index], snap, index, options)
+        try:
+            fields, why = _pick(loop, names[index], snap, index, options)
+        except (AttributeError, KeyError, TypeError, ValueError, RecursionError):  # the program wrote them
+            raise Reject("execution", "profile run returned malformed snapshots") from None
         tried.append({"loop_line": loop.line, "iterations": counts[j], "result": why})
         if fields:
             return {"chosen_by": "auto", "loop_line": loop.line, "fields": fields, "inside_iteration": k,
@@ -130,6 +135,14 @@ def choose_python(program: str, long: str, options: dict[str, Any]) -> Generator
                              "tried": tried, "rule": "most iterations; live changing scalars/small containers"}}
     raise Reject("checkpoint", "no loop has a projection of changing, serialisable, small variables",
                  tried=tried)
+
+
+def _ints(value: Any, n: int) -> list[int]:
+    """A list of ``n`` counts from a profiling run (the program's process wrote it)."""
+    if not (isinstance(value, list) and len(value) == n
+            and all(isinstance(v, int) and not isinstance(v, bool) for v in value)):
+        raise Reject("execution", "profile run returned malformed counts")
+    return value
 
 
 def _per_line(loops: list[instrument_py.Loop], counts: list[int]) -> dict[int, int]:
