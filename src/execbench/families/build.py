@@ -28,10 +28,14 @@ def _cache_key(family: Family, candidate: Candidate, options: dict) -> str:
 
 
 def _batches(misses: list[tuple[int, Candidate]], size: int, jobs: int) -> list[list[tuple[int, Candidate]]]:
-    """Misses in candidate order, cut into batches of at most ``size`` (smaller when there are
-    few, so that every worker gets several)."""
-    size = max(1, min(size, -(-len(misses) // max(1, jobs * 4))))
-    return [misses[i:i + size] for i in range(0, len(misses), size)]
+    """Misses cut into batches of at most ``size`` (fewer when there are few, so that every
+    worker gets two), dealt out in turn (batch ``i`` takes misses ``i``, ``i + n``, ...):
+    neighbouring candidates are often alike in cost (a source's C++ cases, a package's
+    modules), and dealing them out keeps one batch from holding all the slow ones. Outcomes
+    do not depend on the batch a candidate is in."""
+    size = max(1, min(size, -(-len(misses) // max(1, jobs * 2))))
+    count = -(-len(misses) // size)
+    return [misses[i::count] for i in range(count)]
 
 
 def _local_outcomes(family: Family, candidates: list[Candidate], options: dict, cache: BuildCache,

@@ -168,12 +168,16 @@ def _case_dirs(source: str) -> Iterator[Candidate]:
         )
 
 
-def _jobs(index: int, payload: TracePayload, options: dict[str, Any]) -> list[Job]:
-    """The tracing jobs of one candidate: one for all calls, or one per stdin run."""
+def _jobs(index: int, payload: TracePayload, options: dict[str, Any], calls: list[int] | None = None) -> list[Job]:
+    """The tracing jobs of one candidate: one for its calls (``calls``: the indices of the
+    runs to trace, default all), or one per stdin run."""
     limits = TraceLimits(max_line_events=options["max_line_events"])
     collapse = options["convention"] == "collapsed"
     if payload["mode"] == "calls":
-        return [calls_job(f"{index}", payload["program"], payload["runs"], trace_limits=limits,
+        chosen = range(len(payload["runs"])) if calls is None else calls
+        if not chosen:
+            return []
+        return [calls_job(f"{index}", payload["program"], [payload["runs"][i] for i in chosen], trace_limits=limits,
                           call_timeout=options["call_timeout"], collapse_comprehensions=collapse)]
     return [script_job(f"{index}/{run}", payload["program"], stdin, trace_limits=limits,
                        collapse_comprehensions=collapse,
@@ -204,8 +208,11 @@ def _results(payload: TracePayload, results: list[JobResult]) -> list[dict[str, 
     return scripts
 
 
-def _trace_seed(payloads: list[TracePayload], options: dict[str, Any], seed: int) -> list[list | str]:
-    """Trace every payload once with hash seed ``seed``, all in one sandbox per interpreter."""
+def _trace_seed(payloads: list[TracePayload], options: dict[str, Any], seed: int,
+                calls: list[list[int] | None]) -> list[list | str]:
+    """Trace every payload once with hash seed ``seed``, all in one sandbox per interpreter.
+    ``calls[i]``: the calls of payload ``i`` to trace (None: all); the others' places in
+    its result list hold None."""
     by_python: dict[str, list[int]] = {}
     for index, payload in enumerate(payloads):
         # candidates() records the interpreter; payloads made elsewhere (mutation) resolve it here
@@ -213,10 +220,20 @@ def _trace_seed(payloads: list[TracePayload], options: dict[str, Any], seed: int
         by_python.setdefault(python, []).append(index)
     out: list[list | str] = [""] * len(payloads)
     for python, indices in by_python.items():
-        jobs = {index: _jobs(index, payloads[index], options) for index in indices}
+        jobs = {index: _jobs(index, payloads[index], options, calls[index]) for index in indices}
         results = iter(run_traces([job for index in indices for job in jobs[index]], hash_seed=seed, python=python))
         for index in indices:
-            out[index] = _results(payloads[index], [next(results) for _ in jobs[index]])
+            if not jobs[index]:  # no call left to trace
+                out[index] = [None] * len(payloads[index]["runs"])
+                continue
+            result = _results(payloads[index], [next(results) for _ in jobs[index]])
+            chosen = calls[index]
+            if chosen is not None and not isinstance(result, str):
+                spread: list = [None] * len(payloads[index]["runs"])
+                for position, call_result in zip(chosen, result, strict=True):
+                    spread[position] = call_result
+                result = spread
+            out[index] = result
     return out
 
 
@@ -238,7 +255,13 @@ BATCH_SIZE = 16  # candidates traced in one sandbox per hash seed (families/buil
 
 def build_candidates(candidates: list[Candidate], options: dict[str, Any]) -> list[Outcome]:
     """Trace the candidates ``repeats`` times (one sandbox per hash seed for all of them; a
-    candidate that failed is not traced again) and admit each call as :func:`_admit` says."""
+    candidate that failed is not traced again) and admit each call as :func:`_admit` says.
+
+    A call that failed under hash seed 0 (error, timeout, trace too large) is rejected with
+    seed 0's reason whatever the other seeds give (:func:`_admit` reports the first failing
+    seed), so the other seeds do not trace it again; its place in their results repeats
+    seed 0's. Script runs are all traced every time (each is a job of its own whose crash
+    rejects the candidate)."""
     runs: list[list] = [[] for _ in candidates]
     failed: dict[int, str] = {}
     for seed in range(options["repeats"]):
@@ -246,11 +269,15 @@ def build_candidates(candidates: list[Candidate], options: dict[str, Any]) -> li
         if not live:
             break
         payloads = [cast(TracePayload, candidates[i].payload) for i in live]
-        for i, result in zip(live, _trace_seed(payloads, options, seed)):
+        calls = [None if seed == 0 or payload["mode"] != "calls"
+                 else [n for n, first in enumerate(runs[i][0]) if _failure(first) is None]
+                 for i, payload in zip(live, payloads)]
+        for i, result in zip(live, _trace_seed(payloads, options, seed, calls)):
             if isinstance(result, str):  # the program itself failed: no need for the other seeds
                 failed[i] = result
             else:
-                runs[i].append(result)
+                runs[i].append([first if traced is None else traced for first, traced in zip(runs[i][0], result)]
+                               if seed else result)
     outcomes = []
     for i, candidate in enumerate(candidates):
         outcome = Outcome()
