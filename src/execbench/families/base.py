@@ -97,6 +97,9 @@ class Family(ABC):
     version: str  # bump when outcomes change: it is part of every build-cache key
     variants: tuple[str, ...] = ("direct", "cot")
     default_options: dict[str, Any] = {}  # build settings a user may override with --set
+    # build candidates in worker processes, not threads: for a family whose own Python work
+    # (not its sandboxed children) dominates a build, one GIL would serialise it
+    build_in_processes: bool = False
     source_licenses: dict[str, str] = {}  # built-in source -> license of its programs (dataset cards)
     builder: ModuleType  # families/<name>/build.py
     renderer: ModuleType  # families/<name>/prompt.py

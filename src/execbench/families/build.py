@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import platform
 import time
-from concurrent.futures import ThreadPoolExecutor, as_completed
+import multiprocessing
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from execbench.dataset import DatasetWriter, Task
 from execbench.dataset.cache import BuildCache, content_key
 from execbench.families.base import Candidate, Family, Outcome
-from execbench.families.distributed import parse_executor
+from execbench.families.distributed import parse_executor, run_candidate
+from execbench.sources.errors import SourceError
 
 ProgressFn = Callable[[int, int, int, int], None]  # done, total, tasks, rejected
 
@@ -38,10 +40,39 @@ def _batches(misses: list[tuple[int, Candidate]], size: int, jobs: int) -> list[
     return [misses[i::count] for i in range(count)]
 
 
+def _build_batch(family: Family, candidates: list[Candidate], options: dict) -> list[Outcome]:
+    """Outcomes of a batch; a :class:`SourceError` is a rejection, as it is one by one."""
+    try:
+        return family.build_candidates(candidates, options)
+    except SourceError:
+        if len(candidates) > 1:  # find the candidate it belongs to
+            return [outcome for c in candidates for outcome in _build_batch(family, [c], options)]
+        return [run_candidate(family, candidates[0], options)]
+
+
+def _build_in_process(family_name: str, batch: list[tuple[str, dict]], options: dict) -> list[dict]:
+    """A worker process's batch (the family by name: plug-ins hold modules, not picklable)."""
+    from execbench import families
+
+    outcomes = _build_batch(families.get(family_name), [Candidate(k, p) for k, p in batch], options)
+    return [{"tasks": o.tasks, "rejected": o.rejected} for o in outcomes]
+
+
+def _pool(family: Family, jobs: int) -> Executor:
+    """Threads when a family's work is sandboxed children (the threads only wait); processes
+    when its own Python work is heavy (``Family.build_in_processes``: one GIL would serialise
+    it) and the plug-in is the registered one (a worker finds it by name)."""
+    from execbench import families
+
+    registered = family.name in families.names() and type(families.get(family.name)) is type(family)
+    if family.build_in_processes and registered and jobs > 1:
+        return ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"))
+    return ThreadPoolExecutor(max(1, jobs))
+
+
 def _local_outcomes(family: Family, candidates: list[Candidate], options: dict, cache: BuildCache,
                     jobs: int) -> Iterator[tuple[int, Outcome]]:
-    """(index, outcome): cache hits first, then the misses as batches finish on a thread
-    pool here (each batch's work is sandboxed child processes, so the threads only wait)."""
+    """(index, outcome): cache hits first, then the misses as batches finish on a pool here."""
     misses = []
     for index, candidate in enumerate(candidates):
         cached = cache.get(_cache_key(family, candidate, options))
@@ -51,17 +82,19 @@ def _local_outcomes(family: Family, candidates: list[Candidate], options: dict, 
             misses.append((index, candidate))
     if not misses:
         return
-
-    def build(batch: list[tuple[int, Candidate]]) -> list[tuple[int, Outcome]]:
-        outcomes = family.build_candidates([candidate for _, candidate in batch], options)
-        for (_, candidate), outcome in zip(batch, outcomes, strict=True):
-            cache.put(_cache_key(family, candidate, options), {"tasks": outcome.tasks, "rejected": outcome.rejected})
-        return [(index, outcome) for (index, _), outcome in zip(batch, outcomes)]
-
-    with ThreadPoolExecutor(max(1, jobs)) as pool:
-        futures = [pool.submit(build, batch) for batch in _batches(misses, family.batch_size(options), jobs)]
+    with _pool(family, jobs) as pool:
+        if isinstance(pool, ProcessPoolExecutor):
+            futures = {pool.submit(_build_in_process, family.name, [(c.key, c.payload) for _, c in batch], options):
+                       batch for batch in _batches(misses, family.batch_size(options), jobs)}
+        else:
+            futures = {pool.submit(_build_batch, family, [c for _, c in batch], options): batch
+                       for batch in _batches(misses, family.batch_size(options), jobs)}
         for future in as_completed(futures):
-            yield from future.result()
+            batch = futures[future]
+            outcomes = [o if isinstance(o, Outcome) else Outcome(**o) for o in future.result()]
+            for (index, candidate), outcome in zip(batch, outcomes, strict=True):
+                cache.put(_cache_key(family, candidate, options), {"tasks": outcome.tasks, "rejected": outcome.rejected})
+                yield index, outcome
 
 
 def _ray_outcomes(family: Family, candidates: list[Candidate], options: dict, cache: BuildCache,
@@ -105,7 +138,9 @@ def build_dataset(
 
     ``executor`` is ``local`` (a thread pool of ``jobs`` here) or ``ray[:ADDRESS]``
     (:mod:`execbench.families.distributed`); either way tasks are written in candidate
-    order, so the dataset does not depend on it."""
+    order, so the dataset does not depend on it. A family that builds in worker processes
+    (``Family.build_in_processes``, with ``jobs > 1``) starts them with ``spawn``: a script
+    calling this must guard its top level with ``if __name__ == "__main__":``."""
     kind, address = parse_executor(executor)
     cache = cache or BuildCache(enabled=False)
     started = time.perf_counter()

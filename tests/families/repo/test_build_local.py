@@ -144,3 +144,13 @@ def test_tree_hash_ignores_what_installing_the_tree_writes_into_it(tmp_path):
     assert repos.tree_hash(root) == before
     (root / "minilib" / "extra.py").write_text("y = 2\n")  # a real source change
     assert repos.tree_hash(root) != before
+
+
+def test_worker_processes_build_what_threads_build(built, local_repo, tmp_path):
+    # the repo family builds in worker processes when -j > 1 (Family.build_in_processes)
+    from execbench.families.build import _pool
+    plugin = families.get("repo")
+    with _pool(plugin, 2) as pool:
+        assert type(pool).__name__ == "ProcessPoolExecutor"
+    manifest = build_dataset(plugin, [str(local_repo)], tmp_path / "ds", options=dict(build.DEFAULT_OPTIONS), jobs=2)
+    assert manifest["content_hash"] == built[0]["content_hash"] and manifest["tasks"] == built[0]["tasks"]

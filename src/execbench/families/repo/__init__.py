@@ -30,6 +30,7 @@ class RepoFamily(Family):
     version = "12"
     variants = tuple(prompt.VARIANTS)
     default_options = build.DEFAULT_OPTIONS
+    build_in_processes = True  # admission, slicing and metrics are parent-side Python: ~60% of a build
     builder, renderer = build, prompt
     # compare.grade_answer grades literals, sympy text and dotted names (text)
     arms = {"masked-assertion": ("python-literal", "sympy", "text")}
