@@ -161,3 +161,19 @@ def test_the_sandboxs_file_size_and_open_file_limits_are_the_callers():
     assert run([job("default", program)])[0].value == {"result": [64 << 20, 256]}
     raised = run([job("raised", program)], file_size_bytes=1 << 30, open_files=1024)[0]
     assert raised.value == {"result": [1 << 30, 1024]}
+
+
+def test_binary_output_and_files_that_look_like_records_come_back_intact():
+    fake = b'\n{"id": "next", "skipped": true}\n'
+    program = ("import sys\nsys.stdout.buffer.write(%r * 3)\nopen('blob.bin', 'wb').write(bytes(range(256)) + %r)\n"
+               "result = 'x\\n' * 5\n" % (fake, fake))
+    results = run([job("a", program, collect=["blob.bin"]), job("next", "result = 'real'\n")])
+    assert results[0].stdout == fake * 3 and results[0].files["blob.bin"] == bytes(range(256)) + fake
+    assert results[0].value == {"result": "x\n" * 5}
+    assert results[1].ok and results[1].value == {"result": "real"}
+
+
+def test_a_value_that_is_not_utf8_is_a_value_error():
+    program = "import json\njson.dump = lambda obj, fh, **kw: fh.buffer.write(b'\\xff\\xfe') if hasattr(fh, 'buffer') else fh.write('\\udcff')\nresult = 1\n"
+    result = run([job("a", program)])[0]
+    assert result.value is None and result.value_error

@@ -3,7 +3,9 @@
 ``python -m execbench.sandbox._jobrunner`` reads one JSON document from stdin
 (``{"preload": [modules], "jobs": [job, ...]}``), imports the preload modules and every
 job's handler module once, then runs the jobs one after the other, each in its own child
-forked from that warm state, and writes one JSON line per job to stdout as it finishes.
+forked from that warm state, and writes one record per job to stdout as it finishes: a
+JSON header line, then the job's stdout, value and collected files as raw bytes whose
+lengths the header gives.
 
 Isolation between jobs:
 
@@ -220,7 +222,7 @@ def _child(job: dict[str, Any], handler: Callable, stdin: str, out: str, err: st
 
 
 def run_job(index: int, job: dict[str, Any], directory: str, records: str,
-            handler: Callable) -> dict[str, Any]:
+            handler: Callable) -> tuple[dict[str, Any], list[bytes]]:
     cwd = os.path.join(directory, job.get("cwd", "."))
     os.makedirs(cwd, exist_ok=True)
     out, err, value, stdin = (os.path.join(records, f"{index}.{s}") for s in ("out", "err", "json", "in"))
@@ -272,26 +274,32 @@ def run_job(index: int, job: dict[str, Any], directory: str, records: str,
     record: dict[str, Any] = {
         "id": job["id"], "exit_code": code, "signal": signum, "limit": limit,
         "wall": round(time.monotonic() - started, 4), "cpu": round(cpu, 4), "maxrss_kb": usage.ru_maxrss,
-        "stdout": base64.b64encode(stdout).decode(), "stdout_truncated": truncated,
-        "stderr": stderr.decode("utf-8", "replace"),
-        "value": raw_value.decode("utf-8", "replace") if raw_value and not too_big else None,
+        "stdout": len(stdout), "stdout_truncated": truncated, "stderr": stderr.decode("utf-8", "replace"),
+        "value": len(raw_value) if raw_value and not too_big else None,
         "value_error": f"value larger than {job['max_value']} bytes" if too_big else None,
     }
+    blobs = [stdout, *([raw_value] if record["value"] is not None else [])]
     files = {}
     for name in job.get("collect", []):
         data, _ = _read_limited(os.path.join(cwd, name), int(job.get("max_collect", 1 << 16)))
         if data or os.path.isfile(os.path.join(cwd, name)):
-            files[name] = base64.b64encode(data).decode()
+            files[name] = len(data)
+            blobs.append(data)
     record["files"] = files
     for path in (out, err, value, stdin):
         if os.path.lexists(path):
             os.unlink(path)
-    return record
+    return record, blobs
 
 
-def _emit(record: dict[str, Any]) -> None:
-    sys.stdout.write(json.dumps(record) + "\n")
-    sys.stdout.flush()
+def _emit(record: dict[str, Any], blobs: list[bytes] = ()) -> None:
+    """One job's record: a JSON header line, then its blobs (stdout, the value, the collected
+    files, in that order) raw, their lengths in the header (no base64, no JSON escaping)."""
+    out = sys.stdout.buffer
+    out.write(json.dumps(record).encode() + b"\n")
+    for blob in blobs:
+        out.write(blob)
+    out.flush()
 
 
 def main() -> int:
@@ -325,9 +333,9 @@ def main() -> int:
             continue
         if not os.path.isdir(records):
             os.makedirs(records)
-        record = run_job(index, job, directory, records, handler)
+        record, blobs = run_job(index, job, directory, records, handler)
         done[job["id"]] = record["limit"] is None and record["exit_code"] == 0
-        _emit(record)
+        _emit(record, blobs)
     return 0
 
 

@@ -129,13 +129,41 @@ class JobResult:
 
 _INT = (int, type(None))
 _FIELDS = {"id": str, "exit_code": _INT, "signal": _INT, "limit": (str, type(None)), "wall": (int, float),
-           "cpu": (int, float), "maxrss_kb": int, "stdout": str, "stdout_truncated": bool, "stderr": str,
-           "value": (str, type(None)), "value_error": (str, type(None)), "files": dict}
+           "cpu": (int, float), "maxrss_kb": int, "stdout": int, "stdout_truncated": bool, "stderr": str,
+           "value": _INT, "value_error": (str, type(None)), "files": dict}
 _LIMITS = (None, "wall_time", "cpu_time", "memory", "file_size", "tasks", "output")
+MAX_HEADER = 1 << 20
 
 
-def _result(raw: dict[str, Any], job: Job) -> JobResult:
-    """One line of the runner (written by the runner, but read as hostile all the same)."""
+class _Records:
+    """The runner's output: per job a JSON header line, then its blobs (see ``_jobrunner``)."""
+
+    def __init__(self, data: bytes) -> None:
+        self.raw, self.data, self.pos = data, memoryview(data), 0
+
+    def header(self) -> Any:
+        end = self.raw.find(b"\n", self.pos, self.pos + MAX_HEADER + 1)
+        if end < 0:
+            raise records.RecordError("no complete record header")
+        line = self.raw[self.pos:end]
+        self.pos = end + 1
+        return records.load_json(line, max_bytes=MAX_HEADER, max_depth=8)
+
+    def blob(self, size: Any, cap: int, where: str) -> bytes:
+        if not isinstance(size, int) or isinstance(size, bool) or not 0 <= size <= cap:
+            raise records.RecordError(f"{where}: bad length {size!r}")
+        if self.pos + size > len(self.data):
+            raise records.RecordError(f"{where}: cut short")
+        blob = bytes(self.data[self.pos:self.pos + size])
+        self.pos += size
+        return blob
+
+    def more(self) -> bool:
+        return self.pos < len(self.data)
+
+
+def _result(raw: dict[str, Any], job: Job, stream: _Records) -> JobResult:
+    """One job's record (written by the runner, but read as hostile all the same)."""
     if raw.get("skipped") is True:
         return JobResult(job.id, skipped=True)
     if isinstance(raw.get("handler_error"), str):
@@ -144,37 +172,41 @@ def _result(raw: dict[str, Any], job: Job) -> JobResult:
     record = records.check(raw, _FIELDS, where=where)
     if record["limit"] not in _LIMITS:
         raise records.RecordError(f"{where}: unknown limit {record['limit']!r}")
+    stdout = stream.blob(record["stdout"], job.max_output, f"{where} stdout")
     value, value_error = None, record["value_error"]
     if record["value"] is not None:
+        text = stream.blob(record["value"], job.max_value, f"{where} value")
         try:
-            value = records.load_json(record["value"], max_bytes=job.max_value, max_depth=200)
+            value = records.load_json(text, max_bytes=job.max_value, max_depth=200)
         except records.RecordError as exc:
             value_error = str(exc)
     files = {}
-    for name, data in record["files"].items():
-        if name in job.collect and isinstance(data, str):
-            files[name] = records.b64(data, f"{where} file {name}")
+    for name, size in record["files"].items():
+        if name not in job.collect:
+            raise records.RecordError(f"{where}: file {name!r} was not asked for")
+        files[name] = stream.blob(size, job.max_collect, f"{where} file {name}")
     return JobResult(
         job.id, exit_code=record["exit_code"], signal=record["signal"], limit=record["limit"],
-        stdout=records.b64(record["stdout"], f"{where} stdout"), stdout_truncated=record["stdout_truncated"],
-        stderr=record["stderr"], value=value, value_error=value_error, files=files,
-        wall=float(record["wall"]), cpu=float(record["cpu"]), maxrss_kb=record["maxrss_kb"],
+        stdout=stdout, stdout_truncated=record["stdout_truncated"], stderr=record["stderr"], value=value,
+        value_error=value_error, files=files, wall=float(record["wall"]), cpu=float(record["cpu"]),
+        maxrss_kb=record["maxrss_kb"],
     )
 
 
-def _read_lines(stdout: bytes, jobs: Sequence[Job]) -> dict[str, JobResult]:
-    """The records the runner wrote, in order; parsing stops at the first bad line."""
+def _read_records(stdout: bytes, jobs: Sequence[Job]) -> dict[str, JobResult]:
+    """The records the runner wrote, in order; reading stops at the first bad one (that
+    job fails saying why)."""
     wanted = {job.id: job for job in jobs}
     results: dict[str, JobResult] = {}
-    for line in stdout.split(b"\n"):
-        if not line.strip():
-            continue
+    stream = _Records(stdout)
+    while stream.more():
+        raw: Any = None
         try:
-            raw = records.load_json(line, max_bytes=len(line), max_depth=8)
+            raw = stream.header()
             job = wanted.get(raw.get("id")) if isinstance(raw, dict) else None
             if job is None or job.id in results:
                 break
-            results[job.id] = _result(raw, job)
+            results[job.id] = _result(raw, job, stream)
         except records.RecordError as exc:
             failed = raw.get("id") if isinstance(raw, dict) else None
             if failed in wanted and failed not in results:
@@ -188,8 +220,8 @@ def _start(jobs: Sequence[Job], *, python: str | None, seed: int, preload: Seque
            file_size_bytes: int = 64 << 20, open_files: int = 256) -> _run.SandboxResult:
     spec = json.dumps({"preload": list(preload), "jobs": [job.spec() for job in jobs]})
     wall = sum(job.wall_seconds + 1.0 for job in jobs) + _RUNNER_SLACK_SECONDS
-    output = sum(job.max_output * 4 // 3 + job.max_value + job.max_collect * 2 * len(job.collect) + 16384
-                 for job in jobs) + (1 << 20)
+    output = sum(job.max_output + job.max_value + job.max_collect * len(job.collect) + MAX_HEADER
+                 for job in jobs)
     memory = max(job.memory_mb for job in jobs) + 512
     limits = _run.Limits(cpu_seconds=wall, wall_seconds=wall, memory_bytes=memory * 1024 * 1024,
                          max_tasks=max_tasks, output_bytes=output, file_size_bytes=file_size_bytes,
@@ -227,7 +259,7 @@ def run_jobs(jobs: Sequence[Job], *, python: str | None = None, seed: int = 0, p
         outcome = _start(pending, python=python, seed=seed, preload=preload, env=env or {},
                          read_only_paths=read_only_paths, max_tasks=max_tasks,
                          file_size_bytes=file_size_bytes, open_files=open_files)
-        got = _read_lines(outcome.stdout, pending)
+        got = _read_records(outcome.stdout, pending)
         results.update(got)
         rest = [job for job in pending if job.id not in results]
         if not rest:
