@@ -6,11 +6,16 @@ of speed or plumbing must not change a single task. When a deliberate change alt
 family's outcomes, bump the family's version, rebuild, and update the hash here with the
 reason in the commit message. Trace answers come from the pinned CPython 3.11
 (tracing/interpreter.py), so these hashes do not depend on the interpreter running the tests.
+The state records carry opcode counts of the building interpreter (``metrics``), so their
+hashes hold for the interpreter they were recorded with (CPython 3.11.7, the one CI runs);
+they were recorded after the state records stopped carrying measured resources (state
+version 3), from builds whose records equal 0939e2f's apart from those measurements.
 """
 
 from __future__ import annotations
 
 import json
+import platform
 
 import pytest
 
@@ -21,12 +26,18 @@ PINNED = {
     # (family, source): content hash of tasks.jsonl
     ("trace", "humaneval"): "sha256:4c10133331db09adad77a41fe28046f20cd4900cd9c9fe25efd59d951014d5c5",
     ("trace", "advanced"): "sha256:bb7b541e8695e374a0a37ac3a97cbb4fcf91f2c3a466b2dd630063c765b392aa",
+    ("state", "classic"): "sha256:6c07e183a0a64aa5733215cf4c11aafc1f7c4ec411967eeb1651130b55b3163b",
+    ("state", "networkx-simplex"): "sha256:228fff615630564c488b45909704f02f60f6d8ce31a65895f3bff1c49499f158",
 }
+RECORDED_UNDER = {"state": "3.11.7"}  # families whose records depend on the building interpreter
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("family", "source"), sorted(PINNED))
 def test_shipped_corpus_builds_to_its_pinned_hash(family, source, tmp_path, cache_dir):
+    recorded = RECORDED_UNDER.get(family)
+    if recorded and platform.python_version() != recorded:
+        pytest.skip(f"{family} hashes were recorded under CPython {recorded}")
     plugin = families.get(family)
     manifest = build_dataset(plugin, [source], tmp_path / "out", options=dict(plugin.default_options), jobs=2)
     assert manifest["content_hash"] == PINNED[family, source], (
