@@ -40,6 +40,17 @@ def _batches(misses: list[tuple[int, Candidate]], size: int, jobs: int) -> list[
     return [misses[i::count] for i in range(count)]
 
 
+def _cache_hits(family: Family, candidates: list[Candidate], options: dict, cache: BuildCache,
+                misses: list[tuple[int, Candidate]]) -> Iterator[tuple[int, Outcome]]:
+    """(index, outcome) of the cached candidates; the others are appended to ``misses``."""
+    for index, candidate in enumerate(candidates):
+        cached = cache.get(_cache_key(family, candidate, options))
+        if cached is not None:
+            yield index, Outcome(**cached)
+        else:
+            misses.append((index, candidate))
+
+
 def _build_batch(family: Family, candidates: list[Candidate], options: dict) -> list[Outcome]:
     """Outcomes of a batch; a :class:`SourceError` is a rejection, as it is one by one."""
     try:
@@ -73,13 +84,8 @@ def _pool(family: Family, jobs: int) -> Executor:
 def _local_outcomes(family: Family, candidates: list[Candidate], options: dict, cache: BuildCache,
                     jobs: int) -> Iterator[tuple[int, Outcome]]:
     """(index, outcome): cache hits first, then the misses as batches finish on a pool here."""
-    misses = []
-    for index, candidate in enumerate(candidates):
-        cached = cache.get(_cache_key(family, candidate, options))
-        if cached is not None:
-            yield index, Outcome(**cached)
-        else:
-            misses.append((index, candidate))
+    misses: list[tuple[int, Candidate]] = []
+    yield from _cache_hits(family, candidates, options, cache, misses)
     if not misses:
         return
     with _pool(family, jobs) as pool:
@@ -102,13 +108,8 @@ def _ray_outcomes(family: Family, candidates: list[Candidate], options: dict, ca
     """(index, outcome): cache hits first, then the rest as Ray workers finish them."""
     from execbench.families.distributed import RayBuild
 
-    misses = []
-    for index, candidate in enumerate(candidates):
-        cached = cache.get(_cache_key(family, candidate, options))
-        if cached is not None:
-            yield index, Outcome(**cached)
-        else:
-            misses.append((index, candidate))
+    misses: list[tuple[int, Candidate]] = []
+    yield from _cache_hits(family, candidates, options, cache, misses)
     if not misses:
         return
     cluster = RayBuild(address, jobs)

@@ -172,6 +172,15 @@ class Adapter(Protocol):
     def mutate(self, unit: Unit, ctx: Context) -> UnitResult: ...
 
 
+def operator_variants(operators: Iterable[str], base: dict[str, Any]) -> list[dict[str, Any]]:
+    """The program variants a unit is mutated into: with the ``literals`` operator three (two
+    with new literal values, one without), otherwise one; ``base`` holds the other settings."""
+    if "literals" in set(operators):
+        return [{**base, "literals": True, "variant": 0}, {**base, "literals": True, "variant": 1},
+                {**base, "literals": False, "variant": 2}]
+    return [{**base, "literals": False, "variant": 0}]
+
+
 def adapter_for(family: Family) -> Adapter:
     adapter = family.mutation_adapter()
     if adapter is None:

@@ -26,7 +26,7 @@ from typing import Callable, Mapping, Sequence
 
 from . import _cgroup, _linux
 from ._cleanup import remove_tree
-from .classify import classify
+from .classify import classify, describe_signal
 
 FORCE_FALLBACK_ENV = "EXECBENCH_SANDBOX_FORCE_FALLBACK"
 EXCLUSIVE_UID_ENV = "EXECBENCH_SANDBOX_EXCLUSIVE_UID"
@@ -82,11 +82,7 @@ class SandboxResult:
         if self.limit:
             return f"{how}: {self.limit} limit ({_limit_value(self.limit, self.limits)})"
         if self.signal is not None:
-            try:
-                name = signal.Signals(self.signal).name
-            except ValueError:
-                name = "?"
-            return f"killed by signal {self.signal} ({name})"
+            return describe_signal(self.signal)
         if self.exit_code == 0:
             return how
         lines = [ln for ln in self.stderr.decode("utf-8", "replace").splitlines() if ln.strip()]

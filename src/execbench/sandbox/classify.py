@@ -18,6 +18,15 @@ FILE_SIZE_MARKERS = (b"File too large", b"File size limit exceeded")
 STDERR_TAIL = 4096
 
 
+def describe_signal(signum: int) -> str:
+    """"killed by signal 11 (SIGSEGV)"."""
+    try:
+        name = signal.Signals(signum).name
+    except ValueError:
+        name = "?"
+    return f"killed by signal {signum} ({name})"
+
+
 def cpu_limit_seconds(cpu_seconds: float) -> int:
     """RLIMIT_CPU is whole seconds: the soft limit a ``cpu_seconds`` budget becomes."""
     return max(1, math.ceil(cpu_seconds))

@@ -30,13 +30,13 @@ from __future__ import annotations
 import base64
 import json
 import os
-import signal
 import sys
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 import execbench
 from execbench.sandbox import _run, records
+from execbench.sandbox.classify import describe_signal
 
 RUNNER = ["-m", "execbench.sandbox._jobrunner"]
 MAX_VALUE = 64 << 20
@@ -114,17 +114,24 @@ class JobResult:
         if self.limit:
             return f"{self.limit} limit"
         if self.signal is not None:
-            try:
-                name = signal.Signals(self.signal).name
-            except ValueError:
-                name = "?"
-            return f"killed by signal {self.signal} ({name})"
+            return describe_signal(self.signal)
         lines = [ln for ln in self.stderr.splitlines() if ln.strip()]
         tail = f": {lines[-1].strip()[:300]}" if lines and self.exit_code != 0 else ""
         return f"exit {self.exit_code}{tail}"
 
     def text(self) -> str:
         return self.stdout.decode("utf-8")
+
+    def has_value(self, missing: str) -> bool:
+        """True when the job ended normally with a value to check; when it ended normally
+        without one (``os._exit`` in the program, a value too large or not JSON), it
+        becomes a failed job (``failure``: the value's error, else ``missing``)."""
+        if self.failure or self.skipped or self.limit is not None or self.signal is not None:
+            return False
+        if self.value is None:
+            self.failure = self.value_error or missing
+            return False
+        return True
 
 
 _INT = (int, type(None))

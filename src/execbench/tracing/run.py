@@ -72,10 +72,7 @@ def script_job(job_id: str, program: str, stdin: str | bytes = b"", *, filename:
 def checked(result: JobResult) -> JobResult:
     """``result`` with its value validated as a tracing record (envelope and statuses); a job
     without a valid record is a failed one (:attr:`JobResult.failure` says why)."""
-    if result.failure or result.skipped or result.limit is not None or result.signal is not None:
-        return result
-    if result.value is None:
-        result.failure = result.value_error or f"no trace record ({result.reason()})"
+    if not result.has_value(f"no trace record ({result.reason()})"):
         return result
     try:
         value = records.check(result.value, {"module": dict}, {"calls": list, "script": dict},

@@ -44,10 +44,7 @@ def run(kind: str, items: list[dict[str, Any]], *, seed: int = 0, cpu_seconds: f
 def checked(kind: str, result: JobResult) -> JobResult:
     """``result`` with its value validated as a ``kind`` result; a job that ended without
     one (``os._exit`` in the program, a malformed value) is a failed one (``failure``)."""
-    if result.failure or result.skipped or result.limit is not None or result.signal is not None:
-        return result
-    if result.value is None:
-        result.failure = result.value_error or f"crashed ({result.reason()}, no result)"
+    if not result.has_value(f"crashed ({result.reason()}, no result)"):
         return result
     try:
         value = records.check(result.value, {"status": str}, {"error": str}, where="cruxeval result")

@@ -95,11 +95,8 @@ class StateAdapter:
         ops = set(ctx.settings.operators)
         if not python or not ops & {"rename", "literals", "strip-comments"}:
             return [{"variant": 0, "program": False}]
-        base = {"program": True, "rename": "rename" in ops, "strip_comments": "strip-comments" in ops}
-        if "literals" in ops:
-            return [{**base, "literals": True, "variant": 0}, {**base, "literals": True, "variant": 1},
-                    {**base, "literals": False, "variant": 2}]
-        return [{**base, "literals": False, "variant": 0}]
+        return engine.operator_variants(ops, {"program": True, "rename": "rename" in ops,
+                                              "strip_comments": "strip-comments" in ops})
 
     def mutate(self, unit: engine.Unit, ctx: engine.Context) -> engine.UnitResult:
         started = time.perf_counter()

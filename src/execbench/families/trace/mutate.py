@@ -66,11 +66,7 @@ class TraceAdapter:
     # -- one unit --------------------------------------------------------------------------------
     def _variants(self, ctx: engine.Context) -> list[dict[str, Any]]:
         ops = set(ctx.settings.operators)
-        base = {"rename": "rename" in ops, "strip_comments": "strip-comments" in ops}
-        if "literals" in ops:
-            return [{**base, "literals": True, "variant": 0}, {**base, "literals": True, "variant": 1},
-                    {**base, "literals": False, "variant": 2}]
-        return [{**base, "literals": False, "variant": 0}]
+        return engine.operator_variants(ops, {"rename": "rename" in ops, "strip_comments": "strip-comments" in ops})
 
     def mutate(self, unit: engine.Unit, ctx: engine.Context) -> engine.UnitResult:
         started = time.perf_counter()
