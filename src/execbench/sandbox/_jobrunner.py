@@ -229,7 +229,11 @@ def run_job(index: int, job: dict[str, Any], directory: str, records: str,
     for path in (out, err, value, stdin):
         if os.path.lexists(path):
             os.unlink(path)
-    _write(records, f"{index}.in", base64.b64decode(job.get("stdin", "")), 0o644)
+    data = base64.b64decode(job.get("stdin", ""))
+    if data:
+        _write(records, f"{index}.in", data, 0o644)
+    else:
+        stdin = os.devnull   # most jobs read no input: no file to make and remove
     for name, data in job.get("files", {}).items():
         _write(directory, name, base64.b64decode(data), 0o755 if name in job.get("executable", ()) else 0o644)
     for name in job.get("collect", []):   # planted by an earlier job of the group?
@@ -287,7 +291,7 @@ def run_job(index: int, job: dict[str, Any], directory: str, records: str,
             blobs.append(data)
     record["files"] = files
     for path in (out, err, value, stdin):
-        if os.path.lexists(path):
+        if path != os.devnull and os.path.lexists(path):
             os.unlink(path)
     return record, blobs
 
