@@ -1,7 +1,7 @@
 """Reading what a sandboxed program could have written: bounded, validated, never raising
 anything but :class:`RecordError`.
 
-Every file collected from a work dir (``result.json``, ``results.jsonl``, per-job records)
+Everything a sandboxed run hands back (job values, the job runner's records, ``results.jsonl``)
 is hostile input. ``load_json`` refuses records over a size cap and nesting over a depth
 cap *before* parsing (``json.loads`` recurses: ``"[" * 200000`` raises RecursionError),
 rejects NaN/Infinity and invalid UTF-8; ``check`` validates fields one by one (types,
