@@ -8,16 +8,16 @@ Size convention (|S_t|, "slots"):
 
 * roots: the local variables of every active frame whose code is in the program files
   (innermost first), then the program module's globals; names that are dunders, start
-  with ``_checkpoint`` (instrumentation), or are bound to modules, functions, classes or
-  builtins are not state;
+  with the caller's ``hidden_prefix`` (instrumentation; the state family's ``_checkpoint``),
+  or are bound to modules, functions, classes or builtins are not state;
 * each root binding contributes the size of its value: an atomic value (None, bool, int,
   float, complex, str, bytes, range) is 1 whatever its length; a container (list, tuple,
   dict, set, frozenset, collections.deque) is 1 plus the size of each element (for dicts:
   each key and each value); an instance of a Python class is 1 plus the size of each value
   in its instance ``__dict__`` (read without calling user code); anything else (iterators,
   generators, files, C-level objects) is 1;
-* frames of instrumentation helpers (functions named ``_checkpoint...``) are not followed
-  (the tracer's ``skip_prefix="_checkpoint"``): their opcodes, lines and locals do not count;
+* frames of instrumentation helpers are not followed (the tracer's ``skip_prefix``, the
+  same prefix): their opcodes, lines and locals do not count;
 * a container or instance is counted once per observation (by identity): a second
   reference to it adds 0, so aliases and cycles are not double counted.
 
@@ -41,10 +41,10 @@ _NOT_STATE = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, t
 _get_dict = object.__getattribute__
 
 
-def _is_state_name(name: str, value: Any) -> bool:
+def _is_state_name(name: str, value: Any, hidden: str | None) -> bool:
     if name.startswith("__") and name.endswith("__"):
         return False
-    if name.startswith("_checkpoint"):
+    if hidden is not None and name.startswith(hidden):
         return False
     return not isinstance(value, _NOT_STATE)
 
@@ -91,8 +91,9 @@ class _Walker:
         return 1 + sum(self.size(v) for v in attrs.values())
 
 
-def state_size(frame: types.FrameType, files: frozenset[str]) -> tuple[int, int]:
-    """(|S|, work) for the program state visible from ``frame`` (see the module docstring)."""
+def state_size(frame: types.FrameType, files: frozenset[str], hidden: str | None = None) -> tuple[int, int]:
+    """(|S|, work) for the program state visible from ``frame`` (see the module docstring);
+    names starting with ``hidden`` (instrumentation) are not state."""
     walker = _Walker()
     total = 0
     module_globals = None
@@ -104,13 +105,13 @@ def state_size(frame: types.FrameType, files: frozenset[str]) -> tuple[int, int]
                 module_globals = f.f_globals
             if code.co_name != "<module>":
                 for name, value in f.f_locals.items():
-                    if _is_state_name(name, value):
+                    if _is_state_name(name, value, hidden):
                         total += walker.size(value)
         f = f.f_back
     if module_globals is None:
         module_globals = frame.f_globals
     for name, value in list(module_globals.items()):
-        if _is_state_name(name, value):
+        if _is_state_name(name, value, hidden):
             total += walker.size(value)
     return total, walker.work + 1
 
@@ -118,8 +119,9 @@ def state_size(frame: types.FrameType, files: frozenset[str]) -> tuple[int, int]
 class StateMeter:
     """Line-event observer that measures |S_t| (with the stride sampling above)."""
 
-    def __init__(self, files: list[str], *, budget: int = 300_000) -> None:
+    def __init__(self, files: list[str], *, budget: int = 300_000, hidden_prefix: str | None = None) -> None:
         self.files = frozenset(files)
+        self.hidden = hidden_prefix  # names of the instrumentation, not of the program
         self.budget = max(1, budget)
         self.events = 0
         self.peak_state = 0
@@ -133,7 +135,7 @@ class StateMeter:
         self.events += 1
         if self.events % self.stride:
             return
-        size, work = state_size(frame, self.files)
+        size, work = state_size(frame, self.files, self.hidden)
         self.samples += 1
         self.work += work
         self.state_load += size * self.stride

@@ -26,16 +26,19 @@ from execbench.tracing.state import StateMeter   # imported before the runner fo
 from execbench.tracing.tracer import TraceLimits, Tracer
 
 
+HELPERS = "_checkpoint"  # the instrumentation's names (instrument_py.py): not the program's
+
+
 def _measuring_tracer(program: str, measure: dict[str, Any]) -> tuple[Tracer, StateMeter | None]:
     """The tracer of a measured run: opcodes and line events of the program's own frames
     (not of ``_checkpoint`` helpers), every depth, no line list, the program stopped at the
     cap; plus the state meter when ``measure["state"]``."""
-    meter = StateMeter([program], budget=int(measure.get("state_budget", 300_000))) \
+    meter = StateMeter([program], budget=int(measure.get("state_budget", 300_000)), hidden_prefix=HELPERS) \
         if measure.get("state", False) else None
     cap = int(measure.get("max_line_events", 2_000_000))
     limits = TraceLimits(max_line_events=cap, max_calls=sys.maxsize)
     tracer = Tracer([program], limits=limits, record_calls=False, count_opcodes=True, summarize_values=False,
-                    record_lines=False, skip_prefix="_checkpoint", observer=meter, stop_on_cap=True)
+                    record_lines=False, skip_prefix=HELPERS, observer=meter, stop_on_cap=True)
     return tracer, meter
 
 
