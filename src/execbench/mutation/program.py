@@ -7,7 +7,8 @@ Operators (each may be switched off):
     comprehension variables, and (``rename_module``) module-level variables, functions
     and classes. Never renamed: protected names (the entry point, every name a call or
     test uses, checkpoint fields), attributes, keyword-argument names, builtins, dunder
-    names, ``self``/``cls``, names bound by ``import``/``match``, class-body names,
+    names, ``self``/``cls``, names bound by ``import``/``match``, class-body names (and
+    module names a class body reads before binding them: ``x = 1; class C: x = x + 1``),
     parameters whose name appears as a keyword anywhere (or when any call passes
     ``**mapping``, or the function is decorated), and any identifier spelled inside a
     string literal (``getattr(obj, "x")``, ``kwargs={"n": 1}``). A program that reads
