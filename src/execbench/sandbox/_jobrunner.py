@@ -76,15 +76,10 @@ def exec_job(args: dict[str, Any]) -> None:
     the environment plus ``args["env"]`` (``{cwd}`` in a value is the job's directory)."""
     env = dict(os.environ)
     env.update({k: str(v).replace("{cwd}", os.getcwd()) for k, v in args.get("env", {}).items()})
+    import shutil  # in the forked child only: the runner's start-up need not pay for it
+
     argv = [str(a) for a in args["argv"]]
-    path = argv[0]
-    if "/" not in path:
-        for directory in env.get("PATH", "/usr/bin:/bin").split(":"):
-            candidate = os.path.join(directory, path)
-            if os.access(candidate, os.X_OK):
-                path = candidate
-                break
-    os.execve(path, argv, env)
+    os.execve(shutil.which(argv[0], path=env.get("PATH", "/usr/bin:/bin")) or argv[0], argv, env)
 
 
 def wait_or_kill(pid: int, deadline: float) -> tuple[int, Any, bool]:
