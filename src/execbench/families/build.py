@@ -61,12 +61,11 @@ def _build_batch(family: Family, candidates: list[Candidate], options: dict) -> 
         return [run_candidate(family, candidates[0], options)]
 
 
-def _build_in_process(family_name: str, batch: list[tuple[str, dict]], options: dict) -> list[dict]:
+def _build_in_process(family_name: str, candidates: list[Candidate], options: dict) -> list[Outcome]:
     """A worker process's batch (the family by name: plug-ins hold modules, not picklable)."""
     from execbench import families
 
-    outcomes = _build_batch(families.get(family_name), [Candidate(k, p) for k, p in batch], options)
-    return [{"tasks": o.tasks, "rejected": o.rejected} for o in outcomes]
+    return _build_batch(families.get(family_name), candidates, options)
 
 
 def _pool(family: Family, jobs: int) -> Executor:
@@ -89,16 +88,14 @@ def _local_outcomes(family: Family, candidates: list[Candidate], options: dict, 
     if not misses:
         return
     with _pool(family, jobs) as pool:
-        if isinstance(pool, ProcessPoolExecutor):
-            futures = {pool.submit(_build_in_process, family.name, [(c.key, c.payload) for _, c in batch], options):
-                       batch for batch in _batches(misses, family.batch_size(options), jobs)}
-        else:
-            futures = {pool.submit(_build_batch, family, [c for _, c in batch], options): batch
-                       for batch in _batches(misses, family.batch_size(options), jobs)}
+        # a worker process finds the plug-in by name; a thread is handed the plug-in itself
+        build, plugin = ((_build_in_process, family.name) if isinstance(pool, ProcessPoolExecutor)
+                         else (_build_batch, family))
+        futures = {pool.submit(build, plugin, [c for _, c in batch], options): batch
+                   for batch in _batches(misses, family.batch_size(options), jobs)}
         for future in as_completed(futures):
             batch = futures[future]
-            outcomes = [o if isinstance(o, Outcome) else Outcome(**o) for o in future.result()]
-            for (index, candidate), outcome in zip(batch, outcomes, strict=True):
+            for (index, candidate), outcome in zip(batch, future.result(), strict=True):
                 cache.put(_cache_key(family, candidate, options), {"tasks": outcome.tasks, "rejected": outcome.rejected})
                 yield index, outcome
 
