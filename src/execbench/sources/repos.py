@@ -37,7 +37,6 @@ import subprocess
 import sys
 import tarfile
 import tempfile
-import tomllib
 import zipfile
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -212,39 +211,16 @@ def config_for(name: str, version: str, root: Path, full: bool = False) -> RepoC
 
 
 def infer_config(name: str, version: str, root: Path) -> RepoConfig:
-    """Test dependencies from the tree: dependency-groups / optional-dependencies named
-    test(s)/testing, and requirements/test*.txt; plus pytest."""
-    deps: list[str] = [PYTEST]
-    pyproject = root / "pyproject.toml"
-    if pyproject.is_file() and inside(pyproject, root):
-        try:
-            data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError):
-            data = {}
-        groups = data.get("dependency-groups", {})
-        extras = data.get("project", {}).get("optional-dependencies", {})
-        for table in (groups, extras):
-            for key in ("test", "tests", "testing"):
-                for item in table.get(key, []) or []:
-                    if isinstance(item, str):
-                        deps.append(item)
-    for req in sorted((root / "requirements").glob("test*.txt")) if (root / "requirements").is_dir() else []:
-        if not inside(req, root):
-            continue
-        for line in req.read_text(encoding="utf-8", errors="replace").splitlines():
-            line = line.split("#", 1)[0].strip()
-            if line and not line.startswith("-"):
-                deps.append(line)
-    drop = re.compile(r"^(pytest-(cov|xdist|codspeed|benchmark|mypy.*)|coverage|covdefaults|pre-commit|mypy|"
-                      r"pyright|pycodestyle|flake8|ruff)\b", re.I)
-    seen: dict[str, str] = {}
-    for dep in deps:
-        requirement = requirement_text(dep, f"{name} test dependency")
-        base = Requirement(requirement).name.lower()
-        if not drop.match(requirement) and base != name.lower() and base not in seen:
-            seen[base] = requirement
+    """Test dependencies the tree declares (:mod:`execbench.sources.testdeps`: dependency
+    groups, extras, requirement files, tox.ini; markers applied); pytest is the repository's
+    own pin when the builder's default does not satisfy it."""
+    from execbench.sources import testdeps
+
+    declared = testdeps.declared(root, name)
+    pytest, others = testdeps.pytest_requirement(declared.requirements, PYTEST)
+    deps = [requirement_text(d, f"{name} test dependency") for d in [pytest, *others]]
     env = {"YARL_NO_EXTENSIONS": "1"} if name.lower() == "yarl" else {}
-    return RepoConfig(name, version, tuple(seen.values()), env)
+    return RepoConfig(name, version, tuple(deps), env)
 
 
 def requirement_text(dep: str, what: str = "test dependency") -> str:
