@@ -100,3 +100,31 @@ def test_wrong_value_texts_do_not_depend_on_the_builders_hash_seed():
     assert len(outputs) == 1
     (out,) = outputs
     assert "[{'x', 3}, frozenset({'p', 'q'}), (1,), {'k': {1, 2}}]" in out
+
+
+UNITTEST_SOURCE = '''
+import unittest
+
+class T(unittest.TestCase):
+    def test_split(self):
+        actual = list(split_at('ooxoo', lambda c: c == 'x'))
+        expected = [['o', 'o'], ['o', 'o']]
+        self.assertEqual(actual, expected)
+
+if sys.version_info >= (3, 8):
+    def test_under_if():
+        assert f() == 1
+'''
+
+
+def test_unittest_expected_is_not_an_input_of_actual():
+    """more-itertools: ``self.assertEqual(actual, expected)`` does not feed ``actual`` from
+    ``expected``, so ``expected = [...]`` is hidden (it was shown in 75 of 308 tasks)."""
+    functions = A.test_functions(UNITTEST_SOURCE)
+    fn = next(f for f in functions.values() if f.qualname == "T.test_split")
+    (assertion,) = fn.assertions
+    assert "expected" not in build._inputs(fn, assertion.operands[0]) >= {"actual", "split_at"}
+
+
+def test_tests_under_a_module_level_if_are_found():
+    assert {f.qualname for f in A.test_functions(UNITTEST_SOURCE).values()} == {"T.test_split", "test_under_if"}

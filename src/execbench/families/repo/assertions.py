@@ -180,7 +180,13 @@ def test_functions(source: str) -> dict[tuple[str, int], TestFunction]:
 
     def visit(body: list[ast.stmt], prefix: str, cls: ast.ClassDef | None) -> None:
         for node in body:
-            if isinstance(node, ast.ClassDef):
+            if isinstance(node, (ast.If, ast.Try, ast.With)):
+                # tests defined under a module- or class-level ``if``/``try``/``with`` (version checks)
+                blocks = [node.body, getattr(node, "orelse", []), getattr(node, "finalbody", []),
+                          *[h.body for h in getattr(node, "handlers", [])]]
+                for block in blocks:
+                    visit(block, prefix, cls)
+            elif isinstance(node, ast.ClassDef):
                 visit(node.body, f"{prefix}{node.name}.", node)
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 first = min([node.lineno, *(d.lineno for d in node.decorator_list)])

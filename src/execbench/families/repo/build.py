@@ -767,7 +767,11 @@ def _inputs(function: A.TestFunction, expr: ast.expr) -> set[str]:
     """Names the value of ``expr`` depends on inside the test function (a fixed point over
     the statements that bind or touch a name already in the set)."""
     deps = {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)}
-    stmts = [n for n in ast.walk(function.node) if isinstance(n, ast.stmt) and n is not function.node]
+    # Assertion statements change nothing they compare (``self.assertEqual(actual, expected)``
+    # does not feed ``actual`` from ``expected``: the unittest ``expected = [...]`` pattern).
+    asserting = {id(a.node) for a in function.assertions if a.node is not None}
+    stmts = [n for n in ast.walk(function.node) if isinstance(n, ast.stmt) and n is not function.node
+             and id(n) not in asserting]
     changed = True
     while changed:
         changed = False
