@@ -115,6 +115,8 @@ def build(
     console.print(f"{manifest['tasks']} tasks from {manifest['candidates']} candidates in "
                   f"{manifest['build_seconds']:.1f} s (cache: {manifest['cache']['hits']} hits); "
                   f"content {manifest['content_hash'][:19]}…")
+    if manifest.get("zero_tasks_reason"):
+        console.print(f"[yellow]no tasks: {manifest['zero_tasks_reason']}[/]")
     if annotator is not None:
         _annotate(out, annotator, annotate_dataset)
 

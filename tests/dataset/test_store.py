@@ -119,3 +119,14 @@ def test_build_cache_round_trip_and_disabled(tmp_path):
     assert BuildCache(tmp_path / "c.sqlite").get(key) == {"tasks": [1]}
     assert BuildCache(enabled=False).get(key) is None
     assert content_key("a", {"x": 1, "y": 2}) == content_key("a", {"y": 2, "x": 1})
+
+
+def test_a_dataset_without_tasks_says_why(tmp_path):
+    with DatasetWriter(tmp_path / "ds", settings={}) as writer:
+        writer.reject("boltons-25.0.0/tests/test_x.py", "collection_failed: TypeError: hook", stage="execution")
+        writer.reject("boltons-25.0.0/tests/test_y.py", "collection_failed: TypeError: hook", stage="execution")
+        manifest = writer.close()
+    assert manifest["rejected_by_reason"] == {"execution: collection_failed": 2}
+    assert manifest["zero_tasks_reason"] == "execution: collection_failed (2)"
+    with DatasetWriter(tmp_path / "empty", settings={}) as writer:
+        assert "nothing was built" in writer.close()["zero_tasks_reason"]

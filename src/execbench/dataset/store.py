@@ -38,6 +38,7 @@ class DatasetWriter:
         self._ids: set[str] = set()
         self.counts: Counter[str] = Counter()
         self.rejections: Counter[str] = Counter()
+        self.reasons: Counter[str] = Counter()  # "stage: reason head" (the text before its first ':')
 
     def add(self, task: Task) -> None:
         data = task.to_json()
@@ -54,6 +55,7 @@ class DatasetWriter:
         record = {"candidate": candidate, "stage": stage, "reason": reason, **details}
         self._rejected.write(json.dumps(record, sort_keys=True, ensure_ascii=False) + "\n")
         self.rejections[stage] += 1
+        self.reasons[f"{stage}: {reason.split(':', 1)[0][:80]}"] += 1
 
     def close(self, **extra: Any) -> dict[str, Any]:
         self._tasks.close()
@@ -67,9 +69,14 @@ class DatasetWriter:
             "tasks_by_arm": dict(sorted(self.counts.items())),
             "rejected": sum(self.rejections.values()),
             "rejected_by_stage": dict(sorted(self.rejections.items())),
+            "rejected_by_reason": dict(sorted(self.reasons.items(), key=lambda kv: (-kv[1], kv[0]))[:30]),
             "settings": self.settings,
             **extra,
         }
+        if not manifest["tasks"]:  # a dataset without tasks says why
+            manifest["zero_tasks_reason"] = (
+                "; ".join(f"{k} ({v})" for k, v in list(manifest["rejected_by_reason"].items())[:3])
+                or "no candidates and no rejections (nothing was built)")
         os.replace(self.directory / f".{TASKS}.partial", self.directory / TASKS)
         os.replace(self.directory / f".{REJECTED}.partial", self.directory / REJECTED)
         tmp = self.directory / f".{MANIFEST}.partial"

@@ -154,3 +154,16 @@ def test_worker_processes_build_what_threads_build(built, local_repo, tmp_path):
         assert type(pool).__name__ == "ProcessPoolExecutor"
     manifest = build_dataset(plugin, [str(local_repo)], tmp_path / "ds", options=dict(build.DEFAULT_OPTIONS), jobs=2)
     assert manifest["content_hash"] == built[0]["content_hash"] and manifest["tasks"] == built[0]["tasks"]
+
+
+def test_a_module_pytest_cannot_collect_is_a_rejection_with_pytests_words(tmp_path):
+    """boltons 25.0.0 under pytest 9: exit 1, no test record. It was counted as a clean run
+    with no tasks; now each module is rejected with pytest's own message."""
+    root = tmp_path / "brokenconf"
+    shutil.copytree(FIXTURE.parent / "brokenconf", root)
+    out = tmp_path / "ds"
+    manifest = build_dataset(families.get("repo"), [str(root)], out, options=dict(build.DEFAULT_OPTIONS), jobs=1)
+    (rejection,) = list(read_rejected(out))
+    assert rejection["stage"] == "execution" and rejection["reason"].startswith("collection_failed: ")
+    assert "pytest_ignore_collect" in rejection["reason"] or "path" in rejection["reason"]
+    assert manifest["tasks"] == 0 and "collection_failed" in manifest["zero_tasks_reason"]

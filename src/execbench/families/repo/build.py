@@ -178,6 +178,15 @@ def build_test_file(repo: Repo, rel: str, source: str, options: dict[str, Any], 
         outcome.reject(label, "execution", f"test run failed: {first.fatal or first.reason}",
                        output=first.stderr_tail[-1500:])
         return outcome
+    if not first.records:  # pytest ended without a test record: never a silent "no tasks"
+        code = first.result.exit_code
+        if code == 5:
+            outcome.reject(label, "execution", "no_tests_collected: pytest collected no test in the module",
+                           output=first.stderr_tail[-1500:])
+        elif code != 0:
+            outcome.reject(label, "execution", f"collection_failed: {pytest_message(first)}",
+                           exit_code=code, output=first.stderr_tail[-1500:])
+        return outcome
     by_function = {(str(Path(m.path).resolve()), fl): (m, f) for m in modules for (q, fl), f in m.functions.items()}
     pending: list[Pending] = []  # per (test instance, item) awaiting verification
     environment = environment_patterns(repo)
@@ -349,6 +358,18 @@ def build_test_file(repo: Repo, rel: str, source: str, options: dict[str, Any], 
             continue
         outcome.tasks.append(_task(repo, rel, modules, items, p, options, origin, analysis, store))
     return outcome
+
+
+def pytest_message(report: Any) -> str:
+    """Pytest's own words for a run that ended without test records: the first ``E   ...``
+    line of its error report (or an ``ERROR``/``INTERNALERROR`` line), else its last line."""
+    out = report.result.stdout.decode("utf-8", "replace") + "\n" + (report.result.stderr or "")
+    lines = [line.rstrip() for line in out.splitlines() if line.strip()]
+    for pattern in (r"^E\s{2,}\S", r"^(INTERNALERROR>\s*)?\w*(Error|Exception|Warning)\b.*:", r"^ERROR\b"):
+        for line in lines:
+            if re.match(pattern, line):
+                return re.sub(r"^(E|INTERNALERROR>)\s+", "", line).strip()[:300]
+    return (lines[-1] if lines else f"exit code {report.result.exit_code}")[:300]
 
 
 def _value_text(rendered: dict[str, Any]) -> str | None:
