@@ -22,10 +22,12 @@ hash compared before the command returns.
 from __future__ import annotations
 
 import hashlib
+import html
 import io
 import json
 import math
 import os
+import re
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -187,6 +189,40 @@ def _yaml_string(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)  # a JSON string is a YAML scalar
 
 
+# Text in the card that comes from the sources (a source folder's name in a task id, a
+# license, a dataset folder's name, a manifest's settings) is never Markdown or HTML: in
+# a code span it can neither close the span nor a table cell; elsewhere every character
+# that could start markup is an entity or backslash-escaped (issue 22, item 14).
+_LINE_BREAKS = re.compile(r"[\x00-\x1f\x7f\u0085\u2028\u2029]")
+_MD_PUNCTUATION = frozenset("\\`*_{}[]()#+-.!|~")
+
+
+def _md_code(text: Any, *, table: bool = False) -> str:
+    """``text`` as one inline code span (HTML is shown, not rendered, inside one): no line
+    breaks, a fence longer than any backtick run inside, ``|`` escaped in a table cell."""
+    text = _LINE_BREAKS.sub(" ", str(text))
+    if table:
+        text = text.replace("|", "\\|")
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if longest or text.startswith(" ") or text.endswith(" ") or not text else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _md_text(text: Any) -> str:
+    """``text`` as plain Markdown text: HTML characters as entities, Markdown punctuation
+    backslash-escaped, line breaks as spaces."""
+    out = []
+    for char in _LINE_BREAKS.sub(" ", str(text)):
+        if char in "&<>\"'":
+            out.append(html.escape(char, quote=True))
+        elif char in _MD_PUNCTUATION:
+            out.append("\\" + char)
+        else:
+            out.append(char)
+    return "".join(out)
+
+
 def dataset_card(marker: dict[str, Any]) -> str:
     """README.md: a YAML header that declares the configs, then what the data is."""
     lines = ["---", "pretty_name: execbench benchmark tasks", "license: other",
@@ -202,27 +238,28 @@ def dataset_card(marker: dict[str, Any]) -> str:
               "record (`id`, `family`, `arm`, `source_id`, `language`, `prompt_fields`, `answer`, "
               "`answer_kind`, `metrics`, `provenance`) plus `order`, the task's position in the exported "
               "sequence.", "",
-              f"- content hash: `{marker['content_hash']}` (sha256 over the task records in `order`, as "
+              f"- content hash: {_md_code(marker['content_hash'])} (sha256 over the task records in `order`, as "
               "`execbench` computes it for a dataset directory)",
-              f"- tasks: {marker['tasks']}", "", "## Configs", "", "| config | rows | stored as JSON text |",
+              f"- tasks: {int(marker['tasks'])}", "", "## Configs", "", "| config | rows | stored as JSON text |",
               "| --- | --- | --- |"]
     for name, config in sorted(marker["configs"].items()):
-        json_columns = ", ".join(f"`{c}`" for c in config["json_columns"]) or "none"
-        lines.append(f"| `{name}` | {config['rows']} | {json_columns} |")
+        json_columns = ", ".join(_md_code(c, table=True) for c in config["json_columns"]) or "none"
+        lines.append(f"| {_md_code(name, table=True)} | {int(config['rows'])} | {json_columns} |")
     lines += ["", "A column listed as JSON text holds values Parquet could not keep exactly (mixed types, "
               "keys that differ between rows): decode it with `json.loads`.", "",
               "## Sources and licenses", "", "| source | license |", "| --- | --- |"]
     for source, license_text in sorted(marker["sources"].items()):
-        lines.append(f"| `{source}` | {license_text} |")
+        lines.append(f"| {_md_code(source, table=True)} | {_md_text(license_text)} |")
     lines += ["", "## Build settings", ""]
     for item in marker["inputs"]:
         manifest = item["manifest"]
-        lines += [f"### {item['path']} ({item['tasks']} tasks)", "",
-                  f"- execbench {manifest.get('execbench_version', '?')}, Python {manifest.get('python', '?')}",
-                  f"- content hash of the original directory: `{manifest.get('content_hash', '?')}`",
-                  "- settings: `" + json.dumps(manifest.get("settings", {}), sort_keys=True) + "`", ""]
+        lines += [f"### {_md_text(item['path'])} ({int(item['tasks'])} tasks)", "",
+                  f"- execbench {_md_text(manifest.get('execbench_version', '?'))}, "
+                  f"Python {_md_text(manifest.get('python', '?'))}",
+                  f"- content hash of the original directory: {_md_code(manifest.get('content_hash', '?'))}",
+                  "- settings: " + _md_code(json.dumps(manifest.get("settings", {}), sort_keys=True)), ""]
     lines += ["## Use", "", "```python", "import datasets",
-              f"tasks = datasets.load_dataset(\"PATH\", {_yaml_string(sorted(marker['configs'])[0])}, split=\"test\")",
+              f"tasks = datasets.load_dataset(\"PATH\", {json.dumps(sorted(marker['configs'])[0])}, split=\"test\")",
               "```", "", "```", "execbench eval PATH --model openai/gpt-4o      # or any Inspect model",
               "execbench grade PATH --answers answers.jsonl", "```", ""]
     return "\n".join(lines)

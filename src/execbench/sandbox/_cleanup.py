@@ -1,11 +1,13 @@
-"""Removing a tree a program may have shaped: never raises, never recurses.
+"""Removing (and walking) a tree a program may have shaped: never recurses.
 
 ``shutil.rmtree`` recurses (a 3,000-deep directory chain raises RecursionError, which
 ``ignore_errors`` does not catch) and builds full paths (past PATH_MAX they fail). Here the
 walk is a loop over directory file descriptors, one open at a time (children are entered
 by name relative to their parent, parents re-entered through ".."), so depth costs neither
 stack nor descriptors nor path length. Symlinks are removed, never followed. Directories
-without permissions are chmod'ed, immutable/append-only flags cleared where possible.
+without permissions are chmod'ed, immutable/append-only flags cleared where possible;
+:func:`remove_tree` never raises. :func:`walk_tree` visits such a tree the same way
+(iterative, ``O_NOFOLLOW``) with a depth bound.
 """
 
 from __future__ import annotations
@@ -140,3 +142,66 @@ def _remove_tree(path: str) -> bool:
     finally:
         os.close(top_parent)
     return not os.path.lexists(path)
+
+
+class TreeTooDeep(OSError):
+    """A walked tree goes deeper than the caller's bound."""
+
+
+def walk_tree(path: str, visit, max_depth: int = 128) -> None:
+    """Call ``visit(dir_fd, name, st, depth)`` for ``path`` itself (dir_fd: its parent, depth 0)
+    and every entry below it, parents before children, ``st`` from lstat. A loop over
+    directory file descriptors as in :func:`remove_tree`, but the parents stay open (at most
+    ``max_depth`` of them) instead of being re-entered through "..", so a tree renamed under
+    the walk cannot lead it elsewhere. Symlinks are visited, never followed (``O_NOFOLLOW``);
+    entries that vanish or cannot be opened are skipped. A directory deeper than
+    ``max_depth`` raises :class:`TreeTooDeep` (after ``visit`` saw everything above it);
+    what ``visit`` raises propagates. ``visit`` must not close ``dir_fd``."""
+    parent_path, base = os.path.split(os.path.abspath(path))
+    top_parent = os.open(parent_path, _DIR_FLAGS)
+    stack: list[tuple[int, list[str]]] = []
+    try:
+        st = os.lstat(base, dir_fd=top_parent)
+        visit(top_parent, base, st, 0)
+        if not stat.S_ISDIR(st.st_mode):
+            return
+        try:
+            first = os.open(base, _DIR_FLAGS, dir_fd=top_parent)
+        except OSError:
+            return
+        stack.append((first, []))
+        fresh = True
+        while stack:
+            fd, pending = stack[-1]
+            depth = len(stack)
+            if fresh:
+                fresh = False
+                try:
+                    names = sorted(os.listdir(fd))
+                except OSError:
+                    names = []
+                for name in names:
+                    try:
+                        entry_st = os.lstat(name, dir_fd=fd)
+                    except OSError:
+                        continue
+                    visit(fd, name, entry_st, depth)
+                    if stat.S_ISDIR(entry_st.st_mode):
+                        pending.append(name)
+                pending.reverse()
+            if not pending:
+                os.close(stack.pop()[0])
+                continue
+            name = pending.pop()
+            if depth >= max_depth:
+                raise TreeTooDeep(f"{path}: directories nested deeper than {max_depth} levels")
+            try:
+                child = os.open(name, _DIR_FLAGS, dir_fd=fd)
+            except OSError:
+                continue
+            stack.append((child, []))
+            fresh = True
+    finally:
+        for fd, _ in stack:
+            os.close(fd)
+        os.close(top_parent)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import glob
 import math
 import os
 import resource
@@ -24,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Callable, Mapping, Sequence
 
-from . import _cgroup, _linux
+from . import _cgroup, _interpreters, _linux
 from ._cleanup import remove_tree
 from .classify import classify, describe_signal
 
@@ -452,28 +451,9 @@ def _etc_public() -> tuple[str, ...]:
 
 
 def _install_prefix(executable: str) -> list[str]:
-    """What an executable needs besides the system paths: for a Python interpreter
-    (``<prefix>/bin/python*`` with ``<prefix>/pyvenv.cfg`` or ``<prefix>/lib/python3*``)
-    its prefix and, for a venv, the base interpreter's prefix; otherwise the file itself."""
-    out: list[str] = []
-    for path in dict.fromkeys([os.path.abspath(executable), os.path.realpath(executable)]):
-        bindir = os.path.dirname(path)
-        prefix = os.path.dirname(bindir)
-        cfg = os.path.join(prefix, "pyvenv.cfg")
-        if (os.path.basename(bindir) == "bin" and prefix != "/"
-                and (os.path.isfile(cfg) or glob.glob(os.path.join(prefix, "lib", "python3*")))):
-            out.append(prefix)
-            try:
-                with open(cfg, encoding="utf-8", errors="replace") as f:
-                    for line in f.read(65536).splitlines():
-                        key, _, value = line.partition("=")
-                        if key.strip() == "home" and os.path.isabs(value.strip()):
-                            out += _install_prefix(os.path.join(value.strip(), "python"))
-            except OSError:
-                pass
-        else:
-            out.append(path)
-    return out
+    """What an executable needs besides the system paths (see ._interpreters: a venv's
+    pyvenv.cfg and links are never followed to choose mounts)."""
+    return _interpreters.install_prefix(executable)
 
 
 def _readable(argv: Sequence[str], env: Mapping[str, str], extra: Sequence[str]) -> list[str]:

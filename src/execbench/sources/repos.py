@@ -33,6 +33,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 import subprocess
 import sys
 import tarfile
@@ -47,7 +48,8 @@ from packaging.requirements import InvalidRequirement, Requirement
 
 from execbench import sandbox
 from execbench.dataset.cache import cache_dir
-from execbench.sandbox._cleanup import remove_tree
+from execbench.sandbox._cleanup import remove_tree, walk_tree
+from execbench.sandbox._interpreters import trusted_python_home
 from execbench.sources.errors import SourceError
 
 PYTEST = "pytest==9.0.3"
@@ -371,28 +373,89 @@ def _pip(python: str | Path, *args: str, tree: Path | None = None, venv: Path | 
 
 
 def _open_for_install(venv: Path) -> None:
-    """The sandboxed pip runs as a fresh uid: let it write the venv."""
-    for dirpath, _dirnames, filenames in os.walk(venv):
-        os.chmod(dirpath, 0o777)
-        for name in filenames:
-            path = os.path.join(dirpath, name)
-            if not os.path.islink(path):
-                os.chmod(path, os.stat(path).st_mode | 0o666)
+    """The sandboxed pip runs as a fresh uid: let it write the venv (just created by the
+    builder; walked like any tree all the same)."""
+    def visit(dir_fd: int, name: str, st: os.stat_result, depth: int) -> None:
+        if not stat.S_ISLNK(st.st_mode):
+            os.chmod(name, st.st_mode | (0o777 if stat.S_ISDIR(st.st_mode) else 0o666), dir_fd=dir_fd)
+
+    walk_tree(str(venv), visit, max_depth=VENV_MAX_DEPTH)
+
+
+VENV_MAX_DEPTH = 64  # directories below a venv's root; site-packages trees are ~10 deep
 
 
 def _take_back(venv: Path) -> None:
     """Own everything the install wrote (a later run could get the same fresh uid) and
-    make it read-only for others; symlinks are not followed."""
+    make it read-only for others (no set-id bits). The tree is the sandbox's work: walked
+    iteratively, symlinks never followed, at most VENV_MAX_DEPTH levels; deeper, or a walk
+    that fails, is a SourceError (the package's rejection) and the caller removes the venv."""
     uid, gid = os.getuid(), os.getgid()
-    for dirpath, dirnames, filenames in os.walk(venv):
-        for path in [dirpath, *(os.path.join(dirpath, n) for n in dirnames + filenames)]:
-            try:
-                os.lchown(path, uid, gid)
-                st = os.lstat(path)
-                if not os.path.islink(path):
-                    os.chmod(path, (st.st_mode & 0o7755) | (0o755 if os.path.isdir(path) else 0))
-            except OSError:
-                pass
+
+    def visit(dir_fd: int, name: str, st: os.stat_result, depth: int) -> None:
+        try:
+            os.chown(name, uid, gid, dir_fd=dir_fd, follow_symlinks=False)
+            if not stat.S_ISLNK(st.st_mode):
+                mode = (st.st_mode & 0o755) | (0o755 if stat.S_ISDIR(st.st_mode) else 0)
+                os.chmod(name, mode, dir_fd=dir_fd, follow_symlinks=False)
+        except (OSError, NotImplementedError):
+            pass
+
+    try:
+        walk_tree(str(venv), visit, max_depth=VENV_MAX_DEPTH)
+    except OSError as exc:  # TreeTooDeep included
+        raise SourceError(f"the install left a venv the builder will not use: {exc}") from None
+
+
+def _venv_marker(venv: Path) -> Path:
+    """Where the builder marks a venv complete: next to it, in a directory no sandbox is
+    given (inside the venv, the install could plant the marker or a symlink in its place)."""
+    return venv.with_name(venv.name + ".complete")
+
+
+def _write_new(path: Path, text: str) -> None:
+    """Create ``path`` afresh (a stale file or link there is removed, never followed)."""
+    if os.path.lexists(path):
+        os.unlink(path)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def _is_marked(marker: Path) -> bool:
+    try:
+        return stat.S_ISREG(os.lstat(marker).st_mode)
+    except OSError:
+        return False
+
+
+def _venv_config(venv: Path) -> tuple[bytes, dict[str, str]]:
+    """The venv's pyvenv.cfg and its interpreter links (bin/python*) as ``python -m venv``
+    made them, read before the install; its ``home`` (first line) must be one the sandbox
+    trusts (:func:`execbench.sandbox._interpreters.trusted_python_home`)."""
+    cfg = venv / "pyvenv.cfg"
+    fd = os.open(cfg, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as f:
+        data = f.read(65536)
+    first = data.split(b"\n", 1)[0].decode("utf-8", "replace")
+    key, _, home = first.partition("=")
+    if key.strip() != "home" or not trusted_python_home(home.strip()):
+        raise SourceError(f"{cfg}: the venv's interpreter home {first!r} is not a trusted interpreter")
+    links = {p.name: os.readlink(p) for p in (venv / "bin").iterdir() if p.is_symlink()}
+    return data, links
+
+
+def _restore_venv_config(venv: Path, data: bytes, links: dict[str, str]) -> None:
+    """Put back what the builder (and later runs, see _install_prefix) relies on, after
+    the install and _take_back: the install could have rewritten or replaced it."""
+    _write_new(venv / "pyvenv.cfg", data.decode("utf-8", "surrogateescape"))
+    bindir = venv / "bin"
+    if bindir.is_symlink() or not bindir.is_dir():
+        raise SourceError(f"{venv}: the install replaced the venv's bin directory")
+    for name, target in links.items():
+        if os.path.lexists(bindir / name):
+            os.unlink(bindir / name)
+        os.symlink(target, bindir / name)
 
 
 def _safe_unpack(archive: Path, dest: Path) -> Path:
@@ -510,21 +573,31 @@ def ensure_venv(name: str, version: str, config: RepoConfig, install: list[str],
     digest = hashlib.sha256("\n".join(key).encode()).hexdigest()[:12]
     base = repos_dir() / "venv" / f"{name.lower()}-{version}-py{py}-{digest}"
     python = base / "bin" / "python"
-    done = base / ".complete"
+    done = _venv_marker(base)
     with _locked(repos_dir() / "locks" / f"venv-{base.name}.lock"):
-        if not done.is_file():
+        if not _is_marked(done):
+            if os.path.lexists(done):
+                os.unlink(done)
             if os.path.lexists(base):
                 remove_tree(str(base))
             proc = subprocess.run([sys.executable, "-m", "venv", str(base)], capture_output=True, text=True)
             if proc.returncode != 0:
                 raise SourceError(f"cannot create a venv for {name}: {proc.stderr.strip()[-500:]}")
-            _open_for_install(base)
             try:
-                _pip(python, "install", *install, *([str(tree)] if tree else []), *deps,
-                     tree=tree, venv=base)
-            finally:
-                _take_back(base)
-            done.write_text("\n".join([*install, *([str(tree)] if tree else []), *deps]) + "\n")
+                config_data, links = _venv_config(base)
+                _open_for_install(base)
+                try:
+                    _pip(python, "install", *install, *([str(tree)] if tree else []), *deps,
+                         tree=tree, venv=base)
+                finally:
+                    _take_back(base)
+                _restore_venv_config(base, config_data, links)
+            except (SourceError, OSError) as exc:
+                remove_tree(str(base))
+                if isinstance(exc, SourceError):
+                    raise
+                raise SourceError(f"cannot install {name} into its venv: {exc}") from None
+            _write_new(done, "\n".join([*install, *([str(tree)] if tree else []), *deps]) + "\n")
     return python
 
 
