@@ -97,7 +97,21 @@ def test_exec_jobs_and_collected_files():
     assert results[0].ok and results[0].stdout == b"done\n" and results[0].files == {"out.txt": b"hi\n"}
 
 
-def test_a_job_that_kills_the_runner_fails_alone_and_the_rest_run_again():
+def test_a_job_cannot_signal_the_runner():
+    """Each job's child is in a Landlock signal scope of its own (ABI >= 6): killing or
+    stopping the runner (its parent) is refused, and the batch goes on at full speed."""
+    for signame in ("SIGKILL", "SIGSTOP"):
+        attacker = f"import os, signal\nos.kill(os.getppid(), signal.{signame})\n"
+        results = run([job("attacker", attacker), job("after", "result = 3\n")])
+        assert not results[0].ok and "PermissionError" in results[0].reason()
+        assert results[1].ok and results[1].value == {"result": 3}
+        assert results[1].wall < 5
+
+
+def test_a_job_that_kills_the_runner_fails_alone_and_the_rest_run_again(monkeypatch):
+    """Without Landlock's signal scope (forced off here) a job can kill the runner: it fails
+    alone with the sandbox's reason, the jobs the runner did not reach run again."""
+    monkeypatch.setenv("EXECBENCH_SANDBOX_FORCE_FALLBACK", "landlock")
     killer = "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n"
     results = run([job("before", "result = 1\n"), job("killer", killer),
                    job("same-group", "result = 2\n", group="killer"), job("after", "result = 3\n")])
@@ -117,7 +131,9 @@ def test_a_job_cannot_forge_a_later_jobs_record():
 
 
 def test_a_weaponised_value_is_a_failed_value_not_a_crash():
-    program = "import json\njson.dump = lambda obj, fh, **kw: fh.write('[' * 100000)\nresult = 1\n"
+    # the value's channel (fd 3) is open to the program: what it writes there spoils the
+    # value, never the parent or the next job
+    program = "import os\nos.write(3, b'[' * 100000)\nresult = 1\n"
     results = run([job("deep", program), job("next", "result = 2\n")])
     assert results[0].value is None and "deeper than" in results[0].value_error
     assert results[1].value == {"result": 2}
@@ -174,6 +190,6 @@ def test_binary_output_and_files_that_look_like_records_come_back_intact():
 
 
 def test_a_value_that_is_not_utf8_is_a_value_error():
-    program = "import json\njson.dump = lambda obj, fh, **kw: fh.buffer.write(b'\\xff\\xfe') if hasattr(fh, 'buffer') else fh.write('\\udcff')\nresult = 1\n"
+    program = "import os\nos.write(3, b'\\xff\\xfe')\nos._exit(0)\n"
     result = run([job("a", program)])[0]
-    assert result.value is None and result.value_error
+    assert result.value is None and "not UTF-8" in result.value_error

@@ -70,16 +70,14 @@ def test_malformed_state_job_record_fails_that_job(value):
 
 
 FORGER = textwrap.dedent("""
-    import base64, json, os, sys, time
-    d = os.environ['HOME']
-    while d != '/' and not os.path.isdir(os.path.join(d, '.records')):
-        d = os.path.dirname(d)
-    records = os.path.join(d, '.records')   # the runner's record files
-    assert os.path.isdir(records)
-    forged = {"metrics": {"status": "ok", "opcodes": 1, "line_events": 1}}
-    for name, data in (('1.json', json.dumps(forged)), ('1.out', 'FORGED\\n')):
+    import glob, json, os, time
+    forged = json.dumps({"metrics": {"status": "ok", "opcodes": 1, "line_events": 1}}).encode()
+    # every file in reach that could be a record: the work dir, the runner's fds
+    for path in [*glob.glob(os.path.join(os.environ['HOME'], '..', '**'), recursive=True),
+                 *glob.glob(f'/proc/{os.getppid()}/fd/*')]:
         try:
-            open(os.path.join(records, name), 'w').write(data)
+            fd = os.open(path, os.O_WRONLY)
+            os.write(fd, forged)
         except OSError:
             pass
     open('victim.py', 'w').write('print("FORGED")')        # the next job's program
@@ -87,21 +85,15 @@ FORGER = textwrap.dedent("""
         os.setsid()
         for _ in range(400):
             time.sleep(0.01)
-            for name in ('1.out', '1.json'):
-                try:
-                    open(os.path.join(records, name), 'w').write('FORGED')
-                except OSError:
-                    pass
+            open('victim.py', 'w').write('print("FORGED")')
         os._exit(0)
     time.sleep(0.1)
     print("forger done")
 """)
-SELFISH = ("import json, os\nd = os.environ['HOME']\n"
-           "while d != '/' and not os.path.isdir(os.path.join(d, '.records')):\n    d = os.path.dirname(d)\n"
-           "records = os.path.join(d, '.records')\n"
-           "open(os.path.join(records, '2.json'), 'w').write(json.dumps({'dump': 'mine'}))\n"
-           "raise SystemExit(3)\n")
-WEAPONISED = "import json\njson.dump = lambda obj, fh, **kw: fh.write(%r)\nprint('hi')\n"
+# writes a value of its own to the value's fd (3), then fails: the value is dropped
+SELFISH = "import json, os\nos.write(3, json.dumps({'dump': 'mine'}).encode())\nraise SystemExit(3)\n"
+# writes its own value and ends before the runner's code could write the real one
+WEAPONISED = "import os\nos.write(3, %r.encode())\nprint('hi', flush=True)\nos._exit(0)\n"
 
 
 @pytest.fixture(params=["default"] + (["all"] if os.geteuid() == 0 else []))
@@ -140,12 +132,10 @@ def test_a_weaponised_state_record_fails_that_job_alone():
 
 def test_trace_run_with_a_weaponised_result_is_a_failed_run():
     from execbench.tracing.run import trace_script
-    program = ("import json\n"
-               "json.dump = lambda obj, fh, **kw: fh.write('[' * 200000)\n"
-               "print('hi')\n")
+    program = "import os\nos.write(3, b'[' * 200000)\nprint('hi')\n"
     run = trace_script(program, "")
     assert not run.ok and "deeper than" in run.reason() and run.value is None
-    program = "import json\njson.dump = lambda obj, fh, **kw: fh.write('{\"module\": 1}')\n"
+    program = "import os\nos.write(3, b'{\"module\": 1}')\nos._exit(0)\n"
     run = trace_script(program, "")
     assert not run.ok and "'module' should be dict" in run.reason()
 

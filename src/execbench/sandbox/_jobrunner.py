@@ -1,49 +1,64 @@
 """The job runner; runs INSIDE the sandbox, never in the parent (see :mod:`.jobs`).
 
-``python -m execbench.sandbox._jobrunner`` reads one JSON document from stdin
-(``{"preload": [modules], "jobs": [job, ...]}``), imports the preload modules and every
-job's handler module once, then runs the jobs one after the other, each in its own child
-forked from that warm state, and writes one record per job to stdout as it finishes: a
-JSON header line, then the job's stdout, value and collected files as raw bytes whose
-lengths the header gives.
+``python -m execbench.sandbox._jobrunner`` reads its instructions from stdin, each a
+10-digit length and a JSON document: a preamble (``preload`` modules, the handlers'
+modules, what the sandbox has in force), then per job a *control* document (id, group,
+limits, collected files: what the runner itself needs) followed by the job's *payload*
+(handler arguments, files, stdin) as raw bytes. It imports the modules once, then runs
+the jobs one after the other, each in its own child forked from that warm state, and
+writes per job a ``{"start": id}`` line when the child is forked and a record when it is
+over: a JSON header line, then the job's stdout, stderr tail, value and collected files
+as raw bytes whose lengths the header gives.
 
-Isolation between jobs:
+Isolation between jobs (docs/sandbox.md, "The job runner"):
 
-* Jobs of one *group* share a directory (a compile job leaves the binary its run job
-  executes); a new group starts in an empty work dir: everything the previous group left
-  there (files, directories of any shape, ``$TMPDIR``/``$HOME`` content) is removed.
-* Everything a job left running is killed before the next job starts (``kill(-1)``: the
-  runner is pid 2 of the sandbox's PID namespace, or the only process of its fresh uid).
-* The runner is not dumpable: a job's processes (same uid) cannot open ``/proc/<runner>/
-  fd``, ``mem`` or ``environ``; the protocol fds are closed in the child before the job
-  runs, and the jobs of later groups live only in the runner's memory until they start.
-* A job's record is read bounded, and the parent validates every field of every line.
-
-A job cannot corrupt another group's result, but it can kill the runner (it has the
-runner's uid): the parent then runs the jobs that got no record again in a new sandbox
-(:func:`execbench.sandbox.jobs.run_jobs`).
+* **Nothing of another job in a job's memory.** The runner reads one job at a time; the
+  payload goes into an anonymous mapping that is unmapped right after the fork and is
+  parsed only by the child. A job's output, stderr, value and collected files go from
+  anonymous memory files (``memfd``) to the runner's stdout with ``sendfile``: they never
+  pass through the runner's memory, so the next fork holds nothing of them.
+* **Results the program cannot plant.** stdout, stderr and the value are memory files
+  created by the runner for this job only (no name in any directory a program can
+  write); the value goes to fd 3, serialised by a C encoder bound before the program's
+  first line (patching ``json`` changes nothing). What is received is parsed bounded by
+  the parent, which validates every field.
+* **No signal reaches the runner.** With Landlock ABI >= 6 each child restricts itself to
+  a signal scope of its own before anything else: it cannot signal (stop, kill) the
+  runner, which stays able to kill it.
+* **No state survives a job.** Everything a job left running is killed before the next
+  one (``kill(-1)``); System V IPC objects are removed (POSIX message queues are refused
+  by the sandbox's seccomp filter); a new group starts in an empty work dir and an empty
+  ``/dev/shm``; a job with ``fresh`` starts in its group's directory emptied and restored
+  to the files its group kept (``keep``: e.g. a compiled binary, held in memory files).
+* **A failure between jobs blames nobody.** When cleanup fails the runner writes
+  ``{"runner_error": ...}`` and exits; the parent runs the jobs it did not reach again in
+  a new sandbox. Only the job that was running when the runner died fails.
 """
 
 from __future__ import annotations
 
-import base64
+import ctypes
 import importlib
 import json
+import mmap
 import os
 import resource
 import select
 import signal
+import stat
 import sys
 import time
 import traceback
 from typing import Any, Callable
 
+from execbench.sandbox import _linux, wire
 from execbench.sandbox._cleanup import remove_tree
-from execbench.sandbox.classify import classify
 
-STDERR_TAIL = 2000
-RECORDS = ".records"   # the runner's per-job value files, outside every job's directory
+STDERR_TAIL = 4096
 GROUP_DIR = "job"      # the directory of the current group
+SHM_DIR = "/dev/shm"
+VALUE_FD = wire.VALUE_FD
+LENGTH_DIGITS = 10
 
 
 def _limit(job: dict[str, Any]) -> None:
@@ -55,20 +70,6 @@ def _limit(job: dict[str, Any]) -> None:
         if hard != resource.RLIM_INFINITY:
             memory = min(memory, hard)
         resource.setrlimit(resource.RLIMIT_AS, (memory, hard))
-
-
-def _redirect(stdin: str, out: str, err: str) -> None:
-    fd = os.open(stdin, os.O_RDONLY)
-    os.dup2(fd, 0)
-    os.close(fd)
-    for target, path in ((1, out), (2, err)):
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        os.dup2(fd, target)
-        os.close(fd)
-    os.closerange(3, 1 << 16)   # the runner's stdin/stdout pipes duplicated anywhere else
-    sys.stdin = open(0, "r", closefd=False)
-    sys.stdout = open(1, "w", closefd=False)
-    sys.stderr = open(2, "w", closefd=False)
 
 
 def exec_job(args: dict[str, Any]) -> None:
@@ -110,42 +111,31 @@ def _handler(name: str) -> Callable[[dict[str, Any]], Any]:
     return getattr(importlib.import_module(module), function)
 
 
-def _read_limited(path: str, limit: int) -> tuple[bytes, bool]:
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
-        return b"", False
-    with os.fdopen(fd, "rb") as fh:
-        data = fh.read(limit + 1)
-    return data[:limit], len(data) > limit
+# --- reading instructions: exactly what was asked for, nothing ahead -------------------
+
+def _read_exact(count: int, into: Any = None) -> Any:
+    """``count`` bytes of stdin (unbuffered: the next job's bytes stay in the pipe), into
+    the writable buffer ``into`` when given."""
+    buffer = into if into is not None else bytearray(count)
+    view, got = memoryview(buffer), 0
+    while got < count:
+        n = os.readv(0, [view[got:count]])
+        if n == 0:
+            raise EOFError("instructions cut short")
+        got += n
+    return buffer
 
 
-def _tail(path: str) -> bytes:
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
-        return b""
-    with os.fdopen(fd, "rb") as fh:
-        fh.seek(0, os.SEEK_END)
-        fh.seek(max(0, fh.tell() - STDERR_TAIL))
-        return fh.read()
+def _document() -> Any:
+    """The next length-prefixed JSON document, or None at the end of the instructions."""
+    first = os.read(0, 1)
+    if not first:
+        return None
+    size = int(bytes(first) + bytes(_read_exact(LENGTH_DIGITS - 1)))
+    return json.loads(bytes(_read_exact(size)))
 
 
-def _kill_leftovers() -> None:
-    """Kill every process a job left behind: as pid 2 of the sandbox's PID namespace, or as
-    the sandbox's fresh uid, kill(-1) reaches all of them and nothing else."""
-    if os.getpid() == 2 or os.environ.get("EXECBENCH_SANDBOX_EXCLUSIVE_UID") == "1":
-        try:
-            os.kill(-1, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        while True:   # reap them (they may have been reparented to us)
-            try:
-                if os.waitpid(-1, os.WNOHANG)[0] == 0:
-                    break
-            except ChildProcessError:
-                break
-
+# --- the work dir --------------------------------------------------------------------
 
 def _remove(path: str) -> None:
     if os.path.isdir(path) and not os.path.islink(path):
@@ -157,39 +147,113 @@ def _remove(path: str) -> None:
             remove_tree(path)
 
 
-def _emptied(path: str) -> None:
-    """``path`` as an empty directory of ours: kept (emptied) when it is a real directory,
-    made anew otherwise (directory creation and removal cost ~2 ms each on ext4)."""
-    if os.path.isdir(path) and not os.path.islink(path):
-        try:
-            os.chmod(path, 0o755)
-            with os.scandir(path) as entries:
-                names = [entry.name for entry in entries]
-        except OSError:
-            names = None
-        if names is not None:
-            for name in names:
-                _remove(os.path.join(path, name))
-            return
-    if os.path.lexists(path):
-        _remove(path)
-    os.makedirs(path)
-
-
-def _empty_workdir(base: str) -> str:
-    """Remove everything in the sandbox's work dir but the runner's records directory and
-    the group directory, both emptied (a new group starts clean); returns the latter."""
-    with os.scandir(base) as entries:
+def _empty(path: str, keep: tuple[str, ...] = ()) -> None:
+    """Remove everything in the directory ``path`` (made readable first: a job may have
+    changed its mode) but the names in ``keep``."""
+    os.chmod(path, 0o755)
+    with os.scandir(path) as entries:
         names = [entry.name for entry in entries]
     for name in names:
-        if name not in (RECORDS, GROUP_DIR):
-            _remove(os.path.join(base, name))
-    _emptied(os.path.join(base, RECORDS))
-    _emptied(os.path.join(base, GROUP_DIR))
-    return os.path.join(base, GROUP_DIR)
+        if name not in keep:
+            _remove(os.path.join(path, name))
 
 
-def _write(directory: str, name: str, data: bytes, mode: int = 0o644) -> str:
+def _emptied(path: str) -> str:
+    """``path`` as an empty directory of ours (kept when it is a real directory)."""
+    if os.path.isdir(path) and not os.path.islink(path):
+        _empty(path)
+    else:
+        if os.path.lexists(path):
+            _remove(path)
+        os.makedirs(path)
+    return path
+
+
+def _remove_ipc() -> None:
+    """Remove every System V IPC object (shared memory, semaphores, queues) of the
+    sandbox's IPC namespace a job made: none survives into the next job."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    uid = os.getuid()
+    for kind, remove in (("shm", lambda i: libc.shmctl(i, 0, None)),
+                         ("sem", lambda i: libc.semctl(i, 0, 0)),
+                         ("msg", lambda i: libc.msgctl(i, 0, None))):
+        try:
+            with open(f"/proc/sysvipc/{kind}") as fh:
+                header, *lines = fh.read().splitlines()
+        except (OSError, ValueError):
+            continue
+        columns = header.split()
+        for line in lines:
+            fields = dict(zip(columns, line.split()))
+            if fields.get("uid") == str(uid) and fields.get("id", "").isdigit():
+                remove(int(fields["id"]))   # IPC_RMID
+
+
+class _Group:
+    """The current group's directory and the files its jobs kept (memory files)."""
+
+    def __init__(self, base: str) -> None:
+        self.base, self.name, self.kept = base, None, {}
+        self.directory = os.path.join(base, GROUP_DIR)
+
+    def start(self, name: str) -> None:
+        """A new group: an empty work dir and /dev/shm, nothing kept."""
+        self.name = name
+        self.drop()
+        _empty(self.base, keep=(GROUP_DIR,))
+        _emptied(self.directory)
+        if os.path.isdir(SHM_DIR) and os.access(SHM_DIR, os.W_OK):
+            _empty(SHM_DIR)
+
+    def drop(self) -> None:
+        for fd, _ in self.kept.values():
+            os.close(fd)
+        self.kept = {}
+
+    def refresh(self) -> None:
+        """The group's directory as it was when its kept files were taken, nothing else."""
+        _emptied(self.directory)
+        for name, (fd, mode) in self.kept.items():
+            path = os.path.join(self.directory, name)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            out = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)
+            try:
+                _copy(fd, out, os.fstat(fd).st_size)
+            finally:
+                os.close(out)
+
+    def keep(self, cwd: str, names: list[str]) -> None:
+        """Take the regular files ``names`` (below ``cwd``) into memory files."""
+        for name in names:
+            try:
+                src = os.open(os.path.join(cwd, name), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+            except OSError:
+                continue
+            try:
+                info = os.fstat(src)
+                if not os.path.isfile(os.path.join(cwd, name)) or info.st_size > 256 << 20:
+                    continue
+                fd = os.memfd_create("kept", os.MFD_CLOEXEC)
+                _copy(src, fd, info.st_size)
+                rel = os.path.relpath(os.path.join(cwd, name), self.directory)
+                if rel in self.kept:
+                    os.close(self.kept[rel][0])
+                self.kept[rel] = (fd, info.st_mode & 0o755)
+            finally:
+                os.close(src)
+
+
+def _copy(src: int, dst: int, count: int, offset: int = 0) -> None:
+    """``count`` bytes of ``src`` from ``offset`` to ``dst``, in the kernel (sendfile)."""
+    while count > 0:
+        sent = os.sendfile(dst, src, offset, count)
+        if sent == 0:
+            break
+        offset += sent
+        count -= sent
+
+
+def _write(directory: str, name: str, data: bytes, mode: int = 0o644) -> None:
     path = os.path.join(directory, name)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     if os.path.lexists(path) and not os.path.isdir(path):
@@ -197,53 +261,72 @@ def _write(directory: str, name: str, data: bytes, mode: int = 0o644) -> str:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)
     with os.fdopen(fd, "wb") as fh:
         fh.write(data)
-    return path
 
 
-def _child(job: dict[str, Any], handler: Callable, stdin: str, out: str, err: str, value: str) -> int:
+# --- one job -------------------------------------------------------------------------
+
+def _child(control: dict[str, Any], payload: Any, fds: tuple[int, int, int], directory: str,
+           scope_signals: bool) -> int:
     """The forked child: returns its exit status (0 = the handler returned)."""
-    _redirect(stdin, out, err)
-    _limit(job)
-    result = handler(job["args"])
+    encode, send = wire.private()   # bound before the program's first line
+    if scope_signals:
+        _linux.landlock_scope_signals()
+    job = json.loads(bytes(payload))
+    payload.close()
+    import base64
+
+    for name, data in job.get("files", {}).items():
+        _write(directory, name, base64.b64decode(data), 0o755 if name in job.get("executable", ()) else 0o644)
+    cwd = os.path.join(directory, control.get("cwd", "."))
+    os.makedirs(cwd, exist_ok=True)
+    for name in control.get("collect", []):   # planted by an earlier job of the group?
+        path = os.path.join(cwd, name)
+        if os.path.lexists(path) and not os.path.isdir(path):
+            os.unlink(path)
+    stdin = base64.b64decode(job.get("stdin", ""))
+    if stdin:
+        fd = os.memfd_create("stdin")
+        os.write(fd, stdin)
+        os.lseek(fd, 0, os.SEEK_SET)
+    else:
+        fd = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(fd, 0)
+    os.close(fd)
+    for target, fd in zip((1, 2, VALUE_FD), fds):
+        os.dup2(fd, target)
+    os.set_inheritable(VALUE_FD, False)   # an exec'd program does not get it
+    os.closerange(VALUE_FD + 1, 1 << 16)   # the runner's pipes and memory files
+    sys.stdin = open(0, "r", closefd=False)
+    sys.stdout = open(1, "w", closefd=False)
+    sys.stderr = open(2, "w", closefd=False)
+    os.chdir(cwd)
+    os.environ["HOME"] = os.environ["TMPDIR"] = directory
+    handler, args = _handler(control["handler"]), job.get("args", {})
+    del job, stdin
+    _limit(control)
+    result = handler(args)
     try:
         sys.stdout.flush()
     except BaseException:  # noqa: BLE001 - a job that cannot write its output failed, whatever the error
         return 1
     if result is not None:
-        fd = os.open(value, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
-        with os.fdopen(fd, "w") as fh:
-            json.dump(result, fh)
+        send(encode(result))
     return 0
 
 
-def run_job(index: int, job: dict[str, Any], directory: str, records: str,
-            handler: Callable) -> tuple[dict[str, Any], list[bytes]]:
-    cwd = os.path.join(directory, job.get("cwd", "."))
-    os.makedirs(cwd, exist_ok=True)
-    out, err, value, stdin = (os.path.join(records, f"{index}.{s}") for s in ("out", "err", "json", "in"))
-    for path in (out, err, value, stdin):
-        if os.path.lexists(path):
-            os.unlink(path)
-    data = base64.b64decode(job.get("stdin", ""))
-    if data:
-        _write(records, f"{index}.in", data, 0o644)
-    else:
-        stdin = os.devnull   # most jobs read no input: no file to make and remove
-    for name, data in job.get("files", {}).items():
-        _write(directory, name, base64.b64decode(data), 0o755 if name in job.get("executable", ()) else 0o644)
-    for name in job.get("collect", []):   # planted by an earlier job of the group?
-        path = os.path.join(cwd, name)
-        if os.path.lexists(path) and not os.path.isdir(path):
-            os.unlink(path)
+def run_job(control: dict[str, Any], group: _Group, scope_signals: bool) -> bool:
+    """Fork the job's child, wait for it, write its record (see the module docs)."""
+    size = int(control["payload"])
+    payload = mmap.mmap(-1, max(size, 1), flags=mmap.MAP_PRIVATE)
+    _read_exact(size, payload)
+    fds = tuple(os.memfd_create(name, os.MFD_CLOEXEC) for name in ("stdout", "stderr", "value"))
     started = time.monotonic()
-    sys.stdout.flush()
+    _emit({"start": control["id"]})
     pid = os.fork()
     if pid == 0:
         code = 1
         try:
-            os.chdir(cwd)
-            os.environ["HOME"] = os.environ["TMPDIR"] = directory
-            code = _child(job, handler, stdin, out, err, value)
+            code = _child(control, _Sized(payload, size), fds, group.directory, scope_signals)
         except SystemExit as exc:   # a handler may end the job like a program does
             code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
         except BaseException:  # noqa: BLE001 - the job's failure is its result, whatever it is
@@ -259,82 +342,121 @@ def run_job(index: int, job: dict[str, Any], directory: str, records: str,
                 except BaseException:  # noqa: BLE001 - nothing left to report it with
                     pass
             os._exit(code if 0 <= code < 256 else 1)
-    status, usage, timed_out = wait_or_kill(pid, started + float(job["wall"]))
+    payload.close()   # unmapped: the next job's fork holds nothing of this one's payload
+    status, usage, timed_out = wait_or_kill(pid, started + float(control["wall"]))
     _kill_leftovers()
-    stdout, truncated = _read_limited(out, int(job["max_output"]))
-    stderr = _tail(err)
     code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
     signum = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
-    cpu = usage.ru_utime + usage.ru_stime
-    limit = "wall_time" if timed_out else classify(code, signum, cpu, float(job["cpu"]), stderr)
-    if limit is None and truncated and job.get("output_is_limit", True):
-        limit = "output"
-    raw_value, too_big = _read_limited(value, int(job["max_value"]))
+    out, err, value = fds
+    out_size, err_size, value_size = (os.fstat(fd).st_size for fd in fds)
+    max_output, max_value = int(control["max_output"]), int(control["max_value"])
+    cwd = os.path.join(group.directory, control.get("cwd", "."))
     record: dict[str, Any] = {
-        "id": job["id"], "exit_code": code, "signal": signum, "limit": limit,
-        "wall": round(time.monotonic() - started, 4), "cpu": round(cpu, 4), "maxrss_kb": usage.ru_maxrss,
-        "stdout": len(stdout), "stdout_truncated": truncated, "stderr": stderr.decode("utf-8", "replace"),
-        "value": len(raw_value) if raw_value and not too_big else None,
-        "value_error": f"value larger than {job['max_value']} bytes" if too_big else None,
+        "id": control["id"], "exit_code": code, "signal": signum, "timed_out": timed_out,
+        "wall": round(time.monotonic() - started, 4), "cpu": round(usage.ru_utime + usage.ru_stime, 4),
+        "maxrss_kb": usage.ru_maxrss, "stdout": min(out_size, max_output), "stdout_truncated": out_size > max_output,
+        "stderr": min(err_size, STDERR_TAIL), "value": value_size if 0 < value_size <= max_value else None,
+        "value_error": f"value larger than {max_value} bytes" if value_size > max_value else None,
     }
-    blobs = [stdout, *([raw_value] if record["value"] is not None else [])]
-    files = {}
-    for name in job.get("collect", []):
-        data, _ = _read_limited(os.path.join(cwd, name), int(job.get("max_collect", 1 << 16)))
-        if data or os.path.isfile(os.path.join(cwd, name)):
-            files[name] = len(data)
-            blobs.append(data)
+    blobs = [(out, 0, record["stdout"]), (err, err_size - record["stderr"], record["stderr"])]
+    if record["value"] is not None:
+        blobs.append((value, 0, value_size))
+    files, opened = {}, []
+    for name in control.get("collect", []):
+        try:
+            fd = os.open(os.path.join(cwd, name), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError:
+            continue
+        opened.append(fd)
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            continue
+        files[name] = min(os.fstat(fd).st_size, int(control.get("max_collect", 1 << 16)))
+        blobs.append((fd, 0, files[name]))
     record["files"] = files
-    for path in (out, err, value, stdin):
-        if path != os.devnull and os.path.lexists(path):
-            os.unlink(path)
-    return record, blobs
+    try:
+        _emit(record, blobs)
+    finally:
+        for fd in (*fds, *opened):
+            os.close(fd)
+    ok = not timed_out and code == 0 and not (record["stdout_truncated"] and control.get("output_is_limit", True))
+    if ok and control.get("keep"):
+        group.keep(cwd, list(control["keep"]))
+    return ok
 
 
-def _emit(record: dict[str, Any], blobs: list[bytes] = ()) -> None:
-    """One job's record: a JSON header line, then its blobs (stdout, the value, the collected
-    files, in that order) raw, their lengths in the header (no base64, no JSON escaping)."""
+class _Sized:
+    """The payload mapping as the child sees it: its first ``size`` bytes."""
+
+    def __init__(self, mapping: mmap.mmap, size: int) -> None:
+        self.mapping, self.size = mapping, size
+
+    def __bytes__(self) -> bytes:
+        return self.mapping[:self.size]
+
+    def close(self) -> None:
+        self.mapping.close()
+
+
+def _emit(record: dict[str, Any], blobs: list[tuple[int, int, int]] = ()) -> None:
+    """One line: a JSON header; then its blobs (fd, offset, length) copied in the kernel."""
     out = sys.stdout.buffer
     out.write(json.dumps(record).encode() + b"\n")
-    for blob in blobs:
-        out.write(blob)
     out.flush()
+    for fd, offset, count in blobs:
+        _copy(fd, 1, count, offset)
+
+
+_EXCLUSIVE = False   # every process of the sandbox but init is ours: kill(-1) is safe
+
+
+def _kill_leftovers() -> None:
+    """Kill every process a job left behind: as the only process of the sandbox's PID
+    namespace (but its init), or of its fresh uid, kill(-1) reaches all of them."""
+    if _EXCLUSIVE:
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        while True:   # reap them (they may have been reparented to us)
+            try:
+                if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                    break
+            except ChildProcessError:
+                break
 
 
 def main() -> int:
-    spec = json.loads(sys.stdin.buffer.read())
-    for module in [*spec.get("preload", []),
-                   *{job["handler"].partition(":")[0] for job in spec["jobs"] if job["handler"] != "exec"}]:
+    global _EXCLUSIVE
+    preamble = _document()
+    _EXCLUSIVE = bool(preamble.get("exclusive"))
+    for name in preamble.get("hide_env", []):
+        os.environ.pop(name, None)
+    for module in [*preamble.get("preload", []), *preamble.get("modules", [])]:
         try:
             importlib.import_module(module)
         except Exception:  # noqa: BLE001 - a job that needs it reports the import error itself
             pass
-    import ctypes
     ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)   # PR_SET_DUMPABLE 0: jobs cannot reach into us
-    base = os.path.abspath(".")
-    records = os.path.join(base, RECORDS)
+    scope_signals = bool(preamble.get("scope_signals"))
+    group = _Group(os.path.abspath("."))
     done: dict[str, bool] = {}
-    group: str | None = None
-    directory = ""
-    for index, job in enumerate(spec["jobs"]):
-        if job.get("group", job["id"]) != group or not os.path.isdir(directory):
-            group = job.get("group", job["id"])
-            directory = _empty_workdir(base)
-        if any(not done.get(name, False) for name in job.get("needs", [])):
-            done[job["id"]] = False
-            _emit({"id": job["id"], "skipped": True})
-            continue
+    while (control := _document()) is not None:
+        name = control.get("group", control["id"])
         try:
-            handler = _handler(job["handler"])
-        except Exception as exc:  # noqa: BLE001 - reported as this job's failure
-            done[job["id"]] = False
-            _emit({"id": job["id"], "handler_error": f"{type(exc).__name__}: {exc}"[:500]})
+            if name != group.name or not os.path.isdir(group.directory):
+                group.start(name)
+            elif control.get("fresh"):
+                group.refresh()
+            _remove_ipc()
+        except Exception as exc:  # noqa: BLE001 - between jobs: nobody's fault, the parent starts anew
+            _emit({"runner_error": f"{type(exc).__name__}: {exc}"[:500]})
+            return 3
+        if any(not done.get(need, False) for need in control.get("needs", [])):
+            done[control["id"]] = False
+            _read_exact(int(control["payload"]))
+            _emit({"id": control["id"], "skipped": True})
             continue
-        if not os.path.isdir(records):
-            os.makedirs(records)
-        record, blobs = run_job(index, job, directory, records, handler)
-        done[job["id"]] = record["limit"] is None and record["exit_code"] == 0
-        _emit(record, blobs)
+        done[control["id"]] = run_job(control, group, scope_signals)
     return 0
 
 

@@ -249,6 +249,20 @@ def landlock_restrict(abi: int, writable: list[str], readable: list[str] | None 
         os.close(ruleset)
 
 
+def landlock_scope_signals() -> None:
+    """A nested Landlock domain that only scopes signals and abstract unix sockets (ABI >=
+    6): the caller and its descendants can no longer signal (kill, stop) or connect to any
+    process outside it, e.g. the job runner that forked it; the runner can still kill them.
+    Needs PR_SET_NO_NEW_PRIVS (inherited from the sandbox)."""
+    attr = struct.pack("<QQQ", 0, 0, LL_SCOPE_ABSTRACT_UNIX_SOCKET | LL_SCOPE_SIGNAL)
+    ruleset = _check(_syscall(_SYS_LANDLOCK_CREATE_RULESET, attr, ctypes.c_size_t(len(attr)),
+                              ctypes.c_uint32(0)))
+    try:
+        _check(_syscall(_SYS_LANDLOCK_RESTRICT_SELF, ctypes.c_int(ruleset), ctypes.c_uint32(0)))
+    finally:
+        os.close(ruleset)
+
+
 # --- seccomp: socket(2) filter -----------------------------------------------------
 
 class _SockFilter(ctypes.Structure):

@@ -14,15 +14,20 @@ as :attr:`JobResult.value`; the built-in handler ``"exec"`` executes ``args["arg
 
 Jobs run in order. Jobs with the same ``group`` share a directory (compile, then run the
 binary); a new group starts in an empty work dir, so programs of different groups (in a
-build: different candidates) cannot see each other's files. A job whose ``needs`` did not
-all succeed is skipped. Each job has its own CPU, wall, memory and output limits; a job
-that crashes, hangs or floods fails alone, with the sandbox's classification of the limit
-(:mod:`.classify`). If a job kills the runner itself, the jobs it did not reach run again
-in a new sandbox; the job that was running fails with the sandbox's reason.
+build: different candidates) cannot see each other's files. A job with ``fresh`` starts in
+its group's directory emptied and holding only what earlier jobs of the group ``keep``
+(each run of a compiled program sees the same directory, whatever the run before it
+wrote). A job whose ``needs`` did not all succeed is skipped. Each job has its own CPU,
+wall, memory and output limits; a job that crashes, hangs or floods fails alone, with the
+sandbox's classification of the limit (:mod:`.classify`). A job cannot signal the runner
+(Landlock scope), and a job's child holds nothing of other jobs (``_jobrunner``). If the
+runner dies during a job anyway, that job fails with the sandbox's reason; if it fails
+between jobs (its cleanup), nobody is blamed: the jobs it did not reach run again in a
+new sandbox.
 
 The hash seed (``PYTHONHASHSEED``) is fixed when the interpreter starts, so runs that must
 differ in it are different calls; likewise every call is a new sandbox with its own host
-name, time zone, uid and work dir path (docs/sandbox.md).
+name, time zone, user name, pids, uid and work dir path (docs/sandbox.md).
 """
 
 from __future__ import annotations
@@ -36,10 +41,11 @@ from typing import Any, Mapping, Sequence
 
 import execbench
 from execbench.sandbox import _run, records
-from execbench.sandbox.classify import describe_signal
+from execbench.sandbox.classify import classify, describe_signal
 
 RUNNER = ["-m", "execbench.sandbox._jobrunner"]
 MAX_VALUE = 64 << 20
+MAX_VALUE_MEMORY = 256 << 20
 _RUNNER_SLACK_SECONDS = 30.0
 
 
@@ -63,21 +69,27 @@ class Job:
     max_output: int = 1 << 20  # stdout kept; more is the limit "output" unless output_is_limit=False
     output_is_limit: bool = True
     max_value: int = MAX_VALUE
+    max_value_memory: int = MAX_VALUE_MEMORY  # estimated memory of the parsed value; more fails it
     max_collect: int = 1 << 16
+    fresh: bool = False  # start in the group's directory emptied but for what its jobs kept
+    keep: Sequence[str] = ()  # files (below cwd) later ``fresh`` jobs of the group start with
 
-    def spec(self) -> dict[str, Any]:
+    def instructions(self) -> bytes:
+        """The job as the runner reads it: a control document (what the runner needs) and
+        the payload (what only the job's child reads), see ``_jobrunner``."""
         def b64(data: str | bytes) -> str:
             return base64.b64encode(data.encode() if isinstance(data, str) else bytes(data)).decode()
-        for name in [*self.files, *self.collect, *([self.cwd] if self.cwd != "." else [])]:
+        for name in [*self.files, *self.collect, *self.keep, *([self.cwd] if self.cwd != "." else [])]:
             _run._rel_parts(name)  # relative, no "..": ValueError otherwise
-        return {"id": self.id, "handler": self.handler, "args": self.args,
-                "files": {name: b64(data) for name, data in self.files.items()},
-                "stdin": b64(self.stdin), "group": self.group if self.group is not None else self.id,
-                "cwd": self.cwd, "needs": list(self.needs), "collect": list(self.collect),
-                "executable": list(self.executable), "cpu": self.cpu_seconds, "wall": self.wall_seconds,
-                "memory_mb": self.memory_mb, "max_output": self.max_output,
-                "output_is_limit": self.output_is_limit, "max_value": self.max_value,
-                "max_collect": self.max_collect}
+        payload = json.dumps({"args": self.args, "files": {name: b64(data) for name, data in self.files.items()},
+                              "stdin": b64(self.stdin), "executable": list(self.executable)}).encode()
+        control = {"id": self.id, "handler": self.handler, "group": self.group if self.group is not None else self.id,
+                   "cwd": self.cwd, "needs": list(self.needs), "collect": list(self.collect),
+                   "cpu": self.cpu_seconds, "wall": self.wall_seconds, "memory_mb": self.memory_mb,
+                   "max_output": self.max_output, "output_is_limit": self.output_is_limit,
+                   "max_value": self.max_value, "max_collect": self.max_collect, "fresh": self.fresh,
+                   "keep": list(self.keep), "payload": len(payload)}
+        return _document(control) + payload
 
 
 @dataclass
@@ -135,10 +147,10 @@ class JobResult:
 
 
 _INT = (int, type(None))
-_FIELDS = {"id": str, "exit_code": _INT, "signal": _INT, "limit": (str, type(None)), "wall": (int, float),
-           "cpu": (int, float), "maxrss_kb": int, "stdout": int, "stdout_truncated": bool, "stderr": str,
+_FIELDS = {"id": str, "exit_code": _INT, "signal": _INT, "timed_out": bool, "wall": (int, float),
+           "cpu": (int, float), "maxrss_kb": int, "stdout": int, "stdout_truncated": bool, "stderr": int,
            "value": _INT, "value_error": (str, type(None)), "files": dict}
-_LIMITS = (None, "wall_time", "cpu_time", "memory", "file_size", "tasks", "output")
+STDERR_TAIL = 4096
 MAX_HEADER = 1 << 20
 
 
@@ -169,22 +181,26 @@ class _Records:
         return self.pos < len(self.data)
 
 
+def _document(value: Any) -> bytes:
+    """A length-prefixed JSON document of the runner's instructions."""
+    data = json.dumps(value).encode()
+    return b"%010d" % len(data) + data
+
+
 def _result(raw: dict[str, Any], job: Job, stream: _Records) -> JobResult:
     """One job's record (written by the runner, but read as hostile all the same)."""
     if raw.get("skipped") is True:
         return JobResult(job.id, skipped=True)
-    if isinstance(raw.get("handler_error"), str):
-        return JobResult(job.id, failure=f"handler {job.handler}: {raw['handler_error'][:300]}")
     where = f"job {job.id}"
     record = records.check(raw, _FIELDS, where=where)
-    if record["limit"] not in _LIMITS:
-        raise records.RecordError(f"{where}: unknown limit {record['limit']!r}")
     stdout = stream.blob(record["stdout"], job.max_output, f"{where} stdout")
+    stderr = stream.blob(record["stderr"], STDERR_TAIL, f"{where} stderr")
     value, value_error = None, record["value_error"]
     if record["value"] is not None:
         text = stream.blob(record["value"], job.max_value, f"{where} value")
         try:
-            value = records.load_json(text, max_bytes=job.max_value, max_depth=200)
+            value = records.load_json(text, max_bytes=job.max_value, max_depth=200,
+                                      max_memory=job.max_value_memory)
         except records.RecordError as exc:
             value_error = str(exc)
     files = {}
@@ -192,54 +208,82 @@ def _result(raw: dict[str, Any], job: Job, stream: _Records) -> JobResult:
         if name not in job.collect:
             raise records.RecordError(f"{where}: file {name!r} was not asked for")
         files[name] = stream.blob(size, job.max_collect, f"{where} file {name}")
+    code, signum, cpu = record["exit_code"], record["signal"], float(record["cpu"])
+    limit = "wall_time" if record["timed_out"] else classify(code, signum, cpu, job.cpu_seconds, stderr)
+    if limit is None and record["stdout_truncated"] and job.output_is_limit:
+        limit = "output"
     return JobResult(
-        job.id, exit_code=record["exit_code"], signal=record["signal"], limit=record["limit"],
-        stdout=stdout, stdout_truncated=record["stdout_truncated"], stderr=record["stderr"], value=value,
-        value_error=value_error, files=files, wall=float(record["wall"]), cpu=float(record["cpu"]),
-        maxrss_kb=record["maxrss_kb"],
+        job.id, exit_code=code, signal=signum, limit=limit, stdout=stdout,
+        stdout_truncated=record["stdout_truncated"], stderr=stderr.decode("utf-8", "replace"), value=value,
+        value_error=value_error, files=files, wall=float(record["wall"]), cpu=cpu, maxrss_kb=record["maxrss_kb"],
     )
 
 
-def _read_records(stdout: bytes, jobs: Sequence[Job]) -> dict[str, JobResult]:
+class _Progress:
+    """What one sandbox's runner wrote: the records, the job it had started last and not
+    finished (if any), and whether it stopped between jobs on its own (``runner_error``)."""
+
+    def __init__(self) -> None:
+        self.results: dict[str, JobResult] = {}
+        self.started: str | None = None
+        self.runner_error: str | None = None
+
+
+def _read_records(stdout: bytes, jobs: Sequence[Job]) -> _Progress:
     """The records the runner wrote, in order; reading stops at the first bad one (that
     job fails saying why)."""
     wanted = {job.id: job for job in jobs}
-    results: dict[str, JobResult] = {}
+    progress = _Progress()
     stream = _Records(stdout)
     while stream.more():
         raw: Any = None
         try:
             raw = stream.header()
-            job = wanted.get(raw.get("id")) if isinstance(raw, dict) else None
-            if job is None or job.id in results:
+            if not isinstance(raw, dict):
                 break
-            results[job.id] = _result(raw, job, stream)
+            if isinstance(raw.get("runner_error"), str):
+                progress.runner_error = raw["runner_error"][:300]
+                break
+            if raw.get("start") in wanted and raw["start"] not in progress.results:
+                progress.started = raw["start"]
+                continue
+            job = wanted.get(raw.get("id"))
+            if job is None or job.id in progress.results:
+                break
+            progress.results[job.id] = _result(raw, job, stream)
+            progress.started = None
         except records.RecordError as exc:
             failed = raw.get("id") if isinstance(raw, dict) else None
-            if failed in wanted and failed not in results:
-                results[failed] = JobResult(failed, failure=f"malformed job record: {exc}")
+            if failed in wanted and failed not in progress.results:
+                progress.results[failed] = JobResult(failed, failure=f"malformed job record: {exc}")
             break
-    return results
+    return progress
 
 
 def _start(jobs: Sequence[Job], *, python: str | None, seed: int, preload: Sequence[str],
            env: Mapping[str, str], read_only_paths: Sequence[str], max_tasks: int,
            file_size_bytes: int = 64 << 20, open_files: int = 256) -> _run.SandboxResult:
-    spec = json.dumps({"preload": list(preload), "jobs": [job.spec() for job in jobs]})
+    plan = _run._plan()
+    preamble = {"preload": list(preload),
+                "modules": sorted({job.handler.partition(":")[0] for job in jobs if job.handler != "exec"}),
+                "scope_signals": plan.landlock_abi >= 6,
+                "exclusive": plan.pidns or plan.fresh_uid,
+                "hide_env": [_run.EXCLUSIVE_UID_ENV]}
+    stdin = _document(preamble) + b"".join(job.instructions() for job in jobs)
     wall = sum(job.wall_seconds + 1.0 for job in jobs) + _RUNNER_SLACK_SECONDS
-    output = sum(job.max_output + job.max_value + job.max_collect * len(job.collect) + MAX_HEADER
-                 for job in jobs)
+    output = sum(job.max_output + STDERR_TAIL + job.max_value + job.max_collect * len(job.collect)
+                 + 2 * MAX_HEADER for job in jobs)
     memory = max(job.memory_mb for job in jobs) + 512
     limits = _run.Limits(cpu_seconds=wall, wall_seconds=wall, memory_bytes=memory * 1024 * 1024,
                          max_tasks=max_tasks, output_bytes=output, file_size_bytes=file_size_bytes,
                          open_files=open_files)
     child_env = {**env, "PYTHONHASHSEED": str(seed)}
     if python is None or os.path.realpath(python) == os.path.realpath(sys.executable):
-        return _run.run_python(RUNNER, stdin=spec, env=child_env, limits=limits, read_only_paths=read_only_paths)
+        return _run.run_python(RUNNER, stdin=stdin, env=child_env, limits=limits, read_only_paths=read_only_paths)
     # another interpreter (e.g. the pinned tracing one): it imports execbench from our tree
     tree = os.path.dirname(os.path.dirname(os.path.abspath(execbench.__file__)))
     child_env["PYTHONPATH"] = os.pathsep.join(p for p in (child_env.get("PYTHONPATH"), tree) if p)
-    return _run.run([python, "-s", *RUNNER], stdin=spec, env=child_env, limits=limits,
+    return _run.run([python, "-s", *RUNNER], stdin=stdin, env=child_env, limits=limits,
                     read_only_paths=read_only_paths)
 
 
@@ -262,25 +306,36 @@ def run_jobs(jobs: Sequence[Job], *, python: str | None = None, seed: int = 0, p
                                            for path in _run._install_prefix(program))]
     results: dict[str, JobResult] = {}
     pending = list(jobs)
+    retried_between = False
     while pending:
         outcome = _start(pending, python=python, seed=seed, preload=preload, env=env or {},
                          read_only_paths=read_only_paths, max_tasks=max_tasks,
                          file_size_bytes=file_size_bytes, open_files=open_files)
-        got = _read_records(outcome.stdout, pending)
-        results.update(got)
+        progress = _read_records(outcome.stdout, pending)
+        results.update(progress.results)
         rest = [job for job in pending if job.id not in results]
         if not rest:
             break
-        # the runner died (or wrote garbage) during rest[0]: that job fails with the sandbox's
-        # reason, so do the jobs of its group after it; the others run again in a new sandbox
         stderr = outcome.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or [""]
-        why = f"the job runner ended during this job: {outcome.reason()} {stderr[0][:200]}".strip()
-        lost = rest[0]
+        ended = f"{outcome.reason()} {stderr[0][:200]}".strip()
+        in_flight = progress.started if progress.runner_error is None else None
+        if in_flight is None and (progress.results or not retried_between):
+            # it stopped between jobs (cleanup failed, or it died before starting one): nobody's
+            # fault; the jobs it did not reach run again in a new sandbox (once without progress)
+            retried_between = not progress.results
+            pending = rest
+            continue
+        # the runner died during a job (or twice before any): that job fails with the sandbox's
+        # reason, so do the jobs of its group after it; the others run again in a new sandbox
+        lost = next(job for job in rest if job.id == in_flight) if in_flight else rest[0]
+        why = (f"the job runner ended during this job: {ended}" if in_flight else
+               f"the job runner failed before this job twice: {progress.runner_error or ended}")
+        results[lost.id] = JobResult(lost.id, failure=why, limit=outcome.limit if in_flight else None)
         group = lost.group if lost.group is not None else lost.id
-        results[lost.id] = JobResult(lost.id, failure=why, limit=outcome.limit)
-        for job in rest[1:]:
-            if job.group is not None and job.group == group:
+        for job in rest:
+            if job is not lost and job.group is not None and job.group == group:
                 results[job.id] = JobResult(job.id, failure=f"the job runner ended during job {lost.id} "
                                                             f"of the same group")
         pending = [job for job in rest if job.id not in results]
+        retried_between = False
     return [results[job.id] for job in jobs]

@@ -13,13 +13,13 @@ and returns the result record. Modes:
 from __future__ import annotations
 
 import ast
-import json
 import os
 import signal
 import sys
 import traceback
 from typing import Any
 
+from execbench.sandbox import wire
 from execbench.tracing import script
 from execbench.tracing.tracer import TraceLimits, TracerTampered, Tracer
 
@@ -83,44 +83,73 @@ def _trace_call(spec: dict[str, Any], files: list[str], namespace: dict, call: s
     return result
 
 
-def _run_calls(spec: dict[str, Any], files: list[str], code: Any) -> dict[str, Any]:
+def _read_all(fd: int, limit: int, read: Any) -> bytes | None:
+    """Everything written to the pipe ``fd`` until EOF; None past ``limit`` bytes."""
+    chunks, total = [], 0
+    while chunk := read(fd, 1 << 16):
+        total += len(chunk)
+        if total > limit:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _run_calls(spec: dict[str, Any], files: list[str], code: Any, encode: Any, send: Any) -> None:
+    """Run the module, then trace each call in a child of its own; the calls' records go
+    to the job's value straight from the children's pipes (never through a file, never
+    through a parser or serialiser the program could have patched)."""
     namespace: dict[str, Any] = {"__name__": "__execbench_program__", "__file__": files[0]}
+    # what runs after the program's module code: bound before it (it could patch os, signal)
+    fork, pipe, close, read, write, waitpid, exit_, kill, alarm = (
+        os.fork, os.pipe, os.close, os.read, os.write, os.waitpid, os._exit, os.kill, signal.alarm)
+    exited, exit_status, signalled, term_signal = os.WIFEXITED, os.WEXITSTATUS, os.WIFSIGNALED, os.WTERMSIG
     try:
         exec(code, namespace)  # noqa: S102 - the program under test, inside the sandbox
     except BaseException as exc:  # noqa: BLE001 - the program's failure is the result, whatever it is
-        return {"module": {"status": "error", "error": _error(exc)}, "calls": []}
-    results = []
+        send(encode({"module": {"status": "error", "error": _error(exc)}, "calls": []}))
+        return
     timeout = int(spec.get("call_timeout", 10))
-    for index, call in enumerate(spec["calls"]):
-        out_path = f"call-{index}.json"
+    limit = int(spec.get("max_record_bytes", 64 << 20))
+    parts = []
+    for call in spec["calls"]:
         sys.stdout.flush()
         sys.stderr.flush()
-        pid = os.fork()
+        r, w = pipe()
+        pid = fork()
         if pid == 0:  # the traced child of this call
             code_ = 0
             try:
-                signal.alarm(timeout)
+                close(r)
+                alarm(timeout)
                 result = _trace_call(spec, files, namespace, call)
-                with open(out_path, "w") as fh:
-                    json.dump(result, fh)
+                result["call"] = call
+                data = memoryview(encode(result))
+                while data:
+                    data = data[write(w, data):]
             except BaseException:  # noqa: BLE001 - the program's failure is the result, whatever it is
                 traceback.print_exc()
                 code_ = 1
             finally:
                 sys.stdout.flush()
-                os._exit(code_)
-        _, status = os.waitpid(pid, 0)
-        if os.path.exists(out_path):
-            with open(out_path) as fh:
-                result = json.load(fh)
-            os.unlink(out_path)
-        elif os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGALRM:
+                exit_(code_)
+        close(w)
+        data = _read_all(r, limit, read)
+        close(r)
+        if data is None:
+            kill(pid, signal.SIGKILL)
+        _, status = waitpid(pid, 0)
+        if data and exited(status) and exit_status(status) == 0:
+            parts.append(data)
+            continue
+        if data is None:
+            result = {"status": "too_large", "error": {"type": "TooLarge", "message": f"record over {limit} bytes"}}
+        elif signalled(status) and term_signal(status) == signal.SIGALRM:
             result = {"status": "timeout", "error": {"type": "Timeout", "message": f"{timeout} s"}}
         else:
             result = {"status": "crash", "error": {"type": "Crash", "message": _describe_exit(status)}}
         result["call"] = call
-        results.append(result)
-    return {"module": {"status": "ok"}, "calls": results}
+        parts.append(encode(result))
+    send(b'{"module":{"status":"ok"},"calls":[' + b",".join(parts) + b"]}")
 
 
 def _run_script(spec: dict[str, Any], files: list[str], code: Any, tree: ast.Module, source: str) -> dict[str, Any]:
@@ -152,10 +181,12 @@ def _run_script(spec: dict[str, Any], files: list[str], code: Any, tree: ast.Mod
     return {"module": {"status": "ok"}, "script": result}
 
 
-def trace_job(spec: dict[str, Any]) -> dict[str, Any]:
+def trace_job(spec: dict[str, Any]) -> dict[str, Any] | None:
     """The job runner's handler (:mod:`execbench.sandbox.jobs`): trace the program named by
-    ``spec["files"][0]`` (in the job's directory) as ``spec["mode"]`` says; returns the
-    result record (``module``, and ``calls`` or ``script``)."""
+    ``spec["files"][0]`` (in the job's directory) as ``spec["mode"]`` says; the result record
+    (``module``, and ``calls`` or ``script``) is the job's value (sent by the calls mode
+    itself, returned otherwise)."""
+    encode, send = wire.private()   # before the program's first line
     files = [os.path.abspath(f) for f in spec["files"]]
     with open(files[0]) as fh:
         source = fh.read()
@@ -167,4 +198,4 @@ def trace_job(spec: dict[str, Any]) -> dict[str, Any]:
         return {"module": {"status": "tampered", "tampered": found}, "calls": []}
     if spec["mode"] == "script":
         return _run_script(spec, files, code, tree, source)
-    return _run_calls(spec, files, code)
+    return _run_calls(spec, files, code, encode, send)

@@ -18,7 +18,8 @@ from execbench.sandbox.jobs import Job, JobResult, run_jobs
 from execbench.tracing.tracer import TraceLimits
 
 HANDLER = "execbench.tracing.child:trace_job"
-PRELOAD = ("execbench.tracing.child", "execbench.tracing.tracer", "execbench.tracing.script")
+PRELOAD = ("execbench.tracing.child", "execbench.tracing.tracer", "execbench.tracing.script",
+           "execbench.sandbox.wire")
 MEMORY_MB = 2048
 
 
@@ -69,9 +70,42 @@ def script_job(job_id: str, program: str, stdin: str | bytes = b"", *, filename:
                 cpu=cpu_seconds, wall=wall_seconds, group=group)
 
 
-def checked(result: JobResult) -> JobResult:
-    """``result`` with its value validated as a tracing record (envelope and statuses); a job
-    without a valid record is a failed one (:attr:`JobResult.failure` says why)."""
+def executable_lines(program: str) -> frozenset[int] | None:
+    """The lines of ``program`` that can emit a line event: every line of its code objects'
+    line tables, and their first lines (compiled, never run); None when it does not compile
+    here (the check is then left to the run's own status)."""
+    try:
+        code = compile(program, "<program>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    lines: set[int] = set()
+    stack = [code]
+    while stack:
+        current = stack.pop()
+        lines.add(current.co_firstlineno)
+        lines.update(line for _, _, line in current.co_lines() if line is not None)
+        stack.extend(c for c in current.co_consts if hasattr(c, "co_lines"))
+    return frozenset(lines)
+
+
+def _foreign_line(lines: Any, allowed: frozenset[int]) -> Any:
+    """The first entry of a trace (line numbers, concurrent segments as nested lists) that
+    is not a line of the program, or None."""
+    stack = [lines]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, list):
+            stack.extend(item)
+        elif not (isinstance(item, int) and not isinstance(item, bool) and item in allowed):
+            return item
+    return None
+
+
+def checked(result: JobResult, job: Job | None = None) -> JobResult:
+    """``result`` with its value validated as a tracing record (envelope and statuses; with
+    ``job``: one record per call asked for, in order, and every traced line a line of the
+    program that can run); a job without a valid record is a failed one
+    (:attr:`JobResult.failure` says why). The program ran in the process that wrote it."""
     if not result.has_value(f"no trace record ({result.reason()})"):
         return result
     try:
@@ -82,15 +116,37 @@ def checked(result: JobResult) -> JobResult:
             records.check(value["script"], {"status": str}, where="trace record script")
         for call in value.get("calls", []):
             records.check(call, {"status": str}, where="trace record call")
+        if job is not None:
+            _matches(value, job)
     except records.RecordError as exc:
         result.failure, result.value = f"malformed {exc}", None
     return result
 
 
+def _matches(value: dict[str, Any], job: Job) -> None:
+    spec = job.args
+    if value["module"]["status"] == "ok" and spec.get("mode") == "calls":
+        asked = list(spec.get("calls", []))
+        got = [call.get("call") for call in value.get("calls", [])]
+        if got != asked:
+            raise records.RecordError(f"trace record: calls {len(got)} do not match the {len(asked)} asked for")
+    program = job.files.get(spec["files"][0]) if spec.get("files") else None
+    if not isinstance(program, str):
+        return
+    allowed = executable_lines(program)
+    if allowed is None:
+        return
+    for run in [*value.get("calls", []), *([value["script"]] if "script" in value else [])]:
+        bad = _foreign_line(run.get("lines", []), allowed)
+        if bad is not None:
+            raise records.RecordError(f"trace record: {str(bad)[:40]!r} is not a line of the program")
+
+
 def run_traces(jobs: Sequence[Job], *, hash_seed: int = 0, python: str | None = None) -> list[JobResult]:
     """Tracing jobs in one sandbox under ``python`` (default: this interpreter; the trace
     family pins CPython 3.11, :mod:`execbench.tracing.interpreter`), each result checked."""
-    return [checked(r) for r in run_jobs(jobs, python=python, seed=hash_seed, preload=PRELOAD)]
+    results = run_jobs(jobs, python=python, seed=hash_seed, preload=PRELOAD)
+    return [checked(result, job) for job, result in zip(jobs, results, strict=True)]
 
 
 def trace_calls(program: str, calls: list[str], *, hash_seed: int = 0, python: str | None = None,

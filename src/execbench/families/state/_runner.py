@@ -15,13 +15,13 @@ same process.
 from __future__ import annotations
 
 import builtins
-import json
 import os
 import sys
 import traceback
 import types
 from typing import Any
 
+from execbench.sandbox import wire
 from execbench.tracing.state import StateMeter   # imported before the runner forks (warm)
 from execbench.tracing.tracer import TraceLimits, Tracer
 
@@ -52,6 +52,7 @@ def _measured(tracer: Tracer, meter: StateMeter | None) -> dict[str, Any]:
 
 def run_program(args: dict[str, Any]) -> dict[str, Any]:
     """The handler (see the module docs)."""
+    encode, _ = wire.private()   # the dump's serialiser, bound before the program runs
     program = os.path.abspath(args["program"])
     sys.argv = [program]
     sys.path[0] = os.path.dirname(program)
@@ -97,7 +98,9 @@ def run_program(args: dict[str, Any]) -> dict[str, Any]:
     name = args.get("dump_global")
     if name:
         try:
-            record["dump"] = json.loads(json.dumps(namespace.get(name)))
-        except (TypeError, ValueError) as exc:
+            value = namespace.get(name)
+            encode(value)   # plain JSON (TypeError, ValueError otherwise); the runner sends it so
+            record["dump"] = value
+        except (TypeError, ValueError, RecursionError) as exc:
             record["dump_error"] = str(exc)
     return record
