@@ -118,13 +118,32 @@ def _set_mount_attrs(path: str, attrs: int) -> None:
                     ctypes.c_uint(_AT_RECURSIVE), attr, ctypes.c_size_t(len(attr))))
 
 
+def _make_parents(source: str, target: str) -> None:
+    """The missing parents of ``target`` (``source`` below the new root) with the modes of
+    ``source``'s parents on the host, plus search (x) for all so the mount is reachable: a
+    0700 parent (/root) becomes 0711, never listable (issue 22, item 12)."""
+    base = target[: len(target) - len(source)]
+    parts = source.strip("/").split("/")[:-1]
+    host = ""
+    for part in parts:
+        host += "/" + part
+        if os.path.lexists(base + host):
+            continue
+        try:
+            mode = (os.stat(host).st_mode & 0o1777) | 0o111
+        except OSError:
+            mode = 0o711
+        os.mkdir(base + host, mode)
+        os.chmod(base + host, mode)  # not the umask's
+
+
 def _bind(source: str, target: str, attrs: int) -> None:
     """Bind ``source`` (file, directory or symlink, as it is on the host) at ``target``."""
     try:
         st = os.lstat(source)
     except OSError:
         return
-    os.makedirs(os.path.dirname(target), mode=0o755, exist_ok=True)
+    _make_parents(source, target)
     if (st.st_mode & 0o170000) == 0o120000:      # symlink (/lib -> usr/lib): recreate it
         if not os.path.lexists(target):
             os.symlink(os.readlink(source), target)
