@@ -37,7 +37,7 @@ from typing import Any, Generator, Iterator, Sequence
 
 from execbench.dataset import make_id
 from execbench.families.base import Candidate, Outcome, Reject, SourceError
-from execbench.families.state import choose, instrument_cpp, instrument_py
+from execbench.families.state import choose, choose_cpp, cpp_programs, instrument_cpp, instrument_py
 from execbench.families.state import jobs as state_jobs
 from execbench.families.state.canonical import depth_ok, dumps, json_type, leaves
 from execbench.families.state.jobs import exec_job, python_job, toolchain
@@ -100,9 +100,6 @@ def case_payload(case: cases.Case, source: str) -> dict[str, Any]:
     checkpoint = config.get("checkpoint")
     if checkpoint is not None:
         checkpoint = _check_checkpoint(checkpoint, case)
-    elif language == "cpp":
-        raise SourceError(f"{case.directory}: C++ cases need a [checkpoint] with loop_line and fields "
-                          "(the automatic choice is Python-only)")
     compare = config.get("compare", "tokens")
     if compare not in ("tokens", "bytes"):
         raise SourceError(f"{case.directory}: compare must be 'tokens' or 'bytes'")
@@ -482,36 +479,47 @@ def _cpp(payload: dict[str, Any], options: dict[str, Any]) -> CaseRun:
         raise Reject("compile", "g++ is not available")
     program = payload["program"]
     checkpoint = payload["checkpoint"]
-    line, fields = checkpoint["loop_line"], checkpoint["fields"]
-    core = checkpoint.get("core") or fields
     repeats = int(options["repeats"])
-    choice: dict[str, Any] = {"chosen_by": "case", **checkpoint}
     sources: dict[str, str] = {}
     jobs = [_compile_job("cc_clean", "clean", program, options)]
-    k = checkpoint.get("inside_iteration")
-    if k is None:
-        jobs += [_compile_job("cc_probe", "probe", instrument_cpp.probe(program, line), options, coverage=False),
+    loops: list[Any] = []
+    k = checkpoint.get("inside_iteration") if checkpoint is not None else None
+    if checkpoint is None:  # automatic choice: the profile run goes with the clean runs
+        loops, profile = choose_cpp.profile_jobs(program, payload["long"], options)
+        jobs += profile
+    elif k is None:
+        jobs += [_compile_job("cc_probe", "probe", instrument_cpp.probe(program, checkpoint["loop_line"]), options,
+                              coverage=False),
                  exec_job("probe", ["./prog"], cwd="probe", stdin=payload["long"], needs=["cc_probe"],
                           collect=["checkpoint_probe.txt"], **_native_limits(options))]
     else:
-        jobs += _cpp_state_jobs(sources, payload, line, fields, k, options)
+        jobs += _cpp_state_jobs(sources, payload, checkpoint["loop_line"], checkpoint["fields"], k, options)
     jobs += _cpp_run_jobs("short", "clean", payload["short"], repeats, options, ["cc_clean"])
     jobs += _cpp_run_jobs("long", "clean", payload["long"], repeats, options, ["cc_clean"])
     results = (yield {0: jobs})[0]
     _compiled(results, "cc_clean", "the program")
-    if k is None:
-        _compiled(results, "cc_probe", "the loop probe")
-        probe = _need(results.get("probe"), "probe run")
-        try:
-            total = int(probe.files.get("checkpoint_probe.txt", b"").decode("utf-8", "replace").strip())
-        except ValueError:
-            raise Reject("checkpoint", "the loop probe wrote no iteration count") from None
-        if total < 1:
-            raise Reject("checkpoint", f"the loop on line {line} never iterates on the long input")
-        k = total // 2 + 1
-        choice.update(loop_iterations=total, inside_iteration=k)
-        state_jobs_ = _cpp_state_jobs(sources, payload, line, fields, k, options, after_clean=False)
-        results.update((yield {0: state_jobs_})[0])
+    if checkpoint is None:
+        choice = yield from choose_cpp.choose_cpp(program, payload["long"], loops, results, options)
+        k = choice["inside_iteration"]
+        results.update((yield {0: _cpp_state_jobs(sources, payload, choice["loop_line"], choice["fields"], k,
+                                                   options, after_clean=False)})[0])
+    else:
+        choice = {"chosen_by": "case", **checkpoint}
+        if k is None:
+            _compiled(results, "cc_probe", "the loop probe")
+            probe = _need(results.get("probe"), "probe run")
+            try:
+                total = int(probe.files.get("checkpoint_probe.txt", b"").decode("utf-8", "replace").strip())
+            except ValueError:
+                raise Reject("checkpoint", "the loop probe wrote no iteration count") from None
+            if total < 1:
+                raise Reject("checkpoint", f"the loop on line {checkpoint['loop_line']} never iterates on the long input")
+            k = total // 2 + 1
+            choice.update(loop_iterations=total, inside_iteration=k)
+            results.update((yield {0: _cpp_state_jobs(sources, payload, checkpoint["loop_line"],
+                                                       checkpoint["fields"], k, options, after_clean=False)})[0])
+    fields = choice["fields"]
+    core = choice.get("core") or fields
     _compiled(results, "cc_inside", "the inside-instrumented program")
     _compiled(results, "cc_post", "the post-instrumented program")
     runs: dict[str, list[JobResult]] = {}
@@ -520,15 +528,71 @@ def _cpp(payload: dict[str, Any], options: dict[str, Any]) -> CaseRun:
     gcov = {label: [gcov_lines(_need(results.get(f"gcov_{label}{r}"), f"gcov of {label} run {r}"))
                     for r in range(repeats)] for label in ("short", "long", "inside", "post")}
     trace = {"short": gcov["short"], "long": gcov["long"]}
-    metrics = {arm: {"trace_length": gcov[label][0], "peak_state": None, "state_load": None}
+    state, meter_error = _meter_metrics(results, runs)
+    metrics = {arm: {"trace_length": gcov[label][0], **(state or {}).get(label, dict.fromkeys(METER_METRICS))}
                for arm, label in zip(ARMS, ("short", "long", "inside", "post"))}
-    return _finish(runs, choice, core, sources["inside"], sources["post"], trace, metrics,
-                   "gcov line executions", options)
+    result = _finish(runs, choice, core, sources["inside"], sources["post"], trace, metrics,
+                     "gcov line executions", options)
+    if meter_error:
+        result["meter_error"] = meter_error
+    return result
+
+
+METER_METRICS = ("line_events", "peak_state", "state_load", "state_stride")
+
+
+def _cpp_meter_jobs(payload: dict[str, Any], line: int, fields: list[str], k: int, options: dict[str, Any],
+                    needs: Sequence[str] = ()) -> list[Job]:
+    """Compile the state meter (:mod:`.cpp_programs`: the program with both checkpoints,
+    chosen at run time) and run it for the four arms; [] if it cannot be made."""
+    try:
+        source = cpp_programs.metered(payload["program"], int(options["state_budget"]), (line, fields, k))
+    except (instrument_cpp.InstrumentError, SourceError):
+        return []
+    t = float(options["trace_time_limit"])
+    limits = {"cpu": t, "wall": 2 * t + 5, "memory_mb": max(2048, int(options["memory_mb"])),
+              "max_output": int(options["max_output_bytes"])}
+    jobs = [_compile_job("cc_meter", "meter", source, options, coverage=False, needs=needs)]
+    for label, arm in (("short", "clean"), ("long", "clean"), ("inside", "inside"), ("post", "post")):
+        stdin = payload["short"] if label == "short" else payload["long"]
+        jobs.append(exec_job(f"meter_{label}", ["../../meter/prog"], cwd=f"meter_runs/{label}", stdin=stdin,
+                             env={cpp_programs.ARM_VARIABLE: arm}, needs=["cc_meter"],
+                             collect=[cpp_programs.METER_FILE], **limits))
+    return jobs
+
+
+def _meter_metrics(results: dict[str, JobResult], runs: dict[str, list[JobResult]]
+                   ) -> tuple[dict[str, dict[str, Any]] | None, str | None]:
+    """The four arms' state metrics from the meter runs, or (None, why not): the meter is a
+    measurement, its failure leaves the metrics null and does not reject the case."""
+    compiled = results.get("cc_meter")
+    if compiled is None:
+        return None, "the state meter could not be made from this source"
+    if not compiled.ok:
+        lines = compiled.stderr.strip().splitlines()
+        errors = [ln for ln in lines if "error" in ln] or lines[-1:] or [""]
+        return None, f"the state meter does not compile: {errors[0][:300]}"
+    out: dict[str, dict[str, Any]] = {}
+    for label in ("short", "long", "inside", "post"):
+        job = results.get(f"meter_{label}")
+        if job is None or not job.ok:
+            return None, f"state meter, {label} run: {job.reason() if job else 'did not happen'}"
+        if job.stdout != runs[label][0].stdout:
+            return None, f"state meter, {label} run: its output differs from the arm's own run"
+        try:
+            value = records.load_json(job.files.get(cpp_programs.METER_FILE, b""), max_bytes=1 << 16)
+            out[label] = {key: value[key] for key in METER_METRICS}
+            if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in out[label].values()):
+                raise ValueError("not counts")
+        except (records.RecordError, KeyError, TypeError, ValueError):
+            return None, f"state meter, {label} run: no readable measurement"
+    return out, None
 
 
 def _cpp_state_jobs(sources: dict[str, str], payload: dict[str, Any], line: int, fields: list[str], k: int,
                     options: dict[str, Any], after_clean: bool = True) -> list[Job]:
-    """Compile, run and gcov the inside and post programs (``sources`` gets their text)."""
+    """Compile, run and gcov the inside and post programs (``sources`` gets their text),
+    and the state meter's runs."""
     program = payload["program"]
     sources["inside"] = instrument_cpp.instrument(program, line, fields, "inside", k)
     sources["post"] = instrument_cpp.instrument(program, line, fields, "post", k)
@@ -537,7 +601,8 @@ def _cpp_state_jobs(sources: dict[str, str], payload: dict[str, Any], line: int,
     return [_compile_job("cc_inside", "inside", sources["inside"], options, needs=needs),
             _compile_job("cc_post", "post", sources["post"], options, needs=needs),
             *_cpp_run_jobs("inside", "inside", payload["long"], repeats, options, ["cc_inside"]),
-            *_cpp_run_jobs("post", "post", payload["long"], repeats, options, ["cc_post"])]
+            *_cpp_run_jobs("post", "post", payload["long"], repeats, options, ["cc_post"]),
+            *_cpp_meter_jobs(payload, line, fields, k, options, needs=needs)]
 
 
 # the checkpoint's iteration in an instrumented program; the complexity does not depend on
@@ -592,6 +657,7 @@ def _tasks(payload: dict[str, Any], result: dict[str, Any], options: dict[str, A
         **({"toolchain": payload["toolchain"], "compile": f"g++ -std={options['cpp_std']} -O0 --coverage"}
            if language == "cpp" else {}),
         **payload.get("provenance", {}),
+        **({"state_meter": result["meter_error"]} if result.get("meter_error") else {}),
     }
     arms = {
         "short-trace-final": (program, payload["short"], result["outputs"]["short"], "text"),

@@ -98,12 +98,7 @@ def choose_python(program: str, long: str, options: dict[str, Any]) -> Generator
         raise Reject("instrument", "the program has no instrumentable for/while loop")
     first = yield from _run_profile(instrument_py.profile_program(program, loops), long, options)
     counts, last_exit = _ints(first.get("counts"), len(loops)), _ints(first.get("last_exit"), len(loops))
-    ranking = []
-    for j in range(len(loops)):
-        k = counts[j] // 2 + 1
-        if counts[j] >= 2 and last_exit[j] >= k:
-            ranking.append((j, k))
-    ranking.sort(key=lambda item: (-counts[item[0]], loops[item[0]].line))
+    ranking = rank(counts, last_exit, [loop.line for loop in loops])
     if not ranking:
         raise Reject("checkpoint", "no loop iterates at least twice and exits after its middle iteration "
                                    f"(iterations per loop line: {_per_line(loops, counts)})")
@@ -135,6 +130,18 @@ def choose_python(program: str, long: str, options: dict[str, Any]) -> Generator
                              "tried": tried, "rule": "most iterations; live changing scalars/small containers"}}
     raise Reject("checkpoint", "no loop has a projection of changing, serialisable, small variables",
                  tried=tried)
+
+
+def rank(counts: list[int], last_exit: list[int], lines: list[int]) -> list[tuple[int, int]]:
+    """Eligible loops as ``(index, K)``, best first (step 2 of the module docs; the C++
+    choice uses the same rule)."""
+    ranking = []
+    for j in range(len(counts)):
+        k = counts[j] // 2 + 1
+        if counts[j] >= 2 and last_exit[j] >= k:
+            ranking.append((j, k))
+    ranking.sort(key=lambda item: (-counts[item[0]], lines[item[0]]))
+    return ranking
 
 
 def _ints(value: Any, n: int) -> list[int]:

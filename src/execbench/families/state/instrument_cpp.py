@@ -414,6 +414,13 @@ def _splice(source: str, inserts: list[tuple[int, int, str]]) -> str:
 
 
 def instrument(source: str, loop_line: int, fields: list[str], mode: str, iteration: int) -> str:
+    return _splice(source, inserts(source, loop_line, fields, mode, iteration))
+
+
+def inserts(source: str, loop_line: int, fields: list[str], mode: str, iteration: int,
+            when: str = "") -> list[tuple[int, int, str]]:
+    """The insertions of :func:`instrument` as ``(offset, order, text)`` (offsets in
+    ``source``; ``when``, e.g. ``"arm == 1 && "``, is prefixed to the firing condition)."""
     if mode not in ("inside", "post"):
         raise ValueError(mode)
     if iteration < 1:
@@ -429,18 +436,19 @@ def instrument(source: str, loop_line: int, fields: list[str], mode: str, iterat
     fire = (f"{inner}    {NS}::emit({{{fields_text}}});\n"
             f"{inner}    std::exit(0);\n")
     increment = f"\n{inner}++{COUNT};"
-    inserts: list[tuple[int, int, str]] = [(_header_offset(source), 0, HEADER)]
+    result: list[tuple[int, int, str]] = [(_header_offset(source), 0, HEADER)]
     if mode == "inside":
-        inserts.append((anchor.body_open, 1, increment + f"\n{inner}if ({COUNT} == {iteration}) {{\n{fire}{inner}}}"))
+        result.append((anchor.body_open, 1,
+                       increment + f"\n{inner}if ({when}{COUNT} == {iteration}) {{\n{fire}{inner}}}"))
     else:
-        inserts.append((anchor.body_open, 1, increment))
-        check = (f"\n{loop_indent}if ({COUNT} >= {iteration}) {{\n"
+        result.append((anchor.body_open, 1, increment))
+        check = (f"\n{loop_indent}if ({when}{COUNT} >= {iteration}) {{\n"
                  f"{fire.replace(inner, loop_indent)}{loop_indent}}}")
         if anchor.wrap:
-            inserts.append((anchor.keyword, 2, "{ "))
+            result.append((anchor.keyword, 2, "{ "))
             check += " }"
-        inserts.append((anchor.body_close + 1, 3, check))
-    return _splice(source, inserts)
+        result.append((anchor.body_close + 1, 3, check))
+    return result
 
 
 def probe(source: str, loop_line: int) -> str:

@@ -1,0 +1,391 @@
+"""C++ programs the state family builds from a case but never shows: the loop profile and
+the snapshot run of the automatic choice (:mod:`.choose_cpp`) and the state meter.
+
+Each is the clean source plus insertions at offsets of the clean text (the reading of
+:mod:`.cpp_scan`), so the program's own statements are unchanged. All of them write what
+they measure to a file of the run's directory (never to stdout), from a static object's
+destructor, which runs at the normal end of ``main`` and at ``std::exit``.
+
+**State meter** (:func:`metered`): the C++ counterpart of :mod:`execbench.tracing.state`.
+
+* An *event* is the start of a statement of the program's own source (every statement
+  directly in a braced block of a function or lambda, and every unbraced sub-statement of
+  ``if``/``else``/``for``/``while``, which the meter braces); Python's events are line
+  events. ``line_events`` is the number of such events.
+* S_t is what the program's variables reach: every variable of the source the reading
+  recognises -- globals, and the parameters and locals of every active call -- each
+  registered from its declaration to the end of its scope (a RAII guard after the
+  declaring statement; a ``for`` header's variables from the start of each iteration's body).
+* Sizes, as in Python: an arithmetic value, ``char``, ``bool``, an enum, a pointer or a
+  ``std::string`` counts 1; a ``vector``, ``deque``, ``list``, ``array``, C array,
+  ``set``/``multiset``/``unordered_set``, ``pair``/``tuple`` (Python's tuple), and the
+  containers inside ``queue``/``stack``/``priority_queue``, count 1 plus their elements;
+  a ``map``/``unordered_map`` 1 plus keys and values; an aggregate ``struct`` of up to 8
+  fields 1 plus its fields (Python: an instance's ``__dict__``); any other class 1.
+  Containers and structs are counted once per event (by address and type), so references
+  and by-reference parameters are not double counted.
+* The same budgeted sampling as Python: each time the walking work passes another
+  ``budget`` slots the stride doubles, and ``state_load`` is the stride-weighted sum.
+
+The meter program carries both checkpoints, selected at run time by the environment
+variable ``EXECBENCH_STATE_ARM`` (``inside``/``post``; anything else: the clean program),
+so one compilation measures all four arms; its output must equal the arm's own run.
+"""
+
+from __future__ import annotations
+
+from execbench.families.state import cpp_scan, instrument_cpp
+
+METER_FILE = "execbench_state.json"
+PROFILE_FILE = "checkpoint_profile.json"
+SNAPSHOT_FILE = "checkpoint_snapshots.txt"
+ARM_VARIABLE = "EXECBENCH_STATE_ARM"
+
+_INCLUDES = """#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <list>
+#include <map>
+#include <queue>
+#include <set>
+#include <stack>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <typeinfo>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+"""
+
+METER_HEADER = _INCLUDES + r'''
+// ---- state meter (execbench, never shown): |S_t| at every statement of the program ----
+namespace execbench_state {
+struct walk {
+    std::set<std::pair<const void*, const std::type_info*>> seen;
+    long long work = 0;
+    bool first(const void* p, const std::type_info& t) { return seen.insert({p, &t}).second; }
+};
+template <class T> long long size(const T& v, walk& w);
+
+struct any_t { template <class T> operator T() const; };
+template <class T, class... A> auto braces(int) -> decltype(T{std::declval<A>()...}, std::true_type{});
+template <class T, class... A> std::false_type braces(long);
+template <class T, std::size_t... I> constexpr bool brace_n(std::index_sequence<I...>) {
+    return decltype(braces<T, decltype((void)I, any_t{})...>(0))::value;
+}
+template <class T, std::size_t N> constexpr std::size_t arity() {
+    if constexpr (N == 0) return 0;
+    else if constexpr (brace_n<T>(std::make_index_sequence<N>{})) return N;
+    else return arity<T, N - 1>();
+}
+template <class T> long long fields(const T& v, walk& w) {
+    constexpr std::size_t n = arity<T, 8>();
+    if (!w.first(&v, typeid(T))) return 0;
+    w.work += 1 + static_cast<long long>(n);
+    if constexpr (n == 1) { const auto& [a] = v; return 1 + size(a, w); }
+    else if constexpr (n == 2) { const auto& [a, b] = v; return 1 + size(a, w) + size(b, w); }
+    else if constexpr (n == 3) { const auto& [a, b, c] = v; return 1 + size(a, w) + size(b, w) + size(c, w); }
+    else if constexpr (n == 4) {
+        const auto& [a, b, c, d] = v; return 1 + size(a, w) + size(b, w) + size(c, w) + size(d, w); }
+    else if constexpr (n == 5) {
+        const auto& [a, b, c, d, e] = v;
+        return 1 + size(a, w) + size(b, w) + size(c, w) + size(d, w) + size(e, w); }
+    else if constexpr (n == 6) {
+        const auto& [a, b, c, d, e, f] = v;
+        return 1 + size(a, w) + size(b, w) + size(c, w) + size(d, w) + size(e, w) + size(f, w); }
+    else if constexpr (n == 7) {
+        const auto& [a, b, c, d, e, f, g] = v;
+        return 1 + size(a, w) + size(b, w) + size(c, w) + size(d, w) + size(e, w) + size(f, w) + size(g, w); }
+    else if constexpr (n == 8) {
+        const auto& [a, b, c, d, e, f, g, h] = v;
+        return 1 + size(a, w) + size(b, w) + size(c, w) + size(d, w) + size(e, w) + size(f, w) + size(g, w)
+               + size(h, w); }
+    else return 1;
+}
+template <class C> long long seq(const C& c, walk& w) {
+    if (!w.first(&c, typeid(C))) return 0;
+    long long total = 1, n = 0;
+    for (const auto& x : c) { total += size(x, w); ++n; }
+    w.work += n + 1;
+    return total;
+}
+template <class M> long long dict(const M& m, walk& w) {
+    if (!w.first(&m, typeid(M))) return 0;
+    long long total = 1, n = 0;
+    for (const auto& kv : m) { total += size(kv.first, w) + size(kv.second, w); ++n; }
+    w.work += 2 * n + 1;
+    return total;
+}
+template <class A> const typename A::container_type& inner(const A& a) {
+    struct open : A { static const typename A::container_type& get(const A& x) { return x.*&open::c; } };
+    return open::get(a);
+}
+template <class T, class = void> struct sizer {
+    static long long of(const T& v, walk& w) {
+        if constexpr (std::is_class_v<T> && std::is_aggregate_v<T> && !std::is_polymorphic_v<T>) return fields(v, w);
+        else return 1;
+    }
+};
+template <class C, class Tr, class A> struct sizer<std::basic_string<C, Tr, A>> {
+    static long long of(const std::basic_string<C, Tr, A>&, walk&) { return 1; }
+};
+template <class T, class A> struct sizer<std::vector<T, A>> {
+    static long long of(const std::vector<T, A>& v, walk& w) { return seq(v, w); } };
+template <class T, class A> struct sizer<std::deque<T, A>> {
+    static long long of(const std::deque<T, A>& v, walk& w) { return seq(v, w); } };
+template <class T, class A> struct sizer<std::list<T, A>> {
+    static long long of(const std::list<T, A>& v, walk& w) { return seq(v, w); } };
+template <class T, std::size_t N> struct sizer<std::array<T, N>> {
+    static long long of(const std::array<T, N>& v, walk& w) { return seq(v, w); } };
+template <class T, std::size_t N> struct sizer<T[N]> {
+    static long long of(const T (&v)[N], walk& w) { return seq(v, w); } };
+template <class T, class C, class A> struct sizer<std::set<T, C, A>> {
+    static long long of(const std::set<T, C, A>& v, walk& w) { return seq(v, w); } };
+template <class T, class C, class A> struct sizer<std::multiset<T, C, A>> {
+    static long long of(const std::multiset<T, C, A>& v, walk& w) { return seq(v, w); } };
+template <class T, class H, class E, class A> struct sizer<std::unordered_set<T, H, E, A>> {
+    static long long of(const std::unordered_set<T, H, E, A>& v, walk& w) { return seq(v, w); } };
+template <class K, class V, class C, class A> struct sizer<std::map<K, V, C, A>> {
+    static long long of(const std::map<K, V, C, A>& v, walk& w) { return dict(v, w); } };
+template <class K, class V, class C, class A> struct sizer<std::multimap<K, V, C, A>> {
+    static long long of(const std::multimap<K, V, C, A>& v, walk& w) { return dict(v, w); } };
+template <class K, class V, class H, class E, class A> struct sizer<std::unordered_map<K, V, H, E, A>> {
+    static long long of(const std::unordered_map<K, V, H, E, A>& v, walk& w) { return dict(v, w); } };
+template <class A, class B> struct sizer<std::pair<A, B>> {
+    static long long of(const std::pair<A, B>& v, walk& w) {
+        if (!w.first(&v, typeid(v))) return 0;
+        w.work += 3;
+        return 1 + size(v.first, w) + size(v.second, w);
+    }
+};
+template <class... T> struct sizer<std::tuple<T...>> {
+    static long long of(const std::tuple<T...>& v, walk& w) {
+        if (!w.first(&v, typeid(v))) return 0;
+        w.work += 1 + static_cast<long long>(sizeof...(T));
+        return std::apply([&w](const auto&... item) { return 1 + (0 + ... + size(item, w)); }, v);
+    }
+};
+template <class T, class C> struct sizer<std::queue<T, C>> {
+    static long long of(const std::queue<T, C>& v, walk& w) { return size(inner(v), w); } };
+template <class T, class C> struct sizer<std::stack<T, C>> {
+    static long long of(const std::stack<T, C>& v, walk& w) { return size(inner(v), w); } };
+template <class T, class C, class P> struct sizer<std::priority_queue<T, C, P>> {
+    static long long of(const std::priority_queue<T, C, P>& v, walk& w) { return size(inner(v), w); } };
+template <class T> long long size(const T& v, walk& w) { return sizer<T>::of(v, w); }
+
+struct entry { const void* p; long long (*size)(const void*, walk&); };
+inline std::vector<entry>& stack() { static auto* s = new std::vector<entry>(); return *s; }
+template <class T> long long thunk(const void* p, walk& w) { return size(*static_cast<const T*>(p), w); }
+template <class T> struct var {
+    explicit var(const T& v) { stack().push_back({&v, &thunk<T>}); }
+    ~var() { stack().pop_back(); }
+    var(const var&) = delete;
+    var& operator=(const var&) = delete;
+};
+template <class T> var(const T&) -> var<T>;
+
+struct meter_t {
+    long long events = 0, peak = 0, load = 0, stride = 1, samples = 0, work = 0;
+    long long budget = EXECBENCH_STATE_BUDGET, next = EXECBENCH_STATE_BUDGET;
+    ~meter_t() {
+        if (FILE* f = std::fopen("execbench_state.json", "w")) {
+            std::fprintf(f, "{\"line_events\": %lld, \"peak_state\": %lld, \"state_load\": %lld, "
+                            "\"state_stride\": %lld, \"state_samples\": %lld, \"state_work\": %lld}\n",
+                         events, peak, load, stride, samples, work);
+            std::fclose(f);
+        }
+    }
+} meter;
+inline void tick() {
+    ++meter.events;
+    if (meter.events % meter.stride) return;
+    walk w;
+    long long total = 0;
+    for (const entry& e : stack()) total += e.size(e.p, w);
+    meter.samples += 1;
+    meter.work += w.work + 1;
+    meter.load += total * meter.stride;
+    if (total > meter.peak) meter.peak = total;
+    while (meter.work > meter.next) { meter.stride *= 2; meter.next += meter.budget; }
+}
+inline int arm_from_env() {
+    const char* a = std::getenv("EXECBENCH_STATE_ARM");
+    if (a && std::strcmp(a, "inside") == 0) return 1;
+    if (a && std::strcmp(a, "post") == 0) return 2;
+    return 0;
+}
+const int arm = arm_from_env();
+}  // namespace execbench_state
+// ---- end of state meter header ----
+'''
+
+PROFILE_HEADER = _INCLUDES + r'''
+// ---- loop profile (execbench, never shown): iterations and exits of every loop ----
+long long execbench_checkpoint_counts[EXECBENCH_LOOPS];
+long long execbench_checkpoint_last_exit[EXECBENCH_LOOPS];
+struct execbench_checkpoint_profile_t {
+    ~execbench_checkpoint_profile_t() {
+        if (FILE* f = std::fopen("checkpoint_profile.json", "w")) {
+            std::fputs("{\"counts\": [", f);
+            for (int j = 0; j < EXECBENCH_LOOPS; ++j) std::fprintf(f, "%s%lld", j ? ", " : "", execbench_checkpoint_counts[j]);
+            std::fputs("], \"last_exit\": [", f);
+            for (int j = 0; j < EXECBENCH_LOOPS; ++j) std::fprintf(f, "%s%lld", j ? ", " : "", execbench_checkpoint_last_exit[j]);
+            std::fputs("]}\n", f);
+            std::fclose(f);
+        }
+    }
+} execbench_checkpoint_profile;
+'''
+
+SNAPSHOT_HEADER = r'''
+// ---- snapshots (execbench, never shown): the loop scope's variables at K-1, K and the exit ----
+namespace execbench_checkpoint {
+template <class T, class = void> struct ok : std::bool_constant<std::is_arithmetic_v<T>> {};
+template <> struct ok<std::string> : std::true_type {};
+template <> struct ok<const char*> : std::true_type {};
+template <class T, class A> struct ok<std::vector<T, A>> : ok<T> {};
+template <class T, class A> struct ok<std::deque<T, A>> : ok<T> {};
+template <class T, std::size_t N> struct ok<std::array<T, N>> : ok<T> {};
+template <class T, std::size_t N> struct ok<T[N]> : ok<T> {};
+template <class A, class B> struct ok<std::pair<A, B>> : std::bool_constant<ok<A>::value && ok<B>::value> {};
+template <class... T> struct ok<std::tuple<T...>> : std::bool_constant<(ok<T>::value && ...)> {};
+template <class T, class C, class A> struct ok<std::set<T, C, A>> : ok<T> {};
+template <class T, class C, class A> struct ok<std::multiset<T, C, A>> : ok<T> {};
+template <class T, class H, class E, class A> struct ok<std::unordered_set<T, H, E, A>> : ok<T> {};
+template <class K> struct ok_key : std::bool_constant<std::is_arithmetic_v<K>> {};
+template <> struct ok_key<std::string> : std::true_type {};
+template <class K, class V, class C, class A> struct ok<std::map<K, V, C, A>>
+    : std::bool_constant<ok_key<K>::value && ok<V>::value> {};
+template <class K, class V, class H, class E, class A> struct ok<std::unordered_map<K, V, H, E, A>>
+    : std::bool_constant<ok_key<K>::value && ok<V>::value> {};
+template <class T> std::string try_json(const T& v) {
+    if constexpr (ok<std::remove_cv_t<T>>::value) return json(v);
+    else return std::string();
+}
+inline void snap(const char* key, std::vector<std::pair<const char*, std::string>> values) {
+    if (FILE* f = std::fopen("checkpoint_snapshots.txt", "a")) {
+        for (const auto& kv : values)
+            if (!kv.second.empty() && kv.second.size() <= EXECBENCH_MAX_CHARS)
+                std::fprintf(f, "%s\t%s\t%s\n", key, kv.first, kv.second.c_str());
+        std::fprintf(f, "%s\t\t\n", key);
+        std::fclose(f);
+    }
+}
+}  // namespace execbench_checkpoint
+'''
+
+
+def _check(source: str) -> None:
+    for prefix in ("execbench_checkpoint", "execbench_state", "EXECBENCH_"):
+        if prefix in source:
+            raise instrument_cpp.InstrumentError(f"the program already uses names starting with {prefix}")
+
+
+def loops(source: str) -> list[cpp_scan.CppLoop]:
+    """The loops :func:`instrument_cpp.instrument` can instrument, in source order."""
+    _check(source)
+    result = cpp_scan.scan(source)
+    good = []
+    for loop in result.loops:
+        try:
+            anchor = instrument_cpp.find_loop(source, loop.line)
+        except instrument_cpp.InstrumentError:
+            continue
+        if anchor.keyword == result.tokens[loop.keyword].start:
+            good.append(loop)
+    return good
+
+
+def _exit_inserts(source: str, loop: cpp_scan.CppLoop, order: int, text: str) -> list[tuple[int, int, str]]:
+    anchor = instrument_cpp.find_loop(source, loop.line)
+    if anchor.wrap:
+        return [(anchor.keyword, order - 1, "{ "), (anchor.body_close + 1, order, f" {text} }}")]
+    return [(anchor.body_close + 1, order, f" {text}")]
+
+
+def profile(source: str, chosen: list[cpp_scan.CppLoop]) -> str:
+    """A copy counting every loop's iterations and the count at its last exit, written to
+    ``checkpoint_profile.json`` at exit."""
+    header = f"#define EXECBENCH_LOOPS {max(1, len(chosen))}\n" + PROFILE_HEADER
+    inserts: list[tuple[int, int, str]] = [(instrument_cpp._header_offset(source), 0, header)]
+    for j, loop in enumerate(chosen):
+        anchor = instrument_cpp.find_loop(source, loop.line)
+        inserts.append((anchor.body_open, 1, f" ++execbench_checkpoint_counts[{j}];"))
+        inserts += _exit_inserts(source, loop, 3, f"execbench_checkpoint_last_exit[{j}] = "
+                                                  f"execbench_checkpoint_counts[{j}];")
+    return instrument_cpp._splice(source, inserts)
+
+
+def snapshot(source: str, chosen: list[tuple[cpp_scan.CppLoop, int, list[str]]], max_chars: int) -> str:
+    """A copy writing, for each ``(loop, K, names)``, the canonical JSON of the names at the
+    start of iterations K-1 and K and at the first exit after K (``index:before``,
+    ``index:inside``, ``index:post``) to ``checkpoint_snapshots.txt``; unserialisable or
+    longer than ``max_chars`` values are left out."""
+    header = (f"#define EXECBENCH_LOOPS {max(1, len(chosen))}\n#define EXECBENCH_MAX_CHARS {int(max_chars)}u\n"
+              + PROFILE_HEADER + instrument_cpp.HEADER + SNAPSHOT_HEADER)
+    inserts: list[tuple[int, int, str]] = [(instrument_cpp._header_offset(source), 0, header)]
+    for j, (loop, k, names) in enumerate(chosen):
+        anchor = instrument_cpp.find_loop(source, loop.line)
+        values = "{" + ", ".join(f'{{"{n}", execbench_checkpoint::try_json({n})}}' for n in names) + "}"
+        count = f"execbench_checkpoint_counts[{j}]"
+        inserts.append((anchor.body_open, 1,
+                        f" ++{count}; if ({count} == {k - 1}) execbench_checkpoint::snap(\"{j}:before\", {values});"
+                        f" if ({count} == {k}) execbench_checkpoint::snap(\"{j}:inside\", {values});"))
+        inserts += _exit_inserts(source, loop, 3, f"if ({count} >= {k} && execbench_checkpoint_last_exit[{j}] == 0) "
+                                                  f"{{ execbench_checkpoint_last_exit[{j}] = 1; "
+                                                  f"execbench_checkpoint::snap(\"{j}:post\", {values}); }}")
+    return instrument_cpp._splice(source, inserts)
+
+
+def read_snapshots(text: str) -> dict[str, dict[str, dict[str, str]]]:
+    """``checkpoint_snapshots.txt`` → ``{"0:inside": {name: {"json": text}}}`` (the layout
+    :func:`choose._pick` reads); the first snapshot of a key wins."""
+    out: dict[str, dict[str, dict[str, str]]] = {}
+    done: set[str] = set()
+    for line in text.splitlines():
+        parts = line.split("\t")
+        if len(parts) != 3:
+            continue
+        key, name, value = parts
+        if key in done:
+            continue
+        if not name:
+            done.add(key)
+            out.setdefault(key, {})
+            continue
+        out.setdefault(key, {})[name] = {"json": value}
+    return out
+
+
+def metered(source: str, budget: int, checkpoint: tuple[int, list[str], int] | None = None) -> str:
+    """The state meter program (module docs); with ``checkpoint`` (loop line, fields, K)
+    it also carries both checkpoints, chosen by ``EXECBENCH_STATE_ARM``."""
+    _check(source)
+    result = cpp_scan.scan(source)
+    header = f"#define EXECBENCH_STATE_BUDGET {max(1, int(budget))}LL\n" + METER_HEADER
+    offset = instrument_cpp._header_offset(source)
+    inserts: list[tuple[int, int, str]] = []
+    if checkpoint is not None:
+        line, fields, k = checkpoint
+        inside = instrument_cpp.inserts(source, line, fields, "inside", k, when="execbench_state::arm == 1 && ")
+        post = instrument_cpp.inserts(source, line, fields, "post", k, when="execbench_state::arm == 2 && ")
+        increment = "\n" + "++" + instrument_cpp.COUNT + ";"
+        inserts += inside
+        inserts += [(o, p, t.replace(increment.strip(), "", 1) if p == 1 else t) for o, p, t in post if p != 0]
+        header = header  # the checkpoint header (json emitter) comes first, at order 0
+    inserts.append((offset, 0, header))
+    for start in result.statements:
+        inserts.append((start, 6, "execbench_state::tick(); "))
+    for start, end in result.wraps:
+        inserts.append((start, -1, "{ execbench_state::tick(); "))
+        inserts.append((end, 9, " }"))
+    for n, decl in enumerate(result.decls):
+        guard = f"execbench_state::var execbench_state_v{n}({decl.name});"
+        if decl.block is None:
+            guard = "static " + guard
+        inserts.append((decl.at, 5, " " + guard))
+    return instrument_cpp._splice(source, inserts)
