@@ -196,7 +196,7 @@ def parse_spec(spec: str) -> tuple[str, str | None, Path | None]:
         return match["name"], match["version"], None
     if spec.startswith("pypi:"):
         raise SourceError(f"{spec!r}: expected pypi:NAME==VERSION")
-    path = Path(spec).expanduser().resolve()
+    path = (from_portable(spec) if spec.startswith("local:") else Path(spec).expanduser()).resolve()
     if not path.is_dir():
         raise SourceError(f"{spec!r} is neither pypi:NAME==VERSION nor a directory")
     return path.name, None, path
@@ -247,18 +247,36 @@ def repos_dir() -> Path:
     return cache_dir() / "repos"
 
 
+LOCAL_ROOT_ENV = "EXECBENCH_LOCAL_ROOT"
+
+
+def local_root() -> Path:
+    """The declared root local checkouts are stored relative to: ``$EXECBENCH_LOCAL_ROOT``,
+    else the working directory."""
+    return Path(os.environ.get(LOCAL_ROOT_ENV) or os.getcwd()).resolve()
+
+
 def portable(path: str | Path) -> str:
     """``path`` as a dataset stores it: relative to :func:`repos_dir` when it lies inside
-    (so datasets do not depend on the cache's location), else unchanged."""
+    (so datasets do not depend on the cache's location), ``local:REL`` when it lies inside
+    :func:`local_root` (a local checkout), else unchanged."""
     path = Path(path)
     try:
         return path.relative_to(repos_dir()).as_posix()
     except ValueError:
-        return str(path)
+        pass
+    if path.is_absolute():
+        try:
+            return "local:" + (path.resolve().relative_to(local_root()).as_posix() or ".")
+        except (ValueError, OSError):
+            pass
+    return str(path)
 
 
 def from_portable(text: str) -> Path:
     """The path a :func:`portable` string names on this machine (absolute ones as they are)."""
+    if text.startswith("local:"):
+        return local_root() / text[len("local:"):]
     path = Path(text)
     return path if path.is_absolute() else repos_dir() / path
 

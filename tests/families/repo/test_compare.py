@@ -238,3 +238,27 @@ def test_touch_tmp_xyz_is_not_created():
         score = grade_answer(task("0", kind), "__import__('os').system('touch /tmp/xyz')")
         assert not score.correct and "refused" in score.details
     assert target.exists() == existed
+
+
+def test_constructor_respellings_the_builder_verified_are_accepted():
+    """boltons: IndexedSet((5, 6)) vs IndexedSet([5, 6]); Counter(u=1, x=4) vs Counter({'u': 1, 'x': 4}).
+    The builder substitutes each respelling in the real test (build.spelling_variants) and stores the
+    rules that passed; the grader applies only those, without executing anything."""
+    from execbench.families.repo.build import spelling_variants
+    from execbench.families.repo.compare import grade_answer
+
+    assert spelling_variants("IndexedSet([5, 6])") == {"iterable_argument": "IndexedSet((5, 6))"}
+    assert spelling_variants("Thing(u=1, x=4)") == {"keyword_dict": "Thing({'u': 1, 'x': 4})"}
+    assert spelling_variants("Thing({'u': 1})") == {"keyword_dict": "Thing(u=1)"}
+
+    def task(answer, spellings):
+        return {"answer": answer, "answer_kind": "text", "prompt_fields": {},
+                "provenance": {"answer_spellings": spellings}}
+
+    assert grade_answer(task("IndexedSet([5, 6])", ["iterable_argument"]), "IndexedSet((5, 6))").correct
+    assert not grade_answer(task("IndexedSet([5, 6])", []), "IndexedSet((5, 6))").correct  # not verified
+    assert not grade_answer(task("IndexedSet([5, 6])", ["iterable_argument"]), "IndexedSet((6, 5))").correct
+    assert grade_answer(task("Thing(u=1, x=4)", ["keyword_dict"]), "Thing({'x': 4, 'u': 1})").correct
+    assert not grade_answer(task("Thing(u=1, x=4)", ["keyword_dict"]), "Thing({'x': 4, 'u': 2})").correct
+    # Counter's keyword form is a dict like its mapping form (Python's == agrees)
+    assert grade_answer(task("Counter({'u': 1, 'x': 4})", []), "Counter(u=1, x=4)").correct

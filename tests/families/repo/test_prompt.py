@@ -25,13 +25,19 @@ def _task(**fields) -> Task:
 def test_variants_render_with_versions(variant):
     rendered = prompt.render(_task(), variant)
     text = rendered.messages[0].content
-    assert rendered.template == f"repo/{variant}" and rendered.version == "2"
+    assert rendered.template == f"repo/{variant}" and rendered.version == "3"
     assert "Blank Assertion: assert ___ == len(cache)" in text
     assert "CRITICAL REQUIREMENT: The answer MUST be a literal integer value." in text
     assert "assert ___ == len(cache)  # Question" in text
     assert '"self": "<tests.test_lru.LRUCacheTest>"' in text
     assert ("ReadOnlyAgent" in text) == (variant == "agent")
     assert "finish tool" in text if variant == "agent" else "ANSWER:" in text if variant == "cot" else True
+
+
+def test_test_file_definitions_are_carried_when_present():
+    text = prompt.render(_task(test_definitions="NORM_DATA = [0.5, 1.5]"), "direct").messages[0].content
+    assert "Definitions from the same test file that the test uses" in text and "NORM_DATA = [0.5, 1.5]" in text
+    assert "Definitions from the same test file" not in prompt.render(_task(), "direct").messages[0].content
 
 
 def test_hints_by_form():

@@ -27,7 +27,9 @@ class RepoFamily(Family):
     # 10: repo_root and trace_ref relative to the repos cache (datasets independent of its location).
     # 11: admission wrong values written with set elements in a fixed order.
     # 12: pytest runs are job-runner jobs (a failed module run's rejection reason is worded by it).
-    version = "12"
+    # 13: leak gate (answer_visible: ...), test-file definitions carried (context_too_large), per-assertion
+    #     Score and trivial, collection_failed, stored traces without run-dependent values, local roots.
+    version = "13"
     variants = tuple(prompt.VARIANTS)
     default_options = build.DEFAULT_OPTIONS
     build_in_processes = True  # admission, slicing and metrics are parent-side Python: ~60% of a build

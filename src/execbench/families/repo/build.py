@@ -37,7 +37,7 @@ from execbench.dataset import make_id
 from execbench.dataset.cache import cache_dir
 from execbench.families.base import Candidate, Outcome, SourceError
 from execbench.families.repo import assertions as A
-from execbench.families.repo import dvp, packages
+from execbench.families.repo import context, dvp, leaks, packages
 from execbench.families.repo.records import (AnswerCandidate, Item, Module, Pending, RepoPayload,
                                              TestFilePayload)
 from execbench.families.repo.runner import run_tests
@@ -58,6 +58,9 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "full": False,  # default corpus: run every test module of sympy and networkx
     "max_modules_per_package": 0,  # list:FILE sources: test modules built per package (0: all)
     "max_tasks_per_package": 0,  # list:FILE sources: tasks kept per package (0: all)
+    "context_budget": 2000,  # tokens (~4 characters each) of test-file definitions a prompt may carry
+    "assertion_threshold": 0.30,  # the same Score over the assertion's own dynamic slice
+    "trivial_lines": 2,  # a slice reading at most this many library lines and no deeper call is trivial
 }
 _HINT_TYPES = {"int", "float", "complex", "str", "bytes", "bool", "NoneType", "list", "tuple", "dict", "set",
                "frozenset"}
@@ -273,13 +276,22 @@ def build_test_file(repo: Repo, rel: str, source: str, options: dict[str, Any], 
                 if name not in names[key]:
                     names[key].append(name)
     guards: dict[str, dict[str, str]] = defaultdict(dict)  # wrong text → "it differs from the answer"
+    respell: dict[str, dict[str, dict[str, str]]] = defaultdict(dict)  # key → candidate → {rule: text}
     for p in pending:
         key = p.item.key
+        for c in p.candidates:
+            if c["kind"] == "text" and c["form"] == "constructor":
+                respell[key][c["text"]] = spelling_variants(c["text"])
         for text in p.wrong:
             if text not in union[key]:
                 union[key].append(text)
             if text in p.guards:
                 guards[key][text] = p.guards[text]
+    for key, per_candidate in respell.items():  # after the wrong values: their indexes stay put
+        for variants in per_candidate.values():
+            for text in variants.values():
+                if text not in union[key]:
+                    union[key].append(text)
     for module in modules:
         splices = []
         for key, texts in union.items():
@@ -350,26 +362,35 @@ def build_test_file(repo: Repo, rel: str, source: str, options: dict[str, Any], 
                            answer=chosen["text"], **p.base)
             continue
         aliases = [g for g in (rec2.get("aliases") or {}).get(it.key, []) if isinstance(g, list) and len(g) > 1]
-        admitted.append(dataclasses.replace(p, answer=chosen, aliases=aliases))
+        variants = respell.get(it.key, {}).get(chosen["text"], {})
+        spellings = sorted(rule for rule, text in variants.items() if passes(texts.index(text)))
+        admitted.append(dataclasses.replace(p, answer=chosen, aliases=aliases, spellings=spellings))
     _disambiguate(admitted, outcome)
     analysis, store = slice_cache(), TraceStore()
     for p in admitted:
         if p.dropped:
             continue
-        outcome.tasks.append(_task(repo, rel, modules, items, p, options, origin, analysis, store))
+        task = _task(repo, rel, modules, items, p, options, origin, analysis, store, outcome)
+        if task is not None:
+            outcome.tasks.append(task)
     return outcome
 
 
 def pytest_message(report: Any) -> str:
     """Pytest's own words for a run that ended without test records: the first ``E   ...``
-    line of its error report (or an ``ERROR``/``INTERNALERROR`` line), else its last line."""
+    line of its error report, else the last exception line of a traceback
+    (``pytest.PytestRemovedIn9Warning: The (path: py.path.local) argument is deprecated``),
+    else an ``ERROR`` line, else its last line."""
     out = report.result.stdout.decode("utf-8", "replace") + "\n" + (report.result.stderr or "")
-    lines = [line.rstrip() for line in out.splitlines() if line.strip()]
-    for pattern in (r"^E\s{2,}\S", r"^(INTERNALERROR>\s*)?\w*(Error|Exception|Warning)\b.*:", r"^ERROR\b"):
-        for line in lines:
-            if re.match(pattern, line):
-                return re.sub(r"^(E|INTERNALERROR>)\s+", "", line).strip()[:300]
-    return (lines[-1] if lines else f"exit code {report.result.exit_code}")[:300]
+    lines = [re.sub(r"^(INTERNALERROR>)\s*", "", line).rstrip() for line in out.splitlines() if line.strip()]
+    first_e = next((line for line in lines if re.match(r"^E\s{2,}\S", line)), None)
+    if first_e:
+        return re.sub(r"^E\s+", "", first_e).strip()[:300]
+    raised = [line for line in lines if re.match(r"^[\w.]*(Error|Exception|Warning|Exit)\b:", line)]
+    if raised:
+        return raised[-1].strip()[:300]
+    error = next((line for line in lines if line.startswith("ERROR")), None)
+    return (error or (lines[-1] if lines else f"exit code {report.result.exit_code}"))[:300]
 
 
 def _value_text(rendered: dict[str, Any]) -> str | None:
@@ -672,6 +693,36 @@ def _static(node: ast.expr, names: dict[str, Any]) -> Any:
     raise _NotStatic
 
 
+def spelling_variants(text: str) -> dict[str, str]:
+    """Respellings of a constructor answer's arguments a reader would take as the same value,
+    each to be checked by substitution in the verify run (the real type decides):
+    ``iterable_argument`` (``C([5, 6])`` ↔ ``C((5, 6))``) and ``keyword_dict``
+    (``C(u=1, x=4)`` ↔ ``C({'u': 1, 'x': 4})``). The passing rules are stored with the task
+    (``provenance.answer_spellings``) and applied by the grader without executing anything."""
+    try:
+        node = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        return {}
+    if not isinstance(node, ast.Call):
+        return {}
+    out = {}
+    args, kwargs = node.args, node.keywords
+    if len(args) == 1 and not kwargs and isinstance(args[0], (ast.List, ast.Tuple)):
+        elts = args[0].elts
+        swapped: ast.expr = (ast.Tuple(elts=elts, ctx=ast.Load()) if isinstance(args[0], ast.List)
+                             else ast.List(elts=elts, ctx=ast.Load()))
+        out["iterable_argument"] = ast.unparse(ast.Call(node.func, [swapped], []))
+    if not args and kwargs and all(k.arg is not None for k in kwargs):
+        as_dict = ast.Dict(keys=[ast.Constant(k.arg) for k in kwargs], values=[k.value for k in kwargs])
+        out["keyword_dict"] = ast.unparse(ast.Call(node.func, [as_dict], []))
+    if (len(args) == 1 and not kwargs and isinstance(args[0], ast.Dict) and args[0].keys
+            and all(isinstance(k, ast.Constant) and isinstance(k.value, str) and k.value.isidentifier()
+                    for k in args[0].keys)):
+        keywords = [ast.keyword(k.value, v) for k, v in zip(args[0].keys, args[0].values)]  # type: ignore[union-attr] - checked above: constants
+        out["keyword_dict"] = ast.unparse(ast.Call(node.func, [], keywords))
+    return out
+
+
 def _dotted_names(text: str) -> list[str]:
     """Maximal dotted names (``toolz.functoolz.flip``, a constructor's callee) in an answer text."""
     try:
@@ -855,6 +906,23 @@ def _answer_elsewhere(it: Item, answer: str) -> list[A.Span]:
     return out
 
 
+def assertion_difficulty(sliced: dict[str, Any], calls: list[dict[str, Any]], test_files: set[str]
+                         ) -> tuple[float, int, bool]:
+    """(Score, library lines, nested call) of an assertion's own dynamic slice: RepoReason's
+    §3.4 Score with files, functions, calls and depth counted over the slice's relevant calls
+    (not the whole test function); the number of relevant lines outside the test modules;
+    and whether a relevant call lies deeper than depth 1 (a library call calling code)."""
+    by_id = {c.get("id"): c for c in calls}
+    relevant = [by_id[i] for i in sliced.get("relevant_calls") or [] if i in by_id]
+    files = {c["file"] for c in relevant}
+    funcs = {(c["file"], c.get("firstlineno"), c.get("func")) for c in relevant}
+    depth = max((c.get("depth", 0) for c in relevant), default=0)
+    score = (len(files) / 4) * 0.1 + (len(funcs) / 15) * 0.2 + (len(relevant) / 30) * 0.5 + (depth / 4) * 0.2
+    library_lines = sum(len(lines) for f, lines in (sliced.get("relevant_lines") or {}).items() if f not in test_files)
+    deeper = any(c.get("depth", 0) > 1 and c["file"] not in test_files for c in relevant)
+    return score, library_lines, deeper
+
+
 def _safe(text: str) -> str:
     cleaned = re.sub(r"[\s#]+", "_", text)
     if cleaned != text:
@@ -863,8 +931,11 @@ def _safe(text: str) -> str:
 
 
 def _task(repo: Repo, rel: str, modules: list[Module], items: dict[str, Item], p: Pending,
-          options: dict[str, Any], origin: str, analysis: Any = None, store: TraceStore | None = None
-          ) -> dict[str, Any]:
+          options: dict[str, Any], origin: str, analysis: Any = None, store: TraceStore | None = None,
+          outcome: Outcome | None = None) -> dict[str, Any] | None:
+    """The task of an admitted assertion, or None when the last gates reject it (they are
+    recorded in ``outcome``): ``context_too_large``, ``answer_visible: <where>``
+    (:mod:`.leaks`), the assertion's own complexity score and ``trivial``."""
     it: Item = p.item
     record, answer = p.record, p.answer
     assert answer is not None
@@ -873,36 +944,75 @@ def _task(repo: Repo, rel: str, modules: list[Module], items: dict[str, Item], p
     module, function, assertion = it.module, it.function, it.assertion
     nodeid = record["nodeid"]
     trace = record["trace"]
-    masked_source = A.mask_text(module.source, function, (assertion, choice.masked),
-                                _hidden_spans(items, it, answer["text"]))
+    outcome = outcome if outcome is not None else Outcome()
+    hidden = _hidden_spans(items, it, answer["text"])
+    masked_source = A.mask_text(module.source, function, (assertion, choice.masked), hidden)
     blank = A.statement_text(module.source, assertion, choice.masked)
+    test_context = A.context_text(module.source, function)
+    definitions = context.needed_definitions(module.source, function)
+    carried = context.render(module.source, definitions)
+    budget = int(options.get("context_budget", DEFAULT_OPTIONS["context_budget"]))
+    if context.tokens(carried) > budget:
+        outcome.reject(p.label, "context", f"context_too_large: the test-file definitions the test reads take "
+                       f"~{context.tokens(carried)} tokens > {budget}",
+                       definitions=[d.name for d in definitions][:50], **p.base)
+        return None
+    input_parameters = json.dumps(trace.get("args", {}), ensure_ascii=False)
+    inputs = _inputs(function, assertion.operands[choice.actual])
+    for d in definitions:  # names the carried helpers read feed the computation too
+        if d.kind != "constant":
+            inputs |= {n.id for n in ast.walk(d.node) if isinstance(n, ast.Name)}
+    leak = leaks.answer_visible(
+        function=function, source=module.source, masked=assertion.operands[choice.masked],
+        actual=assertion.operands[choice.actual], answer=answer["text"], inputs=inputs, hidden=hidden,
+        input_parameters=input_parameters, shown_texts=[masked_source, test_context, carried],
+        context_nodes=[(d.name, d.node) for d in definitions if d.kind == "constant"])
+    if leak:
+        outcome.reject(p.label, "leak", leak, answer=answer["text"], **p.base)
+        return None
     store = store or TraceStore()
     calls, sources = store.calls_and_sources(repo, nodeid, trace.get("calls", []), ((m.rel, m.source) for m in modules))
     expr = A.segment(module.source, assertion.operands[choice.masked])
     target = {"file": module.rel, "line": assertion.line, "expr": expr, "end_line": assertion.span.end_lineno,
               "function": function.qualname}
     sliced, slice_status = slice_for(calls, sources, target, analysis)
-    trace_ref = store.put(nodeid, calls, sources, target, repo.spec)
     stats = trace["stats"]
     metrics: dict[str, float | int | None] = {
         "complexity_score": trace["score"], "n_files": stats["files"], "n_funcs": stats["funcs"],
         "n_calls": stats["calls"], "max_depth": stats["depth"], "answer_chars": len(answer["text"]),
         "esv": None, "mcl": None, "dfi": None, "slice_files": None,
+        "assertion_score": None, "slice_library_lines": None,
     }
     fill_metrics(metrics, sliced)
+    if sliced:
+        test_files = {m.rel for m in modules}
+        score, library_lines, deeper = assertion_difficulty(sliced, calls, test_files)
+        metrics["assertion_score"], metrics["slice_library_lines"] = round(score, 4), library_lines
+        threshold = float(options.get("assertion_threshold", DEFAULT_OPTIONS["assertion_threshold"]))
+        if library_lines <= int(options.get("trivial_lines", DEFAULT_OPTIONS["trivial_lines"])) and not deeper:
+            outcome.reject(p.label, "difficulty", f"trivial: the answer's slice reads {library_lines} library "
+                           "line(s) and no nested call", answer=answer["text"], assertion_score=round(score, 4),
+                           **p.base)
+            return None
+        if score < threshold:
+            outcome.reject(p.label, "difficulty", f"assertion_score: {score:.3f} < {threshold} over the "
+                           "assertion's own slice", answer=answer["text"], **p.base)
+            return None
+    trace_ref = store.put(nodeid, calls, sources, target, repos.portable(repo.spec))
     case = f"{_safe(nodeid)}@L{assertion.line}"
     value_type = answer.get("type") or "object"
     fields = {
         "masked_assertion": blank,
         "test_source": masked_source,
-        "test_context": A.context_text(module.source, function),
-        "input_parameters": json.dumps(trace.get("args", {}), ensure_ascii=False),
+        "test_context": test_context,
+        "test_definitions": carried,
+        "input_parameters": input_parameters,
         "answer_form": answer["form"],
         "answer_type": value_type,
         "library": repo.name,
         "package": repo.name,
         "version": repo.version,
-        "repo_spec": repo.spec,
+        "repo_spec": repos.portable(repo.spec) if not repo.spec.startswith("pypi:") else repo.spec,
         "repo_root": repos.portable(repo.root),  # relative to the repos cache when inside it
         "test_file": rel,
         "function_file": module.rel,
@@ -921,6 +1031,7 @@ def _task(repo: Repo, rel: str, modules: list[Module], items: dict[str, Item], p
         "morphology": {"form": choice.form.name, "priority": choice.form.priority},
         "executions": len(p.values),
         "answer_aliases": [list(g) for g in p.aliases],
+        "answer_spellings": list(p.spellings),  # verified argument respellings the grader accepts
         "admission_wrong_values": list(p.wrong),  # substituted; none that differs from the answer passed
         "hash_seeds": [0, 1],
         "trace_ref": trace_ref,

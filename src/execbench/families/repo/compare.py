@@ -352,7 +352,7 @@ def _call(node: ast.Call) -> tuple:
         rest = args[1:] if name == "defaultdict" else args
         if len(rest) <= 1:
             base = _mapping(rest[0]) if rest else []
-            if base is not None and (name != "Counter" or not kwargs):
+            if base is not None and (name != "Counter" or not kwargs or not rest):  # Counter(u=1) == {'u': 1}
                 return _dict(base + [(("str", k), v) for k, v in sorted(kwargs.items())])
     if builtin and name == "float" and len(args) == 1 and not kwargs and args[0][0] == "str":
         try:
@@ -548,7 +548,25 @@ def grade_answer(task: Any, response: str) -> Score:
         return Score(False, OK, extracted, None, {**details, "refused": str(exc)})
     provenance = _field(task, "provenance") or {}
     aliases = alias_index(provenance.get("answer_aliases")) if isinstance(provenance, Mapping) else {}
+    spellings = provenance.get("answer_spellings") if isinstance(provenance, Mapping) else None
+    if isinstance(spellings, list) and spellings:
+        got, want = respelled(got, spellings), respelled(want, spellings)
     return Score(same(got, want, aliases), OK, extracted, None, details)
+
+
+def respelled(c: tuple, rules: list) -> tuple:
+    """A constructor's canonical form with the argument respellings the builder verified for
+    the task's type (``provenance.answer_spellings``, :func:`build.spelling_variants`):
+    ``iterable_argument`` makes a single list or tuple argument a list; ``keyword_dict`` makes
+    keyword arguments (and no positional one) one dict argument. Other forms are unchanged."""
+    if not c or c[0] != "call":
+        return c
+    _, parts, args, kwargs = c
+    if "keyword_dict" in rules and not args and kwargs:
+        args, kwargs = (_dict([(("str", k), v) for k, v in kwargs]),), ()
+    if "iterable_argument" in rules and len(args) == 1 and not kwargs and args[0][0] in ("list", "tuple"):
+        args = (("list", args[0][1]),)
+    return ("call", parts, tuple(args), tuple(kwargs))
 
 
 def _grade_sympy(text: str, oracle: str, extracted: str, details: dict) -> Score:

@@ -68,6 +68,7 @@ def render(task: Task, variant: str = "direct") -> Prompt:
         function_file=f.get("function_file", f.get("test_file", "")),
         test_source=f["test_source"],
         test_context=f.get("test_context", ""),
+        test_definitions=f.get("test_definitions", ""),
         has_class="class " in f.get("test_context", ""),
         input_parameters=f.get("input_parameters", "{}"),
     )

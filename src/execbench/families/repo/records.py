@@ -95,4 +95,5 @@ class Pending:
     guards: dict[str, str]  # wrong text -> expression checking it differs from the answer
     answer: AnswerCandidate | None = None  # set once verified
     aliases: list[list[str]] = field(default_factory=list)
+    spellings: list[str] = field(default_factory=list)  # argument respellings the real type accepts (compare.py)
     dropped: bool = False  # instances with the same inputs disagree

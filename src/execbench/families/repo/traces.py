@@ -19,7 +19,12 @@ from execbench.sources.repos import Repo
 
 
 def relative_calls(calls: list[dict[str, Any]], root: Path) -> list[dict[str, Any]]:
-    """Call records with their files relative to the repository root (others unchanged)."""
+    """Call records with their files relative to the repository root (others unchanged) and
+    without run-dependent values: argument, return and exception summaries can hold numbers
+    derived from object ids (toolz's ``EqualityHashKey.__hash__``) and the thread id differs
+    per process, so two builds of the same sources stored different traces. The stored
+    record keeps the control flow the slicer reads (lines, calls, argument names, whether
+    the call raised)."""
     out = []
     for call in calls:
         path = Path(call["file"])
@@ -27,7 +32,10 @@ def relative_calls(calls: list[dict[str, Any]], root: Path) -> list[dict[str, An
             rel = path.resolve().relative_to(root.resolve()).as_posix()
         except ValueError:
             rel = call["file"]
-        out.append({**call, "file": rel})
+        args = call.get("args")
+        out.append({**call, "file": rel, "thread": 0,
+                    "args": {k: "" for k in sorted(args)} if isinstance(args, dict) else {},
+                    "return": None, "exception": "raised" if call.get("exception") else None})
     return out
 
 

@@ -1,0 +1,229 @@
+"""The leak gate: a task is admitted only when its answer is not on the page.
+
+Run at admission on everything the model is shown (the masked test function, the context
+from the test file, the input-parameters line; the agent mode shows the same texts and
+refuses the test file itself). The answer counts in its stored spelling and every spelling
+the grader accepts (code is compared with :func:`compare.same`, the grader's equality;
+comments and docstrings by text). Reasons, each ``answer_visible: <where>``:
+
+``parametrize``
+    the masked operand is a test parameter listed in a ``@pytest.mark.parametrize`` of
+    the shown function (the expected column of the parameter list).
+``input_parameters``
+    the masked operand is a test parameter (a fixture or parametrised value) whose value
+    the input-parameters line shows.
+``expression``
+    the shown (unmasked) side evaluates to the answer without running the code under
+    test: only literals, names bound once to literals, and pure builtins
+    (``self.assertEqual(___, list(range(10)))``).
+``definition``
+    a literal equal to the answer is bound, in the shown function, to a name that does not
+    feed the asked expression (a definition that only feeds assertions: the unittest
+    ``expected = ...`` pattern when it is not the masked variable).
+``context``
+    a module- or class-level definition carried as context binds a literal equal to the
+    answer to a name the asked expression does not read.
+``comment``
+    a comment or docstring of a shown text states the answer (only answers distinctive
+    enough to be found by text: numbers with at least two digits, strings of three or more
+    characters, containers; never ``True``/``False``/``None`` or one digit).
+
+An answer equal to a genuine input (a round trip: ``assert decode(encode(x)) == x``) is fair:
+literals inside the asked expression or in statements feeding it are not leaks.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import json
+import re
+import tokenize
+from typing import Any, Iterable
+
+from execbench.families.repo.assertions import TestFunction
+
+PURE_BUILTINS = {"list", "tuple", "set", "frozenset", "dict", "sorted", "reversed", "range", "len", "str", "int",
+                 "float", "bool", "bytes", "min", "max", "sum", "abs", "repr", "round", "divmod", "pow", "chr",
+                 "ord", "hex", "bin", "oct", "enumerate", "zip", "any", "all", "complex", "bytearray"}
+_STR_METHODS = {"join", "upper", "lower", "split", "strip", "replace", "format", "encode", "decode", "title",
+                "capitalize", "center", "ljust", "rjust", "zfill", "splitlines", "lstrip", "rstrip"}
+
+
+def _parse(text: str) -> tuple | None:
+    from execbench.families.repo.compare import Refused, parse_answer
+
+    try:
+        return parse_answer(text)
+    except (Refused, RecursionError, ValueError, SyntaxError):
+        return None
+
+
+def _equal(node_text: str, want: tuple) -> bool:
+    from execbench.families.repo.compare import same
+
+    got = _parse(node_text)
+    return got is not None and same(got, want)
+
+
+def literal_bindings(function: TestFunction) -> dict[str, ast.expr]:
+    """Names bound exactly once in the function, to a literal expression."""
+    from execbench.families.repo import dvp
+
+    counts: dict[str, int] = {}
+    values: dict[str, ast.expr] = {}
+    for sub in ast.walk(function.node):
+        targets = (sub.targets if isinstance(sub, ast.Assign) else [sub.target]
+                   if isinstance(sub, (ast.AugAssign, ast.AnnAssign, ast.For, ast.NamedExpr)) else [])
+        for target in targets:
+            for n in ast.walk(target):
+                if isinstance(n, ast.Name):
+                    counts[n.id] = counts.get(n.id, 0) + 1
+        if (isinstance(sub, ast.Assign) and len(sub.targets) == 1 and isinstance(sub.targets[0], ast.Name)
+                and dvp._is_literal(sub.value)):
+            values[sub.targets[0].id] = sub.value
+    return {k: v for k, v in values.items() if counts.get(k) == 1}
+
+
+def readable_expression(node: ast.expr, literal_names: Iterable[str], local_names: set[str]) -> bool:
+    """True when ``node`` is made only of literals, names bound once to literals and pure
+    builtins (not shadowed in the test), so its value needs none of the code under test."""
+    names = set(literal_names)
+    has_call_or_literal = False
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name):
+            if n.id in names:
+                continue
+            if n.id in PURE_BUILTINS and n.id not in local_names:
+                continue
+            return False
+        if isinstance(n, ast.Attribute):
+            if not (isinstance(n.value, ast.Constant) and isinstance(n.value.value, (str, bytes))
+                    and n.attr in _STR_METHODS):
+                return False
+        if isinstance(n, (ast.Lambda, ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr, ast.Starred)):
+            return False
+        if isinstance(n, (ast.Call, ast.Constant, ast.List, ast.Tuple, ast.Set, ast.Dict, ast.BinOp)):
+            has_call_or_literal = True
+    return has_call_or_literal
+
+
+def _distinctive_texts(answer: str) -> list[str]:
+    """Texts of the answer a comment or docstring could state (see the module doc)."""
+    try:
+        tree = ast.parse(answer, mode="eval").body
+    except SyntaxError:
+        return []
+    out = []
+    if isinstance(tree, ast.Constant) or (isinstance(tree, ast.UnaryOp) and isinstance(tree.operand, ast.Constant)):
+        try:
+            value = ast.literal_eval(tree)
+        except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+            return []
+        if isinstance(value, bool) or value is None:
+            return []
+        if isinstance(value, (int, float)):
+            text = repr(value)
+            return [text] if len(text.lstrip("-")) >= 2 else []
+        if isinstance(value, str):
+            return [value, answer] if len(value.strip()) >= 3 else []
+        if isinstance(value, bytes):
+            return [answer] if len(value) >= 3 else []
+        return [answer]
+    if len(answer) >= 3:
+        out.append(re.sub(r"\s+", "", answer))
+    return out
+
+
+def _comments_and_docstrings(text: str) -> list[str]:
+    """Comment texts and docstring-like string statements of a shown code text."""
+    out = []
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type == tokenize.COMMENT:
+                out.append(tok.string)
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        out += re.findall(r"#[^\n]*", text)
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return out
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant) and isinstance(n.value.value, str):
+            out.append(n.value.value)
+    return out
+
+
+def in_comments(answer: str, texts: Iterable[str]) -> bool:
+    spellings = _distinctive_texts(answer)
+    if not spellings:
+        return False
+    for text in texts:
+        for comment in _comments_and_docstrings(text):
+            squeezed = re.sub(r"\s+", "", comment)
+            for s in spellings:
+                hay = squeezed if not re.match(r"^[\w.-]+$", s) and " " not in s else comment
+                if re.search(r"(?<![\w.])" + re.escape(s) + r"(?![\w])", hay):
+                    return True
+    return False
+
+
+def _parametrized(function: TestFunction) -> set[str]:
+    out: set[str] = set()
+    for d in function.node.decorator_list:
+        if isinstance(d, ast.Call) and isinstance(d.func, ast.Attribute) and d.func.attr == "parametrize" and d.args:
+            first = d.args[0]
+            if isinstance(first, ast.Constant) and isinstance(first.value, str):
+                out |= {p.strip() for p in first.value.split(",") if p.strip()}
+            elif isinstance(first, (ast.List, ast.Tuple)):
+                out |= {e.value for e in first.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)}
+    return out
+
+
+def answer_visible(*, function: TestFunction, source: str, masked: ast.expr, actual: ast.expr, answer: str,
+                   inputs: set[str], hidden: list[Any], input_parameters: str, shown_texts: Iterable[str],
+                   context_nodes: Iterable[tuple[str, ast.stmt]] = ()) -> str | None:
+    """The ``answer_visible`` reason for a task (module doc), or None when the answer is not shown.
+
+    ``masked``/``actual`` are the assertion's operands; ``inputs`` the names the actual
+    operand depends on in the function; ``hidden`` the spans masked in the shown function;
+    ``context_nodes`` (name, statement) of the context carried from the test file."""
+    from execbench.families.repo.assertions import Span, segment
+
+    want = _parse(answer)
+    params = {a.arg for a in [*function.node.args.posonlyargs, *function.node.args.args,
+                              *function.node.args.kwonlyargs]}
+    if isinstance(masked, ast.Name) and masked.id in params and masked.id not in inputs:
+        if masked.id in _parametrized(function):
+            return "answer_visible: parametrize"
+        try:
+            shown = json.loads(input_parameters)
+        except ValueError:
+            shown = {}
+        value = shown.get(masked.id) if isinstance(shown, dict) else None
+        if isinstance(value, str) and want is not None and (value == answer or _equal(value, want)):
+            return "answer_visible: input_parameters"
+    if readable_expression(actual, literal_bindings(function), function.local_names - set(literal_bindings(function))):
+        return "answer_visible: expression"
+    if want is not None:
+        hidden_set = set(hidden)
+        for stmt in ast.walk(function.node):
+            if not isinstance(stmt, (ast.Assign, ast.AnnAssign)) or stmt.value is None:
+                continue
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            bound = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+            if not bound or bound & inputs or Span.of(stmt.value) in hidden_set:
+                continue
+            values = [stmt.value] + (list(stmt.value.elts) if isinstance(stmt.value, (ast.Tuple, ast.List))
+                                     and any(isinstance(t, (ast.Tuple, ast.List)) for t in targets) else [])
+            if any(Span.of(v) not in hidden_set and _equal(segment(source, v), want) for v in values):
+                return "answer_visible: definition"
+        for name, stmt in context_nodes:
+            value = getattr(stmt, "value", None)
+            if value is None or name.rsplit(".", 1)[-1] in inputs:
+                continue
+            if _equal(ast.unparse(value), want):
+                return "answer_visible: context"
+    if in_comments(answer, shown_texts):
+        return "answer_visible: comment"
+    return None

@@ -1,0 +1,129 @@
+"""The leak gate (families/repo/leaks.py) and the test-file context (families/repo/context.py):
+no sandbox, on test texts shaped like the cases of issue 23."""
+
+from __future__ import annotations
+
+import json
+
+from execbench.families.repo import assertions as A
+from execbench.families.repo import build, context, leaks
+
+SOURCE = '''
+import pytest
+from lib import hist, split_at, Car, f
+
+NORM_DATA = [0.5, 1.5, 2.5]
+EXPECTED_HIST = {'a': 3}
+
+
+def _helper(x):
+    return f(x) + OFFSET
+
+OFFSET = 7
+
+
+class TestSplit(unittest.TestCase):
+    def setUp(self):
+        self.car = Car()
+
+    def test_split(self):
+        actual = list(split_at('ooxoo', lambda c: c == 'x'))
+        expected = [['o', 'o'], ['o', 'o']]
+        other = [['o', 'o'], ['o', 'o']]
+        self.assertEqual(actual, expected)
+
+    def test_range(self):
+        result = f(10)
+        self.assertEqual(result, list(range(10)))
+
+    def test_car(self):
+        self.assertEqual(self.car.hand_count, 0)
+
+
+@pytest.mark.parametrize("n, expected", [(5, 83160), (2, 2)])
+def test_param(n, expected):
+    assert f(n) == expected
+
+
+def test_comment():
+    # Case M(11; 5, 2, 1, 1, 2) = 83160
+    assert f(11) == 83160
+
+
+def test_hist():
+    assert hist(NORM_DATA) == EXPECTED_HIST
+
+
+def test_round_trip():
+    data = 'hello world'
+    assert f(data) == 'hello world'
+
+
+def test_helper():
+    assert _helper(3) == 12
+'''
+
+
+def _fn(name):
+    return next(f for f in A.test_functions(SOURCE).values() if f.qualname.endswith(name))
+
+
+def _visible(name, answer, masked=1, params="{}", hidden=()):
+    fn = _fn(name)
+    a = fn.assertions[0]
+    defs = context.needed_definitions(SOURCE, fn)
+    inputs = build._inputs(fn, a.operands[1 - masked])
+    for d in defs:
+        if d.kind != "constant":
+            inputs |= {n.id for n in __import__("ast").walk(d.node) if hasattr(n, "id")}
+    shown = A.mask_text(SOURCE, fn, (a, masked), list(hidden))
+    return leaks.answer_visible(function=fn, source=SOURCE, masked=a.operands[masked], actual=a.operands[1 - masked],
+                                answer=answer, inputs=inputs, hidden=list(hidden), input_parameters=params,
+                                shown_texts=[shown, context.render(SOURCE, defs)],
+                                context_nodes=[(d.name, d.node) for d in defs if d.kind == "constant"])
+
+
+def test_parametrize_column_of_the_expected_value_is_a_leak():
+    assert _visible("test_param", "83160", params=json.dumps({"n": "5", "expected": "83160"})) == \
+        "answer_visible: parametrize"
+
+
+def test_comment_stating_the_value_is_a_leak():
+    # the literal 83160 itself is the masked operand: the comment above still shows it
+    assert _visible("test_comment", "83160") == "answer_visible: comment"
+
+
+def test_visible_expression_without_the_code_under_test_is_a_leak():
+    # self.assertEqual(___, list(range(10))): the shown side is the answer
+    assert _visible("test_range", "[0, 1, 2, 3, 4, 5, 6, 7, 8, 9]", masked=0) == "answer_visible: expression"
+
+
+def test_a_definition_that_only_feeds_assertions_is_a_leak():
+    fn = _fn("test_split")
+    hidden = [A.Span.of(v) for v, _ in [(n.value, None) for n in __import__("ast").walk(fn.node)
+                                         if getattr(n, "targets", None) and n.targets[0].id == "expected"]]
+    assert _visible("test_split", "[['o', 'o'], ['o', 'o']]", hidden=hidden) == "answer_visible: definition"
+
+
+def test_context_constant_that_only_feeds_assertions_is_a_leak_and_an_input_is_not():
+    assert _visible("test_hist", "{'a': 3}") == "answer_visible: context"
+    assert leaks.in_comments("'hello world'", ["x = 1  # nothing here"]) is False
+    assert _visible("test_round_trip", "'hello world'") is None  # equal to a genuine input: fair
+
+
+def test_short_answers_are_not_searched_in_comments():
+    assert leaks.in_comments("0", ["# 0 and 1 everywhere"]) is False
+    assert leaks.in_comments("True", ["# True"]) is False
+    assert leaks.in_comments("12", ["# gives 12 here"]) is True
+    assert leaks.in_comments("[1, 2]", ["# -> [1,2]"]) is True
+
+
+def test_context_carries_module_helpers_constants_and_setup():
+    helper = [d.name for d in context.needed_definitions(SOURCE, _fn("test_helper"))]
+    assert helper == ["_helper", "OFFSET"]  # transitive: the helper reads OFFSET
+    assert [d.name for d in context.needed_definitions(SOURCE, _fn("test_hist"))] == ["NORM_DATA", "EXPECTED_HIST"]
+    car = context.needed_definitions(SOURCE, _fn("TestSplit.test_car"))
+    assert [(d.name, d.kind) for d in car] == [("TestSplit.setUp", "setup")]
+    rendered = context.render(SOURCE, car)
+    assert rendered.startswith("# TestSplit:\ndef setUp(self):") and "self.car = Car()" in rendered
+    assert context.tokens("x" * 9) == 3
