@@ -60,3 +60,24 @@ def test_resolved_versions_come_from_dist_info_names(tmp_path):
     (site / "Typing_Extensions-4.1.0.dist-info").mkdir()
     assert testdeps.resolved(tmp_path / "venv" / "bin" / "python") == {"pytest": "8.3.4",
                                                                        "typing-extensions": "4.1.0"}
+
+
+def test_manifest_records_the_test_environment(tmp_path):
+    from types import SimpleNamespace
+
+    from execbench import families
+    from execbench.families.repo import build
+
+    root = _tree(tmp_path / "src", {"requirements-test.txt": "pytest==8.3.4\nfreezegun==1.5.1\n"})
+    site = tmp_path / "venv" / "lib" / "python3.11" / "site-packages"
+    for dist in ("pytest-8.3.4", "freezegun-1.5.1"):
+        (site / f"{dist}.dist-info").mkdir(parents=True)
+    repo = SimpleNamespace(name="pkg", root=root, python=tmp_path / "venv" / "bin" / "python",
+                           config=repos.infer_config("pkg", "1.0", root))
+    env = build.test_environment(repo)  # type: ignore[arg-type] - a stand-in with the fields it reads
+    assert env == {"test_dependencies": ["pytest==8.3.4", "freezegun==1.5.1"],
+                   "declared_in": ["requirements-test.txt"], "resolved": {"pytest": "8.3.4", "freezegun": "1.5.1"}}
+    build.PREPARED.clear()
+    build.PREPARED["pkg-1.0"] = env
+    assert families.get("repo").manifest_settings({}) == {"repositories": {"pkg-1.0": env}}
+    build.PREPARED.clear()

@@ -43,6 +43,11 @@ class RepoFamily(Family):
         theta_metrics=("esv", "mcl", "dfi"), correlation_paper="paper 000 table 4",
         partial_paper="paper 000 table 6", cell_column="repository", headlines=("partial",))
 
+    def manifest_settings(self, options: dict[str, Any]) -> dict[str, Any]:
+        """Each repository's test environment: requirements, where they are declared, the
+        versions installed (``build.PREPARED``, filled by the candidates of this build)."""
+        return {"repositories": dict(sorted(build.PREPARED.items()))} if build.PREPARED else {}
+
     def annotator(self) -> Any:
         from execbench.families.repo.annotate import annotate_dataset
 

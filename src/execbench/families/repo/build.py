@@ -86,12 +86,39 @@ def repo_from_payload(p: RepoPayload) -> Repo:
                 config=config, tree_sha256=p["tree_sha256"], sdist_sha256=p.get("sdist_sha256"))
 
 
+# The test environments of the repositories the last candidates() call prepared, for the
+# manifest (RepoFamily.manifest_settings; build_dataset asks for settings after candidates).
+PREPARED: dict[str, dict[str, Any]] = {}
+
+
+def test_environment(repo: Repo) -> dict[str, Any]:
+    """What the manifest records of a repository's test environment: the requirements asked
+    for, where the repository declares them, and the versions installed (read from the
+    venv's dist-info names; nothing runs)."""
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    from execbench.sources import testdeps
+
+    installed = testdeps.resolved(repo.python)
+    wanted = [canonicalize_name(Requirement(d).name) for d in repo.config.test_deps]
+    return {"test_dependencies": list(repo.config.test_deps),
+            "declared_in": testdeps.declared(repo.root, repo.name).sources
+            if repo.name.lower() not in repos.DEFAULT_BY_NAME else ["execbench default corpus pins"],
+            "resolved": {name: installed.get(name) for name in wanted}}
+
+
 def candidates(sources: list[str], options: dict[str, Any]) -> Iterator[Candidate]:
+    PREPARED.clear()
     for spec in repos.expand_specs(sources):
         if packages.is_list(spec):  # one candidate per package, prepared where it is built
             yield from packages.list_candidates(spec)
             continue
         repo = repos.prepare(spec, full=bool(options.get("full")))
+        try:
+            PREPARED[repo.key] = test_environment(repo)
+        except Exception as exc:  # noqa: BLE001 - the manifest note must not stop a build
+            PREPARED[repo.key] = {"error": f"{type(exc).__name__}: {exc}"[:300]}
         payload = repo_payload(repo)
         for test_file in repo.test_files():
             rel = test_file.relative_to(repo.root).as_posix()
