@@ -1,0 +1,166 @@
+"""Are repo tasks fair on any package? (issue 23)
+
+    python benchmarks/repo_fairness.py DATASET [DATASET ...] [--check N] [--json OUT]
+
+Build each dataset first, one package per dataset, e.g.::
+
+    execbench build repo pypi:more-itertools==10.8.0 -o runs/more-itertools -j 2
+    execbench build repo default -o runs/default -j 2
+
+Per library it prints: tasks; rejections by stage; the fairness gates' rejections
+(``answer_visible: <where>`` = leak gate, ``context_too_large`` = hidden context over the
+budget, ``trivial`` and ``assertion_score`` = per-assertion difficulty); modules pytest could
+not collect (``collection_failed``) and why a library has 0 tasks; the test environment the
+manifest records; the distribution of the per-assertion Score of admitted tasks; and an
+independent text check of every admitted task's rendered prompts (direct and agent): does the
+answer's text (three or more characters, not a bare True/False/None) appear in them
+outside the blank?
+
+``--check N`` also runs ``benchmarks/repo_grader_agreement.py`` on the first N tasks of
+each library (stored answer substituted into the real test must pass; same-type wrong values
+must fail; pytest in the sandbox) and reports its oracle and wrong-value rows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+import tempfile
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+from execbench.dataset import Task
+from execbench.families.repo import prompt
+
+GATES = ("answer_visible", "context_too_large", "trivial", "assertion_score", "collection_failed",
+         "no_tests_collected")
+
+
+def _library(candidate: str) -> str:
+    return candidate.split("/", 1)[0].rsplit("-", 1)[0]
+
+
+def _visible_by_text(task: dict[str, Any]) -> bool:
+    """The answer's text in a rendered prompt (direct or agent), outside the question's blank."""
+    answer = task["answer"].strip()
+    if len(answer) < 3 or answer in ("True", "False", "None"):
+        return False
+    t = Task.from_json(task)
+    for variant in ("direct", "agent"):
+        text = prompt.render(t, variant).messages[0].content
+        if re.search(r"(?<![\w.])" + re.escape(answer) + r"(?![\w])", text):
+            return True
+    return False
+
+
+def _quantiles(values: list[float]) -> str:
+    if not values:
+        return "-"
+    values = sorted(values)
+    q = [values[int(p * (len(values) - 1))] for p in (0.0, 0.25, 0.5, 0.75, 1.0)]
+    return "/".join(f"{v:.2f}" for v in q)
+
+
+def summarise(directory: Path) -> dict[str, Any]:
+    tasks = [json.loads(line) for line in open(directory / "tasks.jsonl", encoding="utf-8")]
+    rejected = [json.loads(line) for line in open(directory / "rejected.jsonl", encoding="utf-8")]
+    manifest = json.loads((directory / "manifest.json").read_text())
+    libs: dict[str, dict[str, Any]] = defaultdict(lambda: {"tasks": 0, "stages": Counter(), "gates": Counter(),
+                                                           "leaks": Counter(), "scores": [], "visible": 0,
+                                                           "messages": Counter()})
+    for task in tasks:
+        lib = libs[task["prompt_fields"]["library"]]
+        lib["tasks"] += 1
+        score = task["metrics"].get("assertion_score")
+        if isinstance(score, (int, float)):
+            lib["scores"].append(score)
+        if _visible_by_text(task):
+            lib["visible"] += 1
+    for r in rejected:
+        lib = libs[_library(r["candidate"])]
+        lib["stages"][r["stage"]] += 1
+        head = r["reason"].split(":", 1)[0]
+        if head in GATES:
+            lib["gates"][head] += 1
+        if head == "answer_visible":
+            lib["leaks"][r["reason"].split(":", 1)[1].strip()] += 1
+        if head in ("collection_failed", "no_tests_collected"):
+            lib["messages"][r["reason"][:160]] += 1
+    return {"manifest": manifest, "libraries": libs}
+
+
+def agreement(directory: Path, library: str, limit: int) -> dict[str, Any]:
+    with tempfile.NamedTemporaryFile(suffix=".json") as out:
+        proc = subprocess.run([sys.executable, str(Path(__file__).parent / "repo_grader_agreement.py"),
+                               str(directory), "--library", library, "--limit", str(limit), "--json", out.name],
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            return {"error": (proc.stderr or proc.stdout)[-500:]}
+        return json.loads(Path(out.name).read_text() or "{}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("datasets", nargs="+")
+    ap.add_argument("--check", type=int, default=0, help="substitution check on the first N tasks per library")
+    ap.add_argument("--json", dest="json_out")
+    args = ap.parse_args()
+    rows = []
+    report: dict[str, Any] = {}
+    for d in args.datasets:
+        directory = Path(d)
+        summary = summarise(directory)
+        manifest = summary["manifest"]
+        envs = manifest.get("settings", {}).get("repositories", {})
+        for name, lib in sorted(summary["libraries"].items()):
+            env = next((v for k, v in envs.items() if k.rsplit("-", 1)[0] == name), {})
+            check = agreement(directory, name, args.check) if args.check and lib["tasks"] else {}
+            classes = check.get("per_class", {})
+            oracle, wrong = classes.get("oracle", {}), classes.get("wrong", {})
+            entry = {
+                "tasks": lib["tasks"], "rejected_by_stage": dict(lib["stages"]), "gates": dict(lib["gates"]),
+                "answer_visible": dict(lib["leaks"]), "assertion_score_quantiles": _quantiles(lib["scores"]),
+                "answer_text_in_prompt": lib["visible"], "zero_tasks_reason": manifest.get("zero_tasks_reason"),
+                "collection_messages": dict(lib["messages"].most_common(3)), "test_environment": env,
+                "substitution": {"tasks": check.get("tasks"),
+                                 "oracle_pass": oracle.get("True/True", 0) + oracle.get("False/True", 0),
+                                 "oracle_fail": oracle.get("True/False", 0) + oracle.get("False/False", 0),
+                                 "wrong_fail": wrong.get("False/False", 0) + wrong.get("True/False", 0),
+                                 "wrong_pass": wrong.get("False/True", 0) + wrong.get("True/True", 0)}
+                if check and "error" not in check else check or None,
+            }
+            report[name] = entry
+            rows.append((name, entry, manifest.get("build_seconds")))
+    print("| library | tasks | rejected | answer_visible (where) | context_too_large | trivial | assertion_score "
+          "| collection_failed | answer text in prompt | assertion Score min/q1/med/q3/max | build s |")
+    print("| --- " * 11 + "|")
+    for name, e, seconds in rows:
+        leaks = ", ".join(f"{k} {v}" for k, v in sorted(e["answer_visible"].items())) or "0"
+        g = e["gates"]
+        print(f"| {name} | {e['tasks']} | {sum(e['rejected_by_stage'].values())} | {g.get('answer_visible', 0)} "
+              f"({leaks}) | {g.get('context_too_large', 0)} | {g.get('trivial', 0)} | {g.get('assertion_score', 0)} "
+              f"| {g.get('collection_failed', 0)} | {e['answer_text_in_prompt']} | {e['assertion_score_quantiles']} "
+              f"| {seconds} |")
+    print()
+    for name, e, _ in rows:
+        stages = ", ".join(f"{k} {v}" for k, v in sorted(e["rejected_by_stage"].items()))
+        print(f"- {name}: rejections by stage: {stages}")
+        if e["tasks"] == 0:
+            print(f"  - 0 tasks: {e['zero_tasks_reason']}")
+        for message, n in e["collection_messages"].items():
+            print(f"  - {n}x {message}")
+        if e["test_environment"]:
+            env = e["test_environment"]
+            print(f"  - test environment: {env.get('resolved')} (declared in {env.get('declared_in')})")
+        if e["substitution"]:
+            print(f"  - substitution check: {e['substitution']}")
+    if args.json_out:
+        Path(args.json_out).write_text(json.dumps(report, indent=1, sort_keys=True, default=str))
+
+
+if __name__ == "__main__":
+    main()
