@@ -127,3 +127,18 @@ def test_context_carries_module_helpers_constants_and_setup():
     rendered = context.render(SOURCE, car)
     assert rendered.startswith("# TestSplit:\ndef setUp(self):") and "self.car = Car()" in rendered
     assert context.tokens("x" * 9) == 3
+
+
+def test_difficulty_is_scored_over_the_assertions_own_slice():
+    calls = [{"id": 0, "file": "tests/test_car.py", "func": "test_car", "firstlineno": 1, "depth": 0},
+             {"id": 1, "file": "lib/car.py", "func": "Car.__init__", "firstlineno": 3, "depth": 1},
+             {"id": 2, "file": "lib/car.py", "func": "Car.drive", "firstlineno": 9, "depth": 1},
+             {"id": 3, "file": "lib/engine.py", "func": "Engine.run", "firstlineno": 2, "depth": 2}]
+    trivial = {"relevant_calls": [0, 1], "relevant_lines": {"tests/test_car.py": [2, 3], "lib/car.py": [4]}}
+    score, library_lines, deeper = build.assertion_difficulty(trivial, calls, {"tests/test_car.py"})
+    assert (library_lines, deeper) == (1, False)  # car.hand_count right after Car(): one line of __init__
+    assert abs(score - ((2 / 4) * 0.1 + (2 / 15) * 0.2 + (2 / 30) * 0.5 + (1 / 4) * 0.2)) < 1e-9
+    busy = {"relevant_calls": [0, 2, 3], "relevant_lines": {"tests/test_car.py": [5], "lib/car.py": [10, 11],
+                                                            "lib/engine.py": [3, 4, 5]}}
+    score2, library_lines2, deeper2 = build.assertion_difficulty(busy, calls, {"tests/test_car.py"})
+    assert (library_lines2, deeper2) == (5, True) and score2 > score
