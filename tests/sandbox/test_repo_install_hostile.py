@@ -80,7 +80,6 @@ def test_12_a_rewritten_pyvenv_cfg_mounts_nothing_more(tmp_path, cache_dir):
     """)
     repo = repos.prepare(str(root))
     venv = Path(repo.python).parent.parent
-    assert str(earlier) not in (venv / "pyvenv.cfg").read_text()  # the builder's own file again
     program = textwrap.dedent(f"""
         import hostile_cfg
         print("imported", hostile_cfg.f())
@@ -93,6 +92,37 @@ def test_12_a_rewritten_pyvenv_cfg_mounts_nothing_more(tmp_path, cache_dir):
     out = result.stdout.decode()
     assert result.ok and out.startswith("imported 1"), (result.reason(), out, result.stderr[-2000:])
     assert "CANARY" not in out
+    assert str(earlier) not in (venv / "pyvenv.cfg").read_text()  # the builder's own file again
+
+
+def test_12_a_venvs_mounts_come_from_a_first_line_allow_listed_home_only(tmp_path):
+    """Even a pyvenv.cfg rewritten after the build picks no mount: only its first line
+    counts, only an allow-listed home, never a symlink, and bin/python is not resolved."""
+    from execbench.sandbox._run import _install_prefix
+
+    earlier = tmp_path / "earlier"
+    (earlier / "bin").mkdir(parents=True)
+    (earlier / "lib" / "python3.11").mkdir(parents=True)
+    os.symlink(sys.executable, earlier / "bin" / "python3")
+    os.symlink(earlier / "bin", tmp_path / "link-to-bin")
+    home = os.path.dirname(getattr(sys, "_base_executable", sys.executable))
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    for first, rest in [(f"home = {home}", f"home = {earlier}/bin"), (f"home = {earlier}/bin", ""),
+                        (f"home = {tmp_path}/link-to-bin", ""), (f"home = {home}/../../{earlier}/bin", "")]:
+        (venv / "pyvenv.cfg").write_text(f"{first}\n{rest}\n")
+        for target in (earlier / "bin" / "python3", sys.executable):
+            if os.path.lexists(venv / "bin" / "python"):
+                os.unlink(venv / "bin" / "python")
+            os.symlink(target, venv / "bin" / "python")
+            mounts = _install_prefix(str(venv / "bin" / "python"))
+            assert str(venv) in mounts
+            assert not any(m.startswith((str(earlier), str(tmp_path / "link-to-bin"))) for m in mounts), (first, mounts)
+    cfg = tmp_path / "elsewhere.cfg"
+    cfg.write_text(f"home = {earlier}/bin\n")
+    os.unlink(venv / "pyvenv.cfg")
+    os.symlink(cfg, venv / "pyvenv.cfg")
+    assert not any(m.startswith(str(earlier)) for m in _install_prefix(str(venv / "bin" / "python")))
 
 
 def test_12_parents_of_mounts_keep_their_host_modes(tmp_path):
