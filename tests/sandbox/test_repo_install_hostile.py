@@ -197,3 +197,20 @@ def test_14_source_text_is_escaped_in_the_dataset_card(tmp_path):
     rows = re.findall(r"<tr>(.*?)</tr>", table, re.S)
     assert len(rows) == 2 and all(len(re.findall(r"<t[hd]\b", row)) == 2 for row in rows), rows
     assert f"<code>{html.escape(f'trace/{source}', quote=False)}</code>" in rows[1]
+
+
+def test_13_a_deep_sdist_from_the_sandbox_is_refused(tmp_path):
+    """The sdist of a pypi: package comes back from the sandboxed pip download (its setup
+    script may have replaced it): a 1,100-deep member is a SourceError, not a crash."""
+    import io
+    import tarfile
+
+    from execbench.sources.errors import SourceError
+
+    archive = tmp_path / "deep-0.1.tar.gz"
+    with tarfile.open(archive, "w:gz", format=tarfile.PAX_FORMAT) as tf:
+        info = tarfile.TarInfo("deep-0.1/" + "d/" * 1100 + "x.py")
+        info.size = 2
+        tf.addfile(info, io.BytesIO(b"1\n"))
+    with pytest.raises(SourceError, match="deeper than"):
+        repos._safe_unpack(archive, tmp_path / "unpacked")

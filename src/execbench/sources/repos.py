@@ -476,9 +476,22 @@ def _restore_venv_config(venv: Path, data: bytes, links: dict[str, str]) -> None
         os.symlink(target, bindir / name)
 
 
+SDIST_MAX_DEPTH = 32  # path components of a member: deeper trees defeat recursive walks
+
+
 def _safe_unpack(archive: Path, dest: Path) -> Path:
-    """Unpack an sdist refusing absolute paths, '..', links out and special files."""
+    """Unpack an sdist refusing absolute paths, '..', links out, special files and paths
+    deeper than SDIST_MAX_DEPTH (the archive comes back from the sandboxed pip)."""
     dest.mkdir(parents=True)
+    if archive.name.endswith(".zip"):
+        with zipfile.ZipFile(archive) as zf:
+            names = [info.filename for info in zf.infolist()]
+    else:
+        with tarfile.open(archive) as tf:
+            names = tf.getnames()
+    for member in names:
+        if len([part for part in member.split("/") if part]) > SDIST_MAX_DEPTH:
+            raise SourceError(f"{archive.name}: {member[:120]!r}... is nested deeper than {SDIST_MAX_DEPTH} levels")
     if archive.name.endswith(".zip"):
         with zipfile.ZipFile(archive) as zf:
             for info in zf.infolist():
