@@ -10,7 +10,7 @@ Parent P (this process) creates a fresh work dir under the temp dir, a cgroup v1
 group, and starts the program with ``subprocess.Popen(preexec_fn=...)``. The setup runs in
 the forked child C, before exec::
 
-    P ─Popen─> C: unshare(NET|PID|IPC|NS|UTS) ─fork─> G (pid 1) ─fork─> H (pid 2) ─exec─> program
+    P ─Popen─> C: unshare(NET|PID|IPC|NS|UTS) ─fork─> G (pid 1) ─fork─> H (pid n) ─exec─> program
                waits, re-raises G's status        joins cgroup,       new root + /proc,
                                                   reaps, reports H    Landlock, seccomp,
                                                                       fresh uid, rlimits
@@ -19,7 +19,7 @@ the forked child C, before exec::
   children); it waits for G and terminates exactly like the program did (exit code or the
   same signal). G is the namespace's init: it reaps orphans and, when the program exits,
   exits itself, which makes the kernel SIGKILL everything left in the namespace
-  (double-forked / setsid daemons included). The program is pid 2, not pid 1, so signals it
+  (double-forked / setsid daemons included). The program is not pid 1, so signals it
   sends itself behave normally. G dies with C (PR_SET_PDEATHSIG), and C with P.
 * Tasks: G and its descendants are in the run's pids group, ``pids.max = max_tasks + 1``
   (G); this holds whatever the uid (RLIMIT_NPROC never binds root). ``pids.events`` tells
@@ -50,7 +50,7 @@ the forked child C, before exec::
   there. Landlock then allows reading/executing only those paths (listing any directory
   of the new root) and writing only the writable ones. Metadata writes (utime, setxattr,
   chmod) to anything but the work dir fail: read-only mounts, and files the uid does not
-  own. /dev/shm is absent (multiprocessing semaphores fail, as before).
+  own. /dev/shm is a private tmpfs of the run (64 MiB).
 * Privileges (when run as root): the program runs as a fresh uid (unique per run, no
   passwd entry, no groups) that owns the work dir and its files, without any capability
   (bounding set emptied, NO_NEW_PRIVS, securebits locked): file permissions apply, so
@@ -60,9 +60,11 @@ the forked child C, before exec::
   no capabilities: root could setns() back into the host network via /proc/1/ns/net,
   read any file (DAC override), load kernel modules, mknod a disk device, remount, etc.
   The fresh uid also makes RLIMIT_NPROC bind.
-* Host identity: each run has its own UTS namespace and host name, a time zone that
-  differs from the previous run's (TZ), a new uid and a new work dir path, so repeated
-  runs of a program that reads its host disagree and determinism checks reject it.
+* Host identity: each run has its own UTS namespace and host name, a time zone and a user
+  name (USER, LOGNAME) that differ from the previous run's, a new uid, a new work dir path
+  and pids that start at a random number (ns_last_pid), so repeated runs of a program that
+  reads its host disagree and determinism checks reject it, while nothing marks the
+  machine as a sandbox (no tiny pids, no missing USER or /dev/shm).
 * Limits: RLIMIT_CPU (per process, rounded up to whole seconds; hard = soft + 1 s),
   RLIMIT_AS, RLIMIT_FSIZE, RLIMIT_NOFILE, RLIMIT_CORE=0, set last before exec. The wall
   clock is enforced by P. Which limit ended a run is read from the status: wall_time/output

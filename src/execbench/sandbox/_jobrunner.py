@@ -150,7 +150,8 @@ def _remove(path: str) -> None:
 def _empty(path: str, keep: tuple[str, ...] = ()) -> None:
     """Remove everything in the directory ``path`` (made readable first: a job may have
     changed its mode) but the names in ``keep``."""
-    os.chmod(path, 0o755)
+    if os.stat(path).st_uid == os.getuid():
+        os.chmod(path, 0o755)
     with os.scandir(path) as entries:
         names = [entry.name for entry in entries]
     for name in names:
@@ -182,11 +183,12 @@ def _remove_ipc() -> None:
                 header, *lines = fh.read().splitlines()
         except (OSError, ValueError):
             continue
-        columns = header.split()
+        columns = header.split()   # key, then the id (shmid, semid, msqid), ..., uid
         for line in lines:
-            fields = dict(zip(columns, line.split()))
-            if fields.get("uid") == str(uid) and fields.get("id", "").isdigit():
-                remove(int(fields["id"]))   # IPC_RMID
+            values = line.split()
+            fields = dict(zip(columns, values))
+            if fields.get("uid") == str(uid) and len(values) > 1 and values[1].isdigit():
+                remove(int(values[1]))   # IPC_RMID
 
 
 class _Group:

@@ -179,6 +179,9 @@ def enter_new_root(base: str, readable: list[str], writable: list[str]) -> None:
             os.symlink(target, base + link)
     for name in ("/proc", "/tmp"):
         os.makedirs(base + name, mode=0o755, exist_ok=True)
+    # a /dev/shm of the run's own (POSIX shared memory, multiprocessing's semaphores)
+    os.makedirs(base + SHM, mode=0o755, exist_ok=True)
+    mount("tmpfs", base + SHM, "tmpfs", MS_NOSUID | MS_NODEV, f"mode=1777,size={SHM_BYTES},nr_inodes=4096")
     mount(None, base, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
     os.chdir(base)
     # pivot_root(".", "."): the old root ends up stacked on the new one; detaching it
@@ -186,6 +189,21 @@ def enter_new_root(base: str, readable: list[str], writable: list[str]) -> None:
     _check(_syscall(ctypes.c_long(_SYS_PIVOT_ROOT), b".", b"."))
     _check(_libc.umount2(b".", ctypes.c_int(_MNT_DETACH)))
     os.chdir("/")
+
+
+def set_last_pid(pid: int) -> None:
+    """The next pid of the caller's PID namespace is ``pid + 1`` (needs CAP_SYS_ADMIN or
+    CAP_CHECKPOINT_RESTORE there); nothing happens where the kernel refuses."""
+    try:
+        fd = os.open("/proc/sys/kernel/ns_last_pid", os.O_WRONLY)
+    except OSError:
+        return
+    try:
+        os.write(fd, str(pid).encode())
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def mount_proc() -> None:
@@ -210,6 +228,7 @@ LL_NET_BIND_TCP, LL_NET_CONNECT_TCP = 1, 2
 LL_SCOPE_ABSTRACT_UNIX_SOCKET, LL_SCOPE_SIGNAL = 1, 2
 # Device files the program may write to even though /dev is read-only.
 WRITABLE_DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
+SHM, SHM_BYTES = "/dev/shm", 64 << 20
 
 
 def landlock_abi() -> int:
@@ -302,7 +321,8 @@ _NR = {
 # Refused with EPERM: kernel keyrings (shared with the builder's session), namespaces,
 # tracing other processes, kernel/module/clock/mount administration, BPF, perf and
 # userfaultfd (the calls Docker's default profile blocks; most also need capabilities
-# the program does not have, this is the second wall).
+# the program does not have, this is the second wall); POSIX message queues (mq_open: a
+# queue would outlive the job that made it, and the runner cannot list them to remove).
 _DENIED = {
     "x86_64": dict(keyctl=250, add_key=248, request_key=249, setns=308, ptrace=101,
                    process_vm_readv=310, process_vm_writev=311, kcmp=312, bpf=321,
@@ -313,7 +333,7 @@ _DENIED = {
                    reboot=169, swapon=167, swapoff=168, acct=163, settimeofday=164,
                    clock_settime=227, clock_adjtime=305, adjtimex=159, name_to_handle_at=303,
                    open_by_handle_at=304, quotactl=179, lookup_dcookie=212, iopl=172,
-                   ioperm=173, uselib=134, vhangup=153, syslog=103),
+                   ioperm=173, uselib=134, vhangup=153, syslog=103, mq_open=240),
     "aarch64": dict(keyctl=219, add_key=217, request_key=218, setns=268, ptrace=117,
                     process_vm_readv=270, process_vm_writev=271, kcmp=272, bpf=280,
                     perf_event_open=241, userfaultfd=282, mount=40, umount2=39,
@@ -323,7 +343,7 @@ _DENIED = {
                     reboot=142, swapon=224, swapoff=225, acct=89, settimeofday=170,
                     clock_settime=112, clock_adjtime=266, adjtimex=171, name_to_handle_at=264,
                     open_by_handle_at=265, quotactl=60, lookup_dcookie=18, vhangup=58,
-                    syslog=116),
+                    syslog=116, mq_open=180),
 }
 # Every CLONE_NEW* flag (user, mount, pid, net, ipc, uts, cgroup, time).
 CLONE_NEW_ANY = 0x10000000 | 0x00020000 | 0x20000000 | 0x40000000 | 0x08000000 | 0x04000000 \

@@ -267,9 +267,10 @@ def _exit_with(status: int) -> None:
     os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 255)
 
 
-def _enter_pid_namespace(cgroup_fd: int) -> None:
+def _enter_pid_namespace(cgroup_fd: int, first_pid: int) -> None:
     """Called after unshare(CLONE_NEWPID). Forks twice; returns only in the grandchild
-    (the program, pid 2). The caller process stays outside the namespace and forwards
+    (the program, pid ``first_pid + 1`` where the kernel lets us choose, else 2). The
+    caller process stays outside the namespace and forwards
     the program's status; the child is pid 1 (init): it reaps orphans and, by exiting,
     makes the kernel kill everything left in the namespace."""
     r, w = os.pipe()
@@ -292,6 +293,7 @@ def _enter_pid_namespace(cgroup_fd: int) -> None:
             os._exit(137)              # outer process already gone
         if cgroup_fd >= 0:
             os.write(cgroup_fd, b"0")  # pid 1 and all its descendants join the group
+        _linux.set_last_pid(first_pid)  # the program's pid looks like any other, not 2
         program = os.fork()
     except BaseException as exc:  # noqa: BLE001 - the init process reports any failure and exits
         os.write(2, f"execbench sandbox: init failed: {exc!r}\n".encode())
@@ -333,6 +335,9 @@ def _child_setup(plan: _Plan, limits: Limits, workdir: str, writable: list[str],
     # /proc/<pid> ("self" when the rules are made); for a root builder keeping
     # CAP_DAC_READ_SEARCH only the world-readable files of /etc.
     landlock_read = [*readable, "/proc"] if plan.newroot else list(readable)
+    # a private /dev/shm (a tmpfs of the new root) is writable too
+    landlock_writable = [*writable, _linux.SHM] if plan.newroot else writable
+    first_pid = 300 + int.from_bytes(os.urandom(2), "little") % 20000
     if plan.read_search:
         landlock_read = [p for p in landlock_read if p != "/etc"] + list(_etc_public())
 
@@ -354,7 +359,7 @@ def _child_setup(plan: _Plan, limits: Limits, workdir: str, writable: list[str],
         if plan.utsns:
             _linux.sethostname(hostname)
         if plan.pidns:
-            _enter_pid_namespace(cgroup_fd)
+            _enter_pid_namespace(cgroup_fd, first_pid)
         elif cgroup_fd >= 0:
             os.write(cgroup_fd, b"0")
         # --- from here on: the process that will exec the program
@@ -368,7 +373,7 @@ def _child_setup(plan: _Plan, limits: Limits, workdir: str, writable: list[str],
         if plan.landlock_abi:
             proc = [] if plan.newroot else [f"/proc/{e}" for e in os.listdir("/proc")
                                             if not e.isdigit() and e != "thread-self"]
-            _linux.landlock_restrict(plan.landlock_abi, writable, landlock_read + proc, ports,
+            _linux.landlock_restrict(plan.landlock_abi, landlock_writable, landlock_read + proc, ports,
                                      list_only=["/"] if plan.newroot else [])
         if plan.seccomp:
             _linux.install_seccomp(allow_inet=plan.netns or bool(ports))
@@ -484,21 +489,25 @@ def _readable(argv: Sequence[str], env: Mapping[str, str], extra: Sequence[str])
 # Each run sees a different host: its own host name (UTS namespace), time zone, uid and work
 # dir path, so a program whose output depends on them fails the determinism runs.
 _TIME_ZONES = tuple(f"Etc/GMT{o:+d}".replace("+0", "") for o in range(-14, 13))
+# Ordinary user names: a program sees one, a different one each run (USER, LOGNAME).
+_USERS = ("alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi", "ivan", "judy", "mallory",
+          "oscar", "peggy", "trent", "victor", "walter")
 _run_counter = iter(range(1 << 62))
 
 
-def _run_identity() -> tuple[str, str]:
-    """(host name, TZ) for the next run: the host name is unique, the time zone differs
-    from the previous run's."""
+def _run_identity() -> tuple[str, str, str]:
+    """(host name, TZ, user name) for the next run: the host name is unique, the time zone
+    and the user name differ from the previous run's."""
     n = next(_run_counter)
-    return f"run-{os.urandom(6).hex()}", _TIME_ZONES[(os.getpid() + n) % len(_TIME_ZONES)]
+    return (f"{_USERS[(os.getpid() + 3 * n) % len(_USERS)]}-{os.urandom(3).hex()}",
+            _TIME_ZONES[(os.getpid() + n) % len(_TIME_ZONES)], _USERS[(os.getpid() + n) % len(_USERS)])
 
 
-def _child_env(env: Mapping[str, str] | None, workdir: str, tz: str = "UTC") -> dict[str, str]:
+def _child_env(env: Mapping[str, str] | None, workdir: str, tz: str = "UTC", user: str = "user") -> dict[str, str]:
     path = os.pathsep.join(dict.fromkeys([os.path.dirname(sys.executable), "/usr/local/bin",
                                           "/usr/bin", "/bin"]))
     return {"PATH": path, "HOME": workdir, "TMPDIR": workdir, "LANG": "C.UTF-8", "TZ": tz,
-            **(env or {})}
+            "USER": user, "LOGNAME": user, **(env or {})}
 
 
 class _Streams:
@@ -599,8 +608,8 @@ def run(argv: list[str], *, stdin: bytes | str = b"", limits: Limits = Limits(),
                 for name in [dirpath, *(os.path.join(dirpath, n) for n in dirnames + filenames)]:
                     os.lchown(name, uid, uid)
         writable = [workdir, *(os.path.abspath(p) for p in read_write_paths)]
-        hostname, tz = _run_identity()
-        child_env = _child_env(env, workdir, tz)
+        hostname, tz, user = _run_identity()
+        child_env = _child_env(env, workdir, tz, user)
         if uid is not None:  # every process of this uid belongs to this run (kill(-1) is safe)
             child_env[EXCLUSIVE_UID_ENV] = "1"
         readable = _readable(argv, child_env, read_only_paths)

@@ -434,7 +434,7 @@ def _compile_job(name: str, directory: str, source: str, options: dict[str, Any]
     argv = ["g++", f"-std={options['cpp_std']}", "-O0", *(["--coverage"] if coverage else []),
             "-o", "prog", "main.cpp"]
     return exec_job(name, argv, cwd=directory, files={f"{directory}/main.cpp": source}, cpu=t, wall=t,
-                    memory_mb=4096, max_output=1 << 16, needs=needs)
+                    memory_mb=4096, max_output=1 << 16, needs=needs, keep=["prog", "prog-main.gcno"])
 
 
 def _cpp_run_jobs(label: str, binary_dir: str, stdin: str, count: int, options: dict[str, Any],
@@ -444,7 +444,7 @@ def _cpp_run_jobs(label: str, binary_dir: str, stdin: str, count: int, options: 
         cwd = f"runs/{label}{r}"
         jobs.append(exec_job(f"{label}{r}", [f"../../{binary_dir}/prog"], cwd=cwd, stdin=stdin,
                              env={"GCOV_PREFIX": "{cwd}", "GCOV_PREFIX_STRIP": "64"}, needs=needs,
-                             **_native_limits(options)))
+                             fresh=True, **_native_limits(options)))
         # -r (--relative-only): only main.cpp's entry, not the standard headers' (~200 KB of JSON)
         jobs.append(exec_job(f"gcov_{label}{r}", ["sh", "-c", f"cp ../../{binary_dir}/prog-main.gcno . && "
                                                              "exec gcov --json-format --stdout -r prog-main.gcda"],

@@ -26,7 +26,8 @@ def python_job(job_id: str, name: str, program: str, stdin: str = "", *, cpu: fl
                memory_mb: int, max_output: int = 1 << 20, measure: dict[str, Any] | None = None,
                dump_global: str | None = None, needs: Sequence[str] = (), group: str | None = None) -> Job:
     """Run ``program`` (written as ``name`` before the job, so an earlier job cannot change
-    it) as ``__main__`` with ``stdin``."""
+    it) as ``__main__`` with ``stdin``, in a fresh directory (nothing an earlier run of the
+    case left there)."""
     args: dict[str, Any] = {"program": name}
     if measure is not None:
         args["measure"] = measure
@@ -34,20 +35,22 @@ def python_job(job_id: str, name: str, program: str, stdin: str = "", *, cpu: fl
         args["dump_global"] = dump_global
     return Job(job_id, HANDLER, args=args, files={name: program}, stdin=stdin, needs=list(needs), group=group,
                cpu_seconds=cpu, wall_seconds=wall, memory_mb=memory_mb, max_output=max_output,
-               max_value=MAX_VALUE)
+               max_value=MAX_VALUE, fresh=True)
 
 
 def exec_job(job_id: str, argv: Sequence[str], *, cwd: str = ".", stdin: str = "", cpu: float, wall: float,
              memory_mb: int, max_output: int = 1 << 20, env: dict[str, str] | None = None,
              files: dict[str, str] | None = None, needs: Sequence[str] = (),
-             collect: Sequence[str] = (), group: str | None = None) -> Job:
-    """``execve`` ``argv`` in ``cwd`` (below the group's directory)."""
+             collect: Sequence[str] = (), group: str | None = None, fresh: bool = False,
+             keep: Sequence[str] = ()) -> Job:
+    """``execve`` ``argv`` in ``cwd`` (below the group's directory); ``fresh``: in the group's
+    directory holding only what earlier jobs ``keep`` (files below their cwd)."""
     args: dict[str, Any] = {"argv": list(argv)}
     if env:
         args["env"] = env
     return Job(job_id, "exec", args=args, files=files or {}, stdin=stdin, cwd=cwd, needs=list(needs), group=group,
                collect=list(collect), cpu_seconds=cpu, wall_seconds=wall, memory_mb=memory_mb,
-               max_output=max_output)
+               max_output=max_output, fresh=fresh, keep=list(keep))
 
 
 def _metrics(metrics: dict[str, Any]) -> dict[str, Any]:
