@@ -195,7 +195,7 @@ def line_trace_section(df: pd.DataFrame, family: str, colors: dict, opts: Option
             else:
                 verb = "falls" if high["acc_cr"] < low["acc_cr"] else "rises"
                 text = f"accuracy {verb} from {first} on traces of {low['bucket']} lines to {last} on {high['bucket']} lines"
-            headlines.append(f"<b>{family}</b>: {text} (all settings pooled, C/R).")
+            headlines.append(f"<b>{esc(str(family))}</b>: {text} (all settings pooled, C/R).")
     # topics (advanced-topic table II)
     topics = coconut_table(rows, ("topic", "setting"), replicates=opts.descriptive_replicates) \
         if rows["topic"].notna().any() else pd.DataFrame()
@@ -239,7 +239,7 @@ def line_trace_section(df: pd.DataFrame, family: str, colors: dict, opts: Option
                    "error taxonomy stacked bars")
         overall = counts.sum().sort_values(ascending=False)
         top = overall.index[0]
-        headlines.append(f"<b>{family}</b>: the most common first deviation is <i>{top}</i> "
+        headlines.append(f"<b>{esc(str(family))}</b>: the most common first deviation is <i>{esc(str(top))}</i> "
                          f"({fmt_pct(overall[top] / overall.sum())}% of {int(overall.sum())} wrong traces).")
     return sec
 
@@ -285,7 +285,7 @@ def arm_profile_section(df: pd.DataFrame, family: str, colors: dict, opts: Optio
     first = out[0]
     if first["pairs"]:
         headlines.append(
-            f"<b>{family}</b>: on {first['pairs']} matched short/long pairs, the longer input turns "
+            f"<b>{esc(str(family))}</b>: on {first['pairs']} matched short/long pairs, the longer input turns "
             f"{first['correct_to_wrong']} correct answers wrong and {first['wrong_to_correct']} wrong answers correct; "
             f"paired decrement {_pp(first['decrement'])} pp [{_pp(first['low'])}, {_pp(first['high'])}] "
             "(source-clustered bootstrap).")
@@ -376,7 +376,7 @@ def relations_section(df: pd.DataFrame, family: str, colors: dict, opts: Options
         if "partial" in declared.headlines and not ok.empty:
             strongest = ok.loc[ok["r"].idxmin()]
             headlines.append(
-                f"<b>{family}</b>: the strongest independent difficulty signal is {METRIC_LABELS[strongest['metric']]} "
+                f"<b>{esc(str(family))}</b>: the strongest independent difficulty signal is {METRIC_LABELS[strongest['metric']]} "
                 f"(partial r = {strongest['r']:.3f}, p = {fmt_p(strongest['p'])}, setting {esc(str(strongest['setting']))}, "
                 f"controlling for {', '.join(METRIC_LABELS.get(x.strip(), x) for x in strongest['controls'].split(','))}).")
     binned = {METRIC_LABELS[m]: correlations.binned_accuracy(rows, m) for m in metrics}
@@ -412,7 +412,7 @@ def relations_section(df: pd.DataFrame, family: str, colors: dict, opts: Options
                     "Row-level permutation tests ignore the dependence between arms of a case: descriptive only."))
         est = table[table["theta"].notna()]
         if not est.empty and "theta" in declared.headlines:
-            headlines.append(f"<b>{family}</b>: {int((est['supported'] == 'yes').sum())} of {len(est)} estimable θ series "
+            headlines.append(f"<b>{esc(str(family))}</b>: {int((est['supported'] == 'yes').sum())} of {len(est)} estimable θ series "
                              "show larger metric values among failures (θ > 0.5, p < 0.05, unadjusted).")
     # logistic models
     if declared.logistic_models:
