@@ -33,7 +33,7 @@ LAYERS: tuple[frozenset[str], ...] = tuple(frozenset(layer) for layer in (
     {"cli", "__init__", "__main__"},
 ))
 # modules of families/ that every family may use
-FAMILY_SHARED = {"__init__", "base", "build", "distributed", "grade", "templates"}
+FAMILY_SHARED = {"__init__", "base", "build", "distributed", "grade", "hashseeds", "templates"}
 
 
 def layer_of(package: str) -> int:

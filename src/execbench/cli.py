@@ -41,6 +41,8 @@ def _parse_settings(pairs: list[str], defaults: dict[str, Any]) -> dict[str, Any
             value = json.loads(raw)
         except json.JSONDecodeError:
             value = raw
+        if isinstance(defaults[key], str) and not isinstance(value, str):
+            value = raw  # a text option is its text: --set check_seeds=9
         if type(value) is not type(defaults[key]):
             _fail(f"--set {key}: expected a {type(defaults[key]).__name__}, got {raw!r}")
         options[key] = value
@@ -145,14 +147,22 @@ def grade(
     answers: Path = typer.Option(..., "--answers", help='JSONL of {"id": ..., "response": "<raw model text>"}.'),
     out: Optional[Path] = typer.Option(None, "-o", "--out", help="Write one result line per task here."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as one JSON object on stdout."),
+    variant: Optional[str] = typer.Option(None, "--variant", help="Grade as this prompt variant scores (trace: "
+                                          "coconut / coconut-direct, the CoCoNUT paper's rules; docs/trace-format.md)."),
 ) -> None:
     """Grade raw model responses against a dataset (model text is parsed, never executed)."""
+    from execbench import families
     from execbench.dataset import DatasetError, read_tasks
-    from execbench.families.grade import grade_tasks, read_answers, result_record, summarize
+    from execbench.families.grade import flat_metrics, grade_tasks, read_answers, result_record, summarize
 
     try:
         responses = read_answers(answers)
-        results = list(grade_tasks(read_tasks(dataset), responses))
+        tasks = list(read_tasks(dataset))
+        if variant is not None:
+            unknown_in = sorted({t.family for t in tasks if variant not in families.get(t.family).variants})
+            if unknown_in:
+                _fail(f"family {unknown_in[0]!r} has no variant {variant!r}")
+        results = list(grade_tasks(tasks, responses, variant))
     except (DatasetError, OSError) as exc:
         _fail(str(exc))
     known = {task.id for task, _ in results}
@@ -164,16 +174,16 @@ def grade(
         with open(out, "w", encoding="utf-8") as fh:
             for task, score in results:
                 fh.write(json.dumps(result_record(task, score), ensure_ascii=False) + "\n")
-    summary = summarize(results)
+    summary = summarize(results, variant)
     if as_json:
         typer.echo(json.dumps(summary, sort_keys=True))
         return
-    table = Table(title=f"{dataset}")
+    table = Table(title=f"{dataset}" + (f" · variant {variant}" if variant else ""))
     table.add_column("family")
     table.add_column("metric")
     table.add_column("value", justify="right")
     for family, metrics in summary["families"].items():
-        for key, value in metrics.items():
+        for key, value in flat_metrics(metrics):
             table.add_row(family, key, f"{value:.4f}" if isinstance(value, float) else str(value))
     Console().print(table)
 

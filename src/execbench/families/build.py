@@ -5,11 +5,18 @@ one sandbox) on a thread pool (the work is sandboxed child processes, so the thr
 wait) or one by one on a Ray cluster (:mod:`execbench.families.distributed`); outcomes
 are cached by content hash; tasks are written in candidate order, so a dataset is
 byte-identical however many jobs, and whichever executor, built it.
+
+Hash seeds: a family that checks determinism under several ``PYTHONHASHSEED`` values (its
+options have ``check_seeds``) gets them from :func:`build_dataset`, resolved once per build
+(:mod:`execbench.families.hashseeds`: key seed 0, check seeds drawn at random) and handed to
+every batch in ``options["hash_seeds"]``; the cache key leaves random seeds out, a cache
+entry keeps the seeds its outcome was checked under, and the manifest records both.
 """
 
 from __future__ import annotations
 
 import platform
+from collections import Counter
 import time
 import multiprocessing
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
@@ -18,6 +25,7 @@ from typing import Any, Callable, Iterator
 
 from execbench.dataset import DatasetWriter, Task
 from execbench.dataset.cache import BuildCache, content_key
+from execbench.families import hashseeds
 from execbench.families.base import Candidate, Family, Outcome
 from execbench.families.distributed import parse_executor, run_candidate
 from execbench.sources.errors import SourceError
@@ -26,7 +34,16 @@ ProgressFn = Callable[[int, int, int, int], None]  # done, total, tasks, rejecte
 
 
 def _cache_key(family: Family, candidate: Candidate, options: dict) -> str:
-    return content_key(family.name, family.version, platform.python_version(), candidate.payload, options)
+    return content_key(family.name, family.version, platform.python_version(), candidate.payload,
+                       hashseeds.cache_options(options))
+
+
+def _cache_record(outcome: Outcome, options: dict) -> dict[str, Any]:
+    """What the cache keeps of an outcome: it and the hash seeds it was checked under."""
+    record: dict[str, Any] = {"tasks": outcome.tasks, "rejected": outcome.rejected}
+    if hashseeds.RESOLVED in options:
+        record["hash_seeds"] = hashseeds.of(options)
+    return record
 
 
 def _batches(misses: list[tuple[int, Candidate]], size: int, jobs: int) -> list[list[tuple[int, Candidate]]]:
@@ -41,12 +58,16 @@ def _batches(misses: list[tuple[int, Candidate]], size: int, jobs: int) -> list[
 
 
 def _cache_hits(family: Family, candidates: list[Candidate], options: dict, cache: BuildCache,
-                misses: list[tuple[int, Candidate]]) -> Iterator[tuple[int, Outcome]]:
-    """(index, outcome) of the cached candidates; the others are appended to ``misses``."""
+                misses: list[tuple[int, Candidate]], checked: Counter[str]) -> Iterator[tuple[int, Outcome]]:
+    """(index, outcome) of the cached candidates; the others are appended to ``misses``.
+    ``checked`` counts the hash seeds the cached outcomes were checked under."""
     for index, candidate in enumerate(candidates):
         cached = cache.get(_cache_key(family, candidate, options))
         if cached is not None:
-            yield index, Outcome(**cached)
+            if hashseeds.RESOLVED in options:
+                seeds = cached.get("hash_seeds")
+                checked[",".join(map(str, seeds)) if seeds else "unrecorded (before issue 22: 0,1,2)"] += 1
+            yield index, Outcome(tasks=cached["tasks"], rejected=cached["rejected"])
         else:
             misses.append((index, candidate))
 
@@ -81,10 +102,10 @@ def _pool(family: Family, jobs: int) -> Executor:
 
 
 def _local_outcomes(family: Family, candidates: list[Candidate], options: dict, cache: BuildCache,
-                    jobs: int) -> Iterator[tuple[int, Outcome]]:
+                    jobs: int, checked: Counter[str]) -> Iterator[tuple[int, Outcome]]:
     """(index, outcome): cache hits first, then the misses as batches finish on a pool here."""
     misses: list[tuple[int, Candidate]] = []
-    yield from _cache_hits(family, candidates, options, cache, misses)
+    yield from _cache_hits(family, candidates, options, cache, misses, checked)
     if not misses:
         return
     with _pool(family, jobs) as pool:
@@ -96,25 +117,24 @@ def _local_outcomes(family: Family, candidates: list[Candidate], options: dict, 
         for future in as_completed(futures):
             batch = futures[future]
             for (index, candidate), outcome in zip(batch, future.result(), strict=True):
-                cache.put(_cache_key(family, candidate, options), {"tasks": outcome.tasks, "rejected": outcome.rejected})
+                cache.put(_cache_key(family, candidate, options), _cache_record(outcome, options))
                 yield index, outcome
 
 
 def _ray_outcomes(family: Family, candidates: list[Candidate], options: dict, cache: BuildCache,
-                  jobs: int, address: str | None) -> Iterator[tuple[int, Outcome]]:
+                  jobs: int, address: str | None, checked: Counter[str]) -> Iterator[tuple[int, Outcome]]:
     """(index, outcome): cache hits first, then the rest as Ray workers finish them."""
     from execbench.families.distributed import RayBuild
 
     misses: list[tuple[int, Candidate]] = []
-    yield from _cache_hits(family, candidates, options, cache, misses)
+    yield from _cache_hits(family, candidates, options, cache, misses, checked)
     if not misses:
         return
     cluster = RayBuild(address, jobs)
     try:
         for index, outcome, completed in cluster.outcomes(family, misses, options):
             if completed:  # a candidate lost with its worker is not cached: a rebuild retries it
-                cache.put(_cache_key(family, candidates[index], options),
-                          {"tasks": outcome.tasks, "rejected": outcome.rejected})
+                cache.put(_cache_key(family, candidates[index], options), _cache_record(outcome, options))
             yield index, outcome
     finally:
         cluster.close()
@@ -138,8 +158,15 @@ def build_dataset(
     (:mod:`execbench.families.distributed`); either way tasks are written in candidate
     order, so the dataset does not depend on it. A family that builds in worker processes
     (``Family.build_in_processes``, with ``jobs > 1``) starts them with ``spawn``: a script
-    calling this must guard its top level with ``if __name__ == "__main__":``."""
+    calling this must guard its top level with ``if __name__ == "__main__":``.
+
+    A family with a ``check_seeds`` option is built under this build's hash seeds
+    (:func:`execbench.families.hashseeds.resolve`), recorded in ``settings.hash_seeds``."""
     kind, address = parse_executor(executor)
+    seeds: dict[str, Any] | None = None
+    built_options = options
+    if hashseeds.OPTION in family.default_options or hashseeds.OPTION in options:
+        built_options, seeds = hashseeds.resolve(options)
     cache = cache or BuildCache(enabled=False)
     started = time.perf_counter()
     hits, misses = cache.hits, cache.misses
@@ -149,10 +176,13 @@ def build_dataset(
     settings = {"family": family.name, "builder_version": family.version, "sources": sources,
                 "options": options, "limit": limit}
     settings.update(family.manifest_settings(options))
+    checked: Counter[str] = Counter()
+    if seeds is not None:
+        settings["hash_seeds"] = seeds
     n_tasks = n_rejected = done = 0
     with DatasetWriter(out, settings=settings) as writer:
-        outcomes = (_local_outcomes(family, candidates, options, cache, jobs) if kind == "local"
-                    else _ray_outcomes(family, candidates, options, cache, jobs, address))
+        outcomes = (_local_outcomes(family, candidates, built_options, cache, jobs, checked) if kind == "local"
+                    else _ray_outcomes(family, candidates, built_options, cache, jobs, address, checked))
         finished: dict[int, Outcome] = {}
         following = 0
         for index, outcome in outcomes:
@@ -169,6 +199,8 @@ def build_dataset(
                 following += 1
             if progress:
                 progress(done, len(candidates), n_tasks, n_rejected)
+        if seeds is not None:  # the seeds the cached outcomes were checked under (the others: "check")
+            seeds["cached"] = dict(sorted(checked.items()))
         manifest = writer.close(
             candidates=len(candidates),
             build_seconds=round(time.perf_counter() - started, 3),

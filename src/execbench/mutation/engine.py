@@ -26,6 +26,7 @@ from typing import Any, Callable, Iterable, Protocol
 
 from execbench.dataset import DatasetWriter, Task, read_manifest, read_tasks
 from execbench.dataset.cache import BuildCache, content_key
+from execbench.families import hashseeds
 from execbench.families.base import Candidate, Family, Outcome, SourceError
 from execbench.mutation.program import MutationError, ProgramMutation, mutate_program
 
@@ -151,10 +152,11 @@ class Context:
         """The family's own ``build_candidate`` on ``payload``, through the build cache (same
         key scheme as ``execbench build``, so entries are shared)."""
         options = self.options if options is None else options
-        cache_key = content_key(self.family.name, self.family.version, platform.python_version(), payload, options)
+        cache_key = content_key(self.family.name, self.family.version, platform.python_version(), payload,
+                                hashseeds.cache_options(options))
         cached = self.cache.get(cache_key)
-        if cached is not None:
-            return Outcome(**cached)
+        if cached is not None:  # (an entry of `execbench build` also keeps its hash seeds)
+            return Outcome(tasks=cached["tasks"], rejected=cached["rejected"])
         try:
             outcome = self.family.build_candidate(Candidate(key=key, payload=payload), options)
         except SourceError as exc:

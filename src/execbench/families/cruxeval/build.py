@@ -3,7 +3,9 @@
 Source ``cruxeval``: the shipped copy of CRUXEval (800 problems) or ``--set path=FILE``.
 A candidate is a batch of ``batch_size`` consecutive problems (so ``--limit`` counts
 batches; ``--set batch_size=1`` makes it count problems); the batch runs in one sandbox
-``repeats`` times, with hash seeds ``0..repeats-1`` (:mod:`.run`, one job per problem). Per problem:
+``repeats`` times, with hash seed 0 and then ``repeats - 1`` check seeds drawn at random per
+build (:mod:`execbench.families.hashseeds`; ``--set check_seeds=5,9`` pins them) (:mod:`.run`,
+one job per problem). Per problem:
 
 * ``execution`` rejection: the program or the call raised, or hit a limit, in some run;
 * ``verification`` rejection: ``<recorded output> == f(<input>)`` (CRUXEval's assertion,
@@ -35,6 +37,7 @@ import json
 from typing import Any, Iterator
 
 from execbench.dataset import make_id
+from execbench.families import hashseeds
 from execbench.families.base import Candidate, Outcome, SourceError
 from execbench.families.cruxeval.grade import MAX_ANSWER, MAX_DEPTH
 from execbench.families.cruxeval import run
@@ -49,7 +52,8 @@ SOURCE = "cruxeval"
 
 DEFAULT_OPTIONS: dict[str, Any] = {
     "path": "",  # a cruxeval.jsonl to read instead of the shipped copy
-    "repeats": 3,  # runs per problem, hash seeds 0..repeats-1; all must agree
+    "repeats": 3,  # runs per problem: hash seed 0, then check seeds; all must agree
+    "check_seeds": "",  # "": drawn at random per build; "5,9": pinned (families/hashseeds.py)
     "batch_size": 50,  # problems per candidate (one sandbox per batch and run)
     "call_timeout": 5.0,  # CPU seconds per problem and run (wall: 2x + 2 s)
     "memory_mb": 1024,  # address-space cap per problem
@@ -115,14 +119,14 @@ def build_candidate(candidate: Candidate, options: dict[str, Any]) -> Outcome:
     payload = candidate.payload
     problems = payload["problems"]
     outcome = Outcome()
-    repeats = int(options["repeats"])
+    seeds = hashseeds.of(options)
     runs: list[list[JobResult]] = []
-    for seed in range(repeats):
+    for seed in seeds:
         runs.append(run.run("build", problems, seed=seed, cpu_seconds=float(options["call_timeout"]),
                             memory_mb=int(options["memory_mb"]),
                             max_line_events=int(options["max_line_events"])))
     for index, problem in enumerate(problems):
-        _problem(problem, [seed_runs[index] for seed_runs in runs], payload, options, outcome)
+        _problem(problem, [seed_runs[index] for seed_runs in runs], payload, options, outcome, seeds)
     arms = _arms(options)
     outcome.tasks = [task for task in outcome.tasks if task["arm"] in arms]
     outcome.rejected = [r for r in outcome.rejected
@@ -132,7 +136,7 @@ def build_candidate(candidate: Candidate, options: dict[str, Any]) -> Outcome:
 
 
 def _problem(problem: dict[str, Any], jobs: list[JobResult], payload: dict[str, Any],
-             options: dict[str, Any], outcome: Outcome) -> None:
+             options: dict[str, Any], outcome: Outcome, seeds: list[int]) -> None:
     key = f"{SOURCE}/{problem['id']}"
     failed = next((r for r in jobs if run.status(r) != "ok"), None)
     if failed is not None:
@@ -142,10 +146,10 @@ def _problem(problem: dict[str, Any], jobs: list[JobResult], payload: dict[str, 
     results = [r.value for r in jobs]
     wrong = next((r for r in results if not r["equal"]), None)
     if wrong is not None:
-        seeds = [seed for seed, r in enumerate(results) if not r["equal"]]
+        differ = [seed for seed, r in zip(seeds, results) if not r["equal"]]
         outcome.reject(key, "verification",
                        f"recorded output {problem['output'][:200]} differs from execution: f returned "
-                       f"{wrong['returned'][:200]} (hash seeds {seeds})",
+                       f"{wrong['returned'][:200]} (hash seeds {differ})",
                        cruxeval_id=problem["id"], returned=wrong["returned"])
         return
     try:
@@ -166,6 +170,8 @@ def _problem(problem: dict[str, Any], jobs: list[JobResult], payload: dict[str, 
         "input": problem["input"],
         "output": problem["output"],
         "repeats": len(results),
+        # the runs by position: 0 is the key run's hash seed; the others stand for the build's
+        # check seeds (the manifest's settings.hash_seeds), so that records do not vary per build
         "hash_seeds": list(range(len(results))),
         "trace_lengths": [r["trace_length"] for r in results],
         "returned_literal": all(r["returned_literal"] for r in results),

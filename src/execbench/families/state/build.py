@@ -8,7 +8,8 @@ code runs as jobs of the sandbox's job runner (:mod:`.jobs`), the cases of a bat
 1. *profile* (only when the checkpoint or its iteration is not given): a copy counting every
    loop's iterations and exits on the long input; without ``[checkpoint]`` the loop and the
    projection are chosen automatically (:mod:`.choose`), from a second, snapshot run;
-2. ``repeats`` sandboxes, one per hash seed ``0..repeats-1``, each running the clean program
+2. ``repeats`` sandboxes, one per hash seed (0, then ``repeats - 1`` check seeds drawn at
+   random per build: :mod:`execbench.families.hashseeds`), each running the clean program
    on both inputs and the two instrumented programs on the long input (natively, under the
    time/memory caps), plus the short and long runs under the opcode-counting tracer (the
    native trace length, measured ``repeats`` times); seed 0's traced runs of all four arms
@@ -36,6 +37,7 @@ from functools import lru_cache
 from typing import Any, Generator, Iterator, Sequence
 
 from execbench.dataset import make_id
+from execbench.families import hashseeds
 from execbench.families.base import Candidate, Outcome, Reject, SourceError
 from execbench.families.state import choose, choose_cpp, cpp_programs, instrument_cpp, instrument_py
 from execbench.families.state import jobs as state_jobs
@@ -49,7 +51,8 @@ INSTRUMENTATION_VERSION = "1"
 ARMS = ("short-trace-final", "long-trace-final", "inside-loop-state", "post-loop-state")
 
 DEFAULT_OPTIONS: dict[str, Any] = {
-    "repeats": 3,  # runs per oracle (hash seeds 0..n-1) and trace-length measurements
+    "repeats": 3,  # runs per oracle (hash seed 0, then check seeds) and trace-length measurements
+    "check_seeds": "",  # Python: "" = drawn at random per build; "5,9": pinned (families/hashseeds.py)
     "min_trace_ratio": 10.0,  # short << long: long >= ratio * short in every measurement
     "time_limit": 10.0,  # CPU seconds per native run (wall: 2x + 5 s)
     "memory_mb": 1024,  # address-space cap per native run
@@ -315,7 +318,7 @@ def _instrumented(program: str, choice: dict[str, Any]) -> tuple[str, str]:
 def _python(payload: dict[str, Any], options: dict[str, Any]) -> CaseRun:
     program = payload["program"]
     checkpoint = payload.get("checkpoint")
-    repeats = int(options["repeats"])
+    checks = hashseeds.of(options)[1:]  # the check runs' hash seeds (the key run's is 0)
     choice: dict[str, Any]
     ahead: Results = {}  # runs made before the count was known (see below)
     guessed: tuple[str, str] | None = None
@@ -335,7 +338,7 @@ def _python(payload: dict[str, Any], options: dict[str, Any]) -> CaseRun:
                 # go with the count (one step, no sandbox of its own); they are the runs the
                 # count calls for when it confirms the selection's figure, else they are dropped
                 ahead = yield {0: [count, *_python_jobs(0, payload, *guessed, options)],
-                               **{seed: _python_jobs(seed, payload, *guessed, options) for seed in range(1, repeats)}}
+                               **{seed: _python_jobs(seed, payload, *guessed, options) for seed in checks}}
                 total = choose.count_of(ahead[0].get("profile"))
                 if total != guess:
                     ahead = {}
@@ -356,7 +359,7 @@ def _python(payload: dict[str, Any], options: dict[str, Any]) -> CaseRun:
                                         ("short", "long", "inside", "post", "t_short", "t_long")}
     metrics_jobs: dict[str, JobResult] = {}
     # hash seed 0 first (its checks can fail the case early), then the other seeds together
-    for seeds in ([0], list(range(1, repeats))):
+    for seeds in ([0], checks):
         if not seeds:
             continue
         if all(seed in ahead for seed in seeds):
@@ -652,6 +655,8 @@ def _tasks(payload: dict[str, Any], result: dict[str, Any], options: dict[str, A
         "trace_unit": result["unit"],
         "trace_lengths": result["trace"],
         "repeats": int(options["repeats"]),
+        # the runs by position (0: the key run's seed; the others stand for the build's check
+        # seeds, in the manifest's settings.hash_seeds): records do not vary per build
         "hash_seeds": list(range(int(options["repeats"]))) if language == "python" else None,
         "instrumentation_version": INSTRUMENTATION_VERSION,
         **({"toolchain": payload["toolchain"], "compile": f"g++ -std={options['cpp_std']} -O0 --coverage"}

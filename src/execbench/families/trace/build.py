@@ -2,7 +2,9 @@
 
 One candidate is one program with its calls (a HumanEval problem, or a case directory).
 Each candidate is traced ``repeats`` times with different hash seeds; a call becomes a
-task only if every run agrees on the canonical trace (concurrent segments sorted).
+task only if every run agrees on the canonical trace (concurrent segments sorted). The
+answer is the run under hash seed 0's; the other runs' seeds are drawn at random per build
+(``check_seeds``, :mod:`execbench.families.hashseeds`: pinned with ``--set check_seeds=5,9``).
 Rejections carry a stage: ``source``, ``execution``, ``determinism``, ``filter``, ``duplicate``.
 """
 
@@ -13,7 +15,9 @@ import re
 from typing import Any, Callable, Iterator, Literal, NotRequired, TypedDict, cast
 
 from execbench.dataset import make_id
+from execbench.families import hashseeds
 from execbench.families.base import Candidate, Outcome, SourceError
+from execbench.families.trace import coconut
 from execbench.families.trace.grade import canonical_trace
 from execbench.sources import cases, cruxeval, humaneval
 from execbench.static import cyclomatic, loc
@@ -21,7 +25,8 @@ from execbench.sandbox.jobs import Job, JobResult
 from execbench.tracing import TraceLimits, calls_job, interpreter, run_traces, script_job
 
 DEFAULT_OPTIONS: dict[str, Any] = {
-    "repeats": 3,  # runs with different PYTHONHASHSEED; all must agree
+    "repeats": 3,  # runs with different PYTHONHASHSEED (0, then check seeds); all must agree
+    "check_seeds": "",  # "": drawn at random per build; "5,9": pinned (families/hashseeds.py)
     "max_answer_tokens": 1024,  # HumanEval-Trace: CoCoNUT drops traces needing more than 1024 tokens
     "case_max_answer_tokens": 0,  # case directories (Advanced-Trace keeps all 5 calls): 0 = no limit
     "max_line_events": 20_000,  # tracing cap; far above what the token filter admits
@@ -32,6 +37,8 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "python": interpreter.PINNED,  # traced under CPython 3.11 whatever runs the build; "host" or a path
     "script_start": "main_guard",  # scripts: answer starts past `if __name__ == "__main__":`; or "module"
     "keep_duplicates": False,  # True keeps repeated calls (row-by-row alignment with the paper's data)
+    # HumanEval listing: "execbench" (prompt + solution) or "coconut" (the paper's, coconut.py)
+    "layout": "execbench",
 }
 
 
@@ -80,6 +87,8 @@ def check_options(options: dict[str, Any]) -> None:
         raise SourceError(f"convention must be one of {', '.join(CONVENTIONS)}, not {options['convention']!r}")
     if options["script_start"] not in SCRIPT_STARTS:
         raise SourceError(f"script_start must be one of {', '.join(SCRIPT_STARTS)}, not {options['script_start']!r}")
+    if options.get("layout", "execbench") not in coconut.LAYOUTS:
+        raise SourceError(f"layout must be one of {', '.join(coconut.LAYOUTS)}, not {options['layout']!r}")
 
 
 def trace_interpreter(options: dict[str, Any]) -> interpreter.Interpreter:
@@ -92,12 +101,12 @@ def trace_interpreter(options: dict[str, Any]) -> interpreter.Interpreter:
 def manifest_settings(options: dict[str, Any]) -> dict[str, Any]:
     """What the manifest records about how answers were made (docs/trace-format.md)."""
     return {"trace": {"interpreter": trace_interpreter(options).label, "convention": options["convention"],
-                      "script_start": options["script_start"]}}
+                      "script_start": options["script_start"], "layout": options.get("layout", "execbench")}}
 
 
 # Named sources; anything else is a case directory (or a folder of them).
 SOURCES: dict[str, Callable[[dict[str, Any]], Iterator[Candidate]]] = {
-    "humaneval": lambda options: _humaneval(),
+    "humaneval": lambda options: _humaneval(options.get("layout", "execbench")),
     "cruxeval": lambda options: _cruxeval(),
 }
 
@@ -124,15 +133,17 @@ def _cruxeval() -> Iterator[Candidate]:
         )
 
 
-def _humaneval() -> Iterator[Candidate]:
+def _humaneval(layout: str = "execbench") -> Iterator[Candidate]:
     for problem in humaneval.problems():
         case = problem.task_id.replace("/", "-")
+        program = (coconut.coconut_listing(problem.prompt, problem.canonical_solution) if layout == "coconut"
+                   else problem.program)
         yield Candidate(
             key=f"humaneval/{case}",
             payload={
                 "source": "humaneval",
                 "case": case,
-                "program": problem.program,
+                "program": program,
                 "mode": "calls",
                 "runs": humaneval.candidate_calls(problem),
                 "entry_point": problem.entry_point,
@@ -257,19 +268,21 @@ def build_candidates(candidates: list[Candidate], options: dict[str, Any]) -> li
     """Trace the candidates ``repeats`` times (one sandbox per hash seed for all of them; a
     candidate that failed is not traced again) and admit each call as :func:`_admit` says.
 
-    A call that failed under hash seed 0 (error, timeout, trace too large) is rejected with
-    seed 0's reason whatever the other seeds give (:func:`_admit` reports the first failing
-    seed), so the other seeds do not trace it again; its place in their results repeats
-    seed 0's. Script runs are all traced every time (each is a job of its own whose crash
-    rejects the candidate)."""
+    The seeds are :func:`hashseeds.of` the options: hash seed 0 first (the key run), then
+    the build's check seeds. A call that failed under hash seed 0 (error, timeout, trace too
+    large) is rejected with seed 0's reason whatever the other seeds give (:func:`_admit`
+    reports the first failing seed), so the other seeds do not trace it again; its place in
+    their results repeats seed 0's. Script runs are all traced every time (each is a job of
+    its own whose crash rejects the candidate)."""
     runs: list[list] = [[] for _ in candidates]
     failed: dict[int, str] = {}
-    for seed in range(options["repeats"]):
+    seeds = hashseeds.of(options)
+    for n, seed in enumerate(seeds):
         live = [i for i in range(len(candidates)) if i not in failed]
         if not live:
             break
         payloads = [cast(TracePayload, candidates[i].payload) for i in live]
-        calls = [None if seed == 0 or payload["mode"] != "calls"
+        calls = [None if n == 0 or payload["mode"] != "calls"
                  else [n for n, first in enumerate(runs[i][0]) if _failure(first) is None]
                  for i, payload in zip(live, payloads)]
         for i, result in zip(live, _trace_seed(payloads, options, seed, calls)):
@@ -277,14 +290,14 @@ def build_candidates(candidates: list[Candidate], options: dict[str, Any]) -> li
                 failed[i] = result
             else:
                 runs[i].append([first if traced is None else traced for first, traced in zip(runs[i][0], result)]
-                               if seed else result)
+                               if n else result)
     outcomes = []
     for i, candidate in enumerate(candidates):
         outcome = Outcome()
         if i in failed:
             outcome.reject(candidate.key, "execution", failed[i])
         else:
-            _admit(candidate, runs[i], options, outcome)
+            _admit(candidate, runs[i], options, outcome, seeds)
         outcomes.append(outcome)
     return outcomes
 
@@ -293,8 +306,10 @@ def build_candidate(candidate: Candidate, options: dict[str, Any]) -> Outcome:
     return build_candidates([candidate], options)[0]
 
 
-def _admit(candidate: Candidate, runs: list[list], options: dict[str, Any], outcome: Outcome) -> None:
-    """Tasks of the calls whose traces agree across seeds and pass the filters."""
+def _admit(candidate: Candidate, runs: list[list], options: dict[str, Any], outcome: Outcome,
+           seeds: list[int]) -> None:
+    """Tasks of the calls whose traces agree across seeds (``seeds``: the runs' hash seeds,
+    key seed first) and pass the filters."""
     payload = cast(TracePayload, candidate.payload)
     complexity = cyclomatic(payload["program"])
     program_loc = loc(payload["program"])
@@ -307,8 +322,11 @@ def _admit(candidate: Candidate, runs: list[list], options: dict[str, Any], outc
             outcome.reject(label, "execution", failure, run=run_input)
             continue
         traces = [canonical_trace(r["lines"]) for r in results]
-        if any(t != traces[0] for t in traces[1:]):
-            outcome.reject(label, "determinism", f"traces differ across {len(traces)} hash seeds", run=run_input)
+        differ = [seed for seed, trace in zip(seeds, traces) if trace != traces[0]]
+        if differ:
+            outcome.reject(label, "determinism", f"traces differ across {len(traces)} hash seeds: hash seed "
+                           f"{seeds[0]}'s differs from {', '.join(map(str, differ))}'s",
+                           run=run_input, hash_seeds=seeds[:len(traces)])
             continue
         answer = traces[0]
         tokens = approx_tokens(render_trace(answer))
@@ -352,6 +370,8 @@ def _task(payload: TracePayload, index: int, run_input: str, answer: list, metri
             "run_index": index,
             "stdin_file": payload["stdin_files"][index] if payload.get("stdin_files") else None,
             "program_sha256": hashlib.sha256(payload["program"].encode()).hexdigest(),
-            "agreeing_runs": repeats,  # traced with PYTHONHASHSEED 0..repeats-1, all equal
+            # traced with PYTHONHASHSEED 0 (the answer) and repeats-1 check seeds drawn per build
+            # (the manifest's settings.hash_seeds; not here, so that records are the same in every build)
+            "agreeing_runs": repeats,
         },
     }

@@ -1,0 +1,133 @@
+"""The hash seeds of a build: the key run's fixed seed 0, and check seeds drawn at random per build.
+
+A family that checks determinism (trace, cruxeval, state Python) runs a candidate ``repeats``
+times, each under its own ``PYTHONHASHSEED`` (one sandbox per seed), and admits it only when
+every run agrees. The runs are:
+
+- the **key run**, hash seed :data:`KEY_SEED` (0) always: the stored answer is what this run
+  gives (or all runs, since they agree). Answer keys are therefore reproducible and do not
+  depend on the build or the machine; the shipped corpora's pinned content hashes
+  (``tests/families/test_shipped_corpora.py``) hold.
+- ``repeats - 1`` **check runs**, under seeds drawn at random once per build
+  (:func:`draw`: distinct, from 1 to 2**32 - 1, by :mod:`secrets`). With fixed check seeds
+  (1, 2 before issue 22) a program could be written so that its set or dict order agrees
+  under exactly those seeds and under few others; a program cannot know a build's seeds.
+
+Pinning (to reproduce a rejection): ``--set check_seeds=5,9`` (the build option
+:data:`OPTION`, a comma-separated text) or the environment variable :data:`ENV`
+(``EXECBENCH_CHECK_SEEDS=5,9``); the option wins over the variable. Pinned seeds are used in
+order, the first ``repeats - 1`` of them; they must be distinct, non-zero integers below
+2**32. To rerun one check seed alone: ``--set repeats=2 --set check_seeds=9``.
+
+Where the seeds go: :func:`resolve` (called once by :func:`execbench.families.build.build_dataset`)
+puts the build's seeds in the options it hands to every batch, as ``options["hash_seeds"]``
+(key seed first) — so threads, worker processes and Ray workers all check with the same
+seeds, with no global state. The manifest records them (``settings.hash_seeds``: ``key``,
+``check``, ``drawn``, and ``cached``: how many cached outcomes were checked under which
+seeds). A rejection at the ``determinism`` stage names the seeds it saw differ.
+
+The build cache: a cached outcome stays valid across builds. Its key does not contain
+randomly drawn seeds (:func:`cache_options`), so it is served to later builds; it was checked
+under the seeds of the build that made it, which the cache entry keeps (``hash_seeds``) and
+the later build's manifest counts (``settings.hash_seeds.cached``). Entries made before
+issue 22 record none: they were checked under 0, 1, 2. Pinned seeds *are* part of the key,
+so a build with pinned seeds re-runs its candidates rather than reading an outcome checked
+under other seeds.
+
+A family that builds outside :func:`build_dataset` (the mutation engine calls
+``build_candidate`` directly) gets seeds drawn per call by :func:`of` when the options carry
+none.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from typing import Any, Mapping
+
+from execbench.sources.errors import SourceError
+
+KEY_SEED = 0  # the run whose result is the stored answer
+OPTION = "check_seeds"  # build option: "" = draw at random per build, or "5,9" = pinned
+ENV = "EXECBENCH_CHECK_SEEDS"  # the same, from the environment (the option wins)
+RESOLVED = "hash_seeds"  # options key set by resolve(): [KEY_SEED, *check seeds]
+MAX_SEED = 2**32 - 1  # PYTHONHASHSEED's range is 0..4294967295
+
+
+def parse(text: str, *, origin: str = OPTION) -> list[int]:
+    """``"5, 9"`` → ``[5, 9]``; a :class:`SourceError` for anything but distinct seeds in 1..2**32-1."""
+    seeds: list[int] = []
+    for part in str(text).replace(" ", "").split(","):
+        if not part:
+            continue
+        try:
+            seed = int(part)
+        except ValueError:
+            raise SourceError(f"{origin}: {part!r} is not an integer hash seed") from None
+        if not 0 < seed <= MAX_SEED:
+            raise SourceError(f"{origin}: hash seed {seed} is outside 1..{MAX_SEED} (0 is the key run's own seed)")
+        if seed in seeds:
+            raise SourceError(f"{origin}: hash seed {seed} is given twice")
+        seeds.append(seed)
+    return seeds
+
+
+def draw(count: int) -> list[int]:
+    """``count`` distinct check seeds from 1..2**32-1, unpredictable (:mod:`secrets`)."""
+    return secrets.SystemRandom().sample(range(1, MAX_SEED + 1), max(0, count))
+
+
+def _pinned(options: Mapping[str, Any]) -> tuple[list[int], str] | None:
+    """The pinned check seeds and where they came from, or None (draw at random)."""
+    text = str(options.get(OPTION) or "").strip()
+    if text:
+        return parse(text), f"--set {OPTION}"
+    text = os.environ.get(ENV, "").strip()
+    if text:
+        return parse(text, origin=ENV), ENV
+    return None
+
+
+def _checks(options: Mapping[str, Any], pinned: tuple[list[int], str] | None) -> list[int]:
+    needed = max(0, int(options.get("repeats", 1)) - 1)
+    if pinned is None:
+        return draw(needed)
+    seeds, origin = pinned
+    if len(seeds) < needed:
+        raise SourceError(f"{origin}: {len(seeds)} check seed(s) given, repeats={needed + 1} needs {needed} "
+                          f"(or set repeats={len(seeds) + 1})")
+    return seeds[:needed]
+
+
+def resolve(options: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The options a build hands to its batches (with ``hash_seeds``) and the manifest's record.
+
+    An ``EXECBENCH_CHECK_SEEDS`` pin is copied into the options' ``check_seeds``, so that it
+    is part of the build-cache key as a ``--set`` pin is."""
+    pinned = _pinned(options)
+    seeds = [KEY_SEED, *_checks(options, pinned)]
+    resolved = {**options, RESOLVED: seeds}
+    if pinned is not None:
+        resolved[OPTION] = ",".join(map(str, pinned[0]))
+    record = {"key": KEY_SEED, "check": seeds[1:], "drawn": "random per build" if pinned is None else pinned[1]}
+    return resolved, record
+
+
+def of(options: Mapping[str, Any]) -> list[int]:
+    """The hash seeds of the runs, key seed first: ``options["hash_seeds"]`` (set by
+    :func:`resolve`; its first ``repeats``), else pinned or freshly drawn ones."""
+    repeats = max(1, int(options.get("repeats", 1)))
+    resolved = options.get(RESOLVED)
+    if resolved and len(resolved) >= repeats:
+        return list(resolved[:repeats])
+    return [KEY_SEED, *_checks({**options, "repeats": repeats}, _pinned(options))]
+
+
+def cache_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    """The options as the build-cache key sees them: without the resolved seeds, and without
+    ``check_seeds`` when it is empty (random), so that a default build's key is the same in
+    every build (and as before issue 22); a pinned ``check_seeds`` stays in the key."""
+    out = {key: value for key, value in options.items() if key != RESOLVED}
+    if not str(out.get(OPTION) or "").strip():
+        out.pop(OPTION, None)
+    return out
