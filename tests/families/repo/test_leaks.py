@@ -142,3 +142,24 @@ def test_difficulty_is_scored_over_the_assertions_own_slice():
                                                             "lib/engine.py": [3, 4, 5]}}
     score2, library_lines2, deeper2 = build.assertion_difficulty(busy, calls, {"tests/test_car.py"})
     assert (library_lines2, deeper2) == (5, True) and score2 > score
+
+
+NESTED = '''
+from unittest import TestCase
+
+
+class Tests(TestCase):
+    def test_x(self):
+        assert f(1) == 2
+
+    def test_local_class(self):
+        class TestCase:
+            junk: int
+        assert TestCase
+'''
+
+
+def test_a_class_nested_in_a_test_is_not_a_base_class():
+    """more-itertools: a TestCase class defined inside one test was taken for the base of every test class."""
+    fn = next(f for f in A.test_functions(NESTED).values() if f.qualname == "Tests.test_x")
+    assert context.needed_definitions(NESTED, fn) == []

@@ -93,7 +93,8 @@ def needed_definitions(source: str, function: TestFunction) -> list[Definition]:
     """Module-level and class-level definitions the test function can read (see module doc)."""
     tree = ast.parse(source)
     module_defs = _module_definitions(tree)
-    classes = {n.name: n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)}
+    # module-level classes only (a class of the same name nested in some test is not a base)
+    classes = {name: d for name, ds in module_defs.items() for d in ds if isinstance(d, ast.ClassDef)}
     found: dict[int, Definition] = {}
     todo: list[ast.AST] = [function.node]
     fixtures = {a.arg for a in function.node.args.args}
@@ -115,7 +116,8 @@ def needed_definitions(source: str, function: TestFunction) -> list[Definition]:
                 if node.name in SETUP_METHODS and id(node) not in found and methods[node.name][1] is node:
                     found[id(node)] = Definition(f"{cls.name}.{node.name}", node, "setup")
                     todo.append(node)
-            elif isinstance(node, (ast.Assign, ast.AnnAssign)) and cls is not function.class_node:
+            elif (isinstance(node, ast.Assign) or isinstance(node, ast.AnnAssign) and node.value is not None) \
+                    and cls is not function.class_node:
                 target = node.targets[0] if isinstance(node, ast.Assign) else node.target
                 found.setdefault(id(node), Definition(f"{cls.name}.{ast.unparse(target)}", node, "constant"))
     seen_names: set[str] = set()
