@@ -121,6 +121,8 @@ def case_payload(case: cases.Case, source: str) -> dict[str, Any]:
     }
     if language == "cpp":
         payload["toolchain"] = toolchain()
+    if isinstance(config.get("pair"), str):  # the same program in another language (paired corpus)
+        payload["provenance"] = {"pair": config["pair"]}
     return payload
 
 

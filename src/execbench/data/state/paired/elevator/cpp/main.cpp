@@ -1,0 +1,34 @@
+#include <iostream>
+#include <vector>
+using namespace std;
+
+struct Elevator {
+    int floor;
+    int travelled;
+    int stops;
+};
+
+int main() {
+    int n;
+    cin >> n;
+    vector<int> requests(n);
+    for (int i = 0; i < n; ++i) {
+        int x;
+        cin >> x;
+        requests[i] = x % 20;
+    }
+    Elevator lift{0, 0, 0};
+    for (int target : requests) {
+        if (target == lift.floor) {
+            continue;
+        }
+        int step = target > lift.floor ? 1 : -1;
+        while (lift.floor != target) {
+            lift.floor += step;
+            lift.travelled += 1;
+        }
+        lift.stops += 1;
+    }
+    cout << lift.floor << " " << lift.travelled << " " << lift.stops << "\n";
+    return 0;
+}
