@@ -163,3 +163,36 @@ def test_a_class_nested_in_a_test_is_not_a_base_class():
     """more-itertools: a TestCase class defined inside one test was taken for the base of every test class."""
     fn = next(f for f in A.test_functions(NESTED).values() if f.qualname == "Tests.test_x")
     assert context.needed_definitions(NESTED, fn) == []
+
+
+MUTATED = '''
+def test_memory(self):
+    gen_numbers = []
+    def gen():
+        for i in range(9):
+            gen_numbers.append(i)
+            yield i
+    chunks = mi.ichunked(gen(), 4)
+    nums = [1, 2, 3]
+    n = random_product(nums)
+    self.assertEqual(len(gen_numbers), 9)
+    self.assertEqual(n, set(nums))
+'''
+
+
+def test_names_the_code_under_test_can_change_are_not_static():
+    """more-itertools: len(gen_numbers) after the library consumed a generator is a real question."""
+    fn = next(iter(A.test_functions(MUTATED).values()))
+    assert leaks.static_names(fn) == set()
+    for a in fn.assertions:
+        assert not leaks.readable_expression(a.operands[0], leaks.static_names(fn), fn.local_names)
+
+
+def test_trivial_needs_a_plain_read_of_plain_lines():
+    parse = lambda text: __import__("ast").parse(text, mode="eval").body  # noqa: E731 - a one-line helper
+    assert build.plain_read(parse("car.hand_count")) and build.plain_read(parse("len(FrozenDict())"))
+    assert not build.plain_read(parse("mi.ilen(filter(f, range(101)))"))
+    sources = {"lib/car.py": "class Car:\n    def __init__(self):\n        self.hand_count = 0\n",
+               "lib/it.py": "def ilen(it):\n    return sum(compress(repeat(1), zip(it)))\n"}
+    assert build.plain_lines({"relevant_lines": {"lib/car.py": [2, 3]}}, sources, set())
+    assert not build.plain_lines({"relevant_lines": {"lib/it.py": [2]}}, sources, set())

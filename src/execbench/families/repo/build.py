@@ -60,7 +60,7 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "max_tasks_per_package": 0,  # list:FILE sources: tasks kept per package (0: all)
     "context_budget": 2000,  # tokens (~4 characters each) of test-file definitions a prompt may carry
     "assertion_threshold": 0.30,  # the same Score over the assertion's own dynamic slice
-    "trivial_lines": 2,  # a slice reading at most this many library lines and no deeper call is trivial
+    "trivial_lines": 2,  # trivial: a plain read of at most this many plain library lines, no deeper call
 }
 _HINT_TYPES = {"int", "float", "complex", "str", "bytes", "bool", "NoneType", "list", "tuple", "dict", "set",
                "frozenset"}
@@ -950,6 +950,47 @@ def assertion_difficulty(sliced: dict[str, Any], calls: list[dict[str, Any]], te
     return score, library_lines, deeper
 
 
+def plain_read(node: ast.expr) -> bool:
+    """The asked expression only reads: names, attribute chains, ``len(...)`` of one, and
+    calls without arguments (``car.hand_count``, ``len(FrozenDict())``)."""
+    if isinstance(node, ast.Name):
+        return True
+    if isinstance(node, ast.Attribute):
+        return plain_read(node.value)
+    if isinstance(node, ast.Call):
+        if isinstance(node.func, ast.Name) and node.func.id == "len" and len(node.args) == 1 and not node.keywords:
+            return plain_read(node.args[0])
+        return not node.args and not node.keywords and plain_read(node.func)
+    return False
+
+
+_COMPUTING = (ast.Call, ast.BinOp, ast.BoolOp, ast.Compare, ast.Subscript, ast.ListComp, ast.SetComp, ast.DictComp,
+              ast.GeneratorExp, ast.Lambda, ast.IfExp, ast.AugAssign, ast.For, ast.While, ast.UnaryOp)
+
+
+def plain_lines(sliced: dict[str, Any], sources: dict[str, str], test_files: set[str]) -> bool:
+    """Every relevant library line of the slice stores or returns a name, attribute or
+    constant (``self.hand_count = 0``, ``return self._n``): nothing is computed there."""
+    for rel, lines in (sliced.get("relevant_lines") or {}).items():
+        if rel in test_files:
+            continue
+        text = sources.get(rel, "")
+        source_lines = text.splitlines()
+        for line in lines:
+            if not 0 < line <= len(source_lines):
+                return False
+            stripped = source_lines[line - 1].strip()
+            if stripped.startswith(("def ", "async def ", "class ", "@")):
+                continue
+            try:
+                tree = ast.parse(stripped)
+            except SyntaxError:
+                return False
+            if any(isinstance(n, _COMPUTING) for n in ast.walk(tree)):
+                return False
+    return True
+
+
 def _safe(text: str) -> str:
     cleaned = re.sub(r"[\s#]+", "_", text)
     if cleaned != text:
@@ -1016,10 +1057,12 @@ def _task(repo: Repo, rel: str, modules: list[Module], items: dict[str, Item], p
         score, library_lines, deeper = assertion_difficulty(sliced, calls, test_files)
         metrics["assertion_score"], metrics["slice_library_lines"] = round(score, 4), library_lines
         threshold = float(options.get("assertion_threshold", DEFAULT_OPTIONS["assertion_threshold"]))
-        if library_lines <= int(options.get("trivial_lines", DEFAULT_OPTIONS["trivial_lines"])) and not deeper:
-            outcome.reject(p.label, "difficulty", f"trivial: the answer's slice reads {library_lines} library "
-                           "line(s) and no nested call", answer=answer["text"], assertion_score=round(score, 4),
-                           **p.base)
+        if (1 <= library_lines <= int(options.get("trivial_lines", DEFAULT_OPTIONS["trivial_lines"])) and not deeper
+                and plain_read(assertion.operands[choice.actual])
+                and plain_lines(sliced, sources, test_files)):
+            outcome.reject(p.label, "difficulty", f"trivial: a plain read of {library_lines} library line(s) "
+                           "that compute nothing, no nested call", answer=answer["text"],
+                           assertion_score=round(score, 4), **p.base)
             return None
         if score < threshold:
             outcome.reject(p.label, "difficulty", f"assertion_score: {score:.3f} < {threshold} over the "

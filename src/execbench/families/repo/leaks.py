@@ -14,12 +14,14 @@ comments and docstrings by text). Reasons, each ``answer_visible: <where>``:
     the input-parameters line shows.
 ``expression``
     the shown (unmasked) side evaluates to the answer without running the code under
-    test: only literals, names bound once to literals, and pure builtins
+    test: only literals, names whose value is their literal (bound once to an immutable
+    literal, or to a mutable one only assertions read), and pure builtins
     (``self.assertEqual(___, list(range(10)))``).
 ``definition``
     a literal equal to the answer is bound, in the shown function, to a name that does not
-    feed the asked expression (a definition that only feeds assertions: the unittest
-    ``expected = ...`` pattern when it is not the masked variable).
+    feed the asked expression and that nothing but assertions reads (a definition that only
+    feeds assertions: the unittest ``expected = ...`` pattern when it is not the masked
+    variable).
 ``context``
     a module- or class-level definition carried as context binds a literal equal to the
     answer to a name the asked expression does not read.
@@ -64,6 +66,33 @@ def _equal(node_text: str, want: tuple) -> bool:
 
     got = _parse(node_text)
     return got is not None and same(got, want)
+
+
+def _asserting(function: TestFunction) -> set[int]:
+    """ids of every node inside the function's assertion statements."""
+    return {id(n) for a in function.assertions if a.node is not None for n in ast.walk(a.node)}
+
+
+def _loaded_outside(function: TestFunction, name: str, skip: set[int]) -> bool:
+    """``name`` is read somewhere in the function outside the nodes in ``skip``."""
+    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) and id(n) not in skip
+               for n in ast.walk(function.node))
+
+
+def _immutable(node: ast.expr) -> bool:
+    if isinstance(node, ast.Constant):
+        return True
+    if isinstance(node, ast.UnaryOp):
+        return _immutable(node.operand)
+    return isinstance(node, ast.Tuple) and all(_immutable(e) for e in node.elts)
+
+
+def static_names(function: TestFunction) -> set[str]:
+    """Names whose value is their literal: bound once to an immutable literal, or to a
+    mutable one that nothing but assertions reads (no code under test can change it)."""
+    asserting = _asserting(function)
+    return {name for name, value in literal_bindings(function).items()
+            if _immutable(value) or not _loaded_outside(function, name, asserting)}
 
 
 def literal_bindings(function: TestFunction) -> dict[str, ast.expr]:
@@ -203,10 +232,12 @@ def answer_visible(*, function: TestFunction, source: str, masked: ast.expr, act
         value = shown.get(masked.id) if isinstance(shown, dict) else None
         if isinstance(value, str) and want is not None and (value == answer or _equal(value, want)):
             return "answer_visible: input_parameters"
-    if readable_expression(actual, literal_bindings(function), function.local_names - set(literal_bindings(function))):
+    static = static_names(function)
+    if readable_expression(actual, static, function.local_names - static):
         return "answer_visible: expression"
     if want is not None:
         hidden_set = set(hidden)
+        asserting = _asserting(function)
         for stmt in ast.walk(function.node):
             if not isinstance(stmt, (ast.Assign, ast.AnnAssign)) or stmt.value is None:
                 continue
@@ -214,6 +245,8 @@ def answer_visible(*, function: TestFunction, source: str, masked: ast.expr, act
             bound = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
             if not bound or bound & inputs or Span.of(stmt.value) in hidden_set:
                 continue
+            if any(_loaded_outside(function, name, asserting | {id(n) for n in ast.walk(stmt)}) for name in bound):
+                continue  # read by other code too: not a definition that only feeds assertions
             values = [stmt.value] + (list(stmt.value.elts) if isinstance(stmt.value, (ast.Tuple, ast.List))
                                      and any(isinstance(t, (ast.Tuple, ast.List)) for t in targets) else [])
             if any(Span.of(v) not in hidden_set and _equal(segment(source, v), want) for v in values):
