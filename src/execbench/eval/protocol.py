@@ -139,13 +139,15 @@ def grade_response(
     output_tokens: int | None = None,
     reasoning_tokens: int | None = None,
     input_tokens: int | None = None,
+    variant: str | None = None,
 ) -> dict[str, Any]:
     """Grade one model response with the family's grader; the record logged for the sample.
 
     Keys: ``correct``, ``status`` (extraction status), ``extracted``, ``similarity``,
     ``details`` (the grader's), ``response_status``, ``completed``, ``truncated``,
     ``stop_reason``, ``error``, token counts, and the task's ``family``, ``arm``,
-    ``source_id`` and ``metrics``.
+    ``source_id`` and ``metrics``; ``variant``: the prompt variant the response answers
+    (``Family.grade_as``), recorded as ``variant``.
     """
     text = text or ""
     truncated = stop_reason in TRUNCATING_STOPS or (stop_reason or "").endswith("_limit")
@@ -155,7 +157,8 @@ def grade_response(
         response_status = EMPTY
     else:
         response_status = COMPLETED
-    score = families.get(task.family).grade(task, text if response_status == COMPLETED else "")
+    # a variant that brings its own scoring (the trace family's coconut) grades by it
+    score = families.get(task.family).grade_as(task, text if response_status == COMPLETED else "", variant)
     status = score.status
     if response_status == COMPLETED and truncated and status == NO_ANSWER:
         status = TRUNCATED
@@ -178,4 +181,5 @@ def grade_response(
         "arm": task.arm,
         "source_id": task.source_id,
         "metrics": dict(task.metrics),
+        "variant": variant,
     }

@@ -178,6 +178,7 @@ def execbench_scorer(dataset: str, family: str | None = None) -> Any:
             output_tokens=output_tokens,
             reasoning_tokens=reasoning_tokens,
             input_tokens=input_tokens,
+            variant=state.metadata.get("variant"),
         )
         for key in ("correct", "status", "extracted", "similarity", "response_status", "completed",
                     "truncated", "stop_reason", "output_tokens", "reasoning_tokens"):

@@ -182,3 +182,12 @@ class Family(ABC):
 
     @abstractmethod
     def summarize(self, results: Iterable[tuple[Task, Score]]) -> dict[str, Any]: ...
+
+    def grade_as(self, task: Task, response: str, variant: str | None) -> Score:
+        """Grade as the prompt variant ``variant`` scores (a peer benchmark's own rules, e.g.
+        the trace family's ``coconut``); by default every variant grades alike."""
+        return self.grade(task, response)
+
+    def summarize_as(self, results: Iterable[tuple[Task, Score]], variant: str | None) -> dict[str, Any]:
+        """:meth:`summarize` for results graded with :meth:`grade_as` under ``variant``."""
+        return self.summarize(results)

@@ -13,6 +13,7 @@ from typing import Any, Iterator
 
 from execbench import families
 from execbench.dataset import DatasetError, Task
+from execbench.families.base import Family
 from execbench.grading import Score
 
 
@@ -35,9 +36,11 @@ def read_answers(path: str | Path) -> dict[str, str]:
     return answers
 
 
-def grade_tasks(tasks: Iterator[Task], answers: dict[str, str]) -> Iterator[tuple[Task, Score]]:
+def grade_tasks(tasks: Iterator[Task], answers: dict[str, str],
+                variant: str | None = None) -> Iterator[tuple[Task, Score]]:
+    """Scores of every task; ``variant``: grade as that prompt variant scores (``Family.grade_as``)."""
     tasks = list(tasks)
-    batched = _grade_batches(tasks, answers)
+    batched = _grade_batches([t for t in tasks if not _own_rules(t.family, variant)], answers)
     for task in tasks:
         response = answers.get(task.id)
         if response is None:
@@ -46,8 +49,15 @@ def grade_tasks(tasks: Iterator[Task], answers: dict[str, str]) -> Iterator[tupl
                               details={"reason": "no response for this task"})
         elif task.id in batched:
             yield task, batched[task.id]
+        elif _own_rules(task.family, variant):
+            yield task, families.get(task.family).grade_as(task, response, variant)
         else:
             yield task, families.get(task.family).grade(task, response)
+
+
+def _own_rules(name: str, variant: str | None) -> bool:
+    """Whether the family grades ``variant`` by rules of its own (it overrides ``grade_as``)."""
+    return variant is not None and type(families.get(name)).grade_as is not Family.grade_as
 
 
 def _grade_batches(tasks: list[Task], answers: dict[str, str]) -> dict[str, Score]:
@@ -74,7 +84,16 @@ def result_record(task: Task, score: Score) -> dict[str, Any]:
     }
 
 
-def summarize(results: list[tuple[Task, Score]]) -> dict[str, Any]:
+def flat_metrics(metrics: dict[str, Any], prefix: str = "") -> Iterator[tuple[str, Any]]:
+    """``(dotted key, value)`` of a family summary, nested tables flattened (``paper.table_1.sim``)."""
+    for key, value in metrics.items():
+        if isinstance(value, dict):
+            yield from flat_metrics(value, f"{prefix}{key}.")
+        else:
+            yield f"{prefix}{key}", value
+
+
+def summarize(results: list[tuple[Task, Score]], variant: str | None = None) -> dict[str, Any]:
     by_family: dict[str, list[tuple[Task, Score]]] = defaultdict(list)
     for task, score in results:
         by_family[task.family].append((task, score))
@@ -82,5 +101,6 @@ def summarize(results: list[tuple[Task, Score]]) -> dict[str, Any]:
     return {
         "n": n,
         "accuracy": sum(score.correct for _, score in results) / n if n else None,
-        "families": {name: families.get(name).summarize(rows) for name, rows in sorted(by_family.items())},
+        "variant": variant,
+        "families": {name: families.get(name).summarize_as(rows, variant) for name, rows in sorted(by_family.items())},
     }

@@ -11,7 +11,7 @@ from typing import Any, Iterable
 
 from execbench.dataset import Task
 from execbench.families.base import AnalysisFacts, Family
-from execbench.families.trace import build, prompt
+from execbench.families.trace import build, coconut, prompt
 from execbench.families.trace.grade import grade_trace
 from execbench.families.trace.listing import program_from_prompt
 from execbench.families.trace.summary import trace_summary
@@ -21,7 +21,7 @@ from execbench.grading import Score
 class TraceFamily(Family):
     name = "trace"
     version = "2"  # 2: every comprehension line event (paper convention), CPython 3.11 pinned, script view
-    variants = tuple(prompt.VARIANTS)
+    variants = (*prompt.VARIANTS, *coconut.VARIANTS)  # coconut: the paper's prompts and scoring (coconut.py)
     default_options = build.DEFAULT_OPTIONS
     builder, renderer = build, prompt
     source_licenses = {"humaneval": "MIT (HumanEval, openai/human-eval)",
@@ -70,6 +70,26 @@ class TraceFamily(Family):
              "status": score.status}
             for task, score in results
         )
+
+    def grade_as(self, task: Task, response: str, variant: str | None) -> Score:
+        if variant in coconut.VARIANTS:
+            return coconut.score(task.answer, response, variant, concurrent=is_concurrent(task))
+        return self.grade(task, response)
+
+    def summarize_as(self, results: Iterable[tuple[Task, Score]], variant: str | None) -> dict[str, Any]:
+        results = list(results)
+        summary = self.summarize(results)
+        if variant in coconut.VARIANTS:
+            summary["variant"] = variant
+            summary["paper"] = coconut.paper_summary(
+                {"topic": task.prompt_fields.get("topic"), "task_group": task.source_id, "correct": score.correct,
+                 "similarity": score.similarity} for task, score in results)
+        return summary
+
+
+def is_concurrent(task: Task) -> bool:
+    """Scored with the paper's concurrency rule: the topic, or a segment in the answer."""
+    return task.prompt_fields.get("topic") == coconut.CONCURRENCY or any(isinstance(x, list) for x in task.answer)
 
 
 FAMILY = TraceFamily()

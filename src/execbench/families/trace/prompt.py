@@ -9,12 +9,15 @@ checked against the real tracer by the tests.
 
 from __future__ import annotations
 
+import functools
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from execbench.dataset import Task
 from execbench.families.base import Message, Prompt
 from execbench.families.templates import PromptTemplates
+from execbench.families.trace import coconut
 
 TEMPLATES = PromptTemplates(Path(__file__).parent / "prompts")
 
@@ -64,6 +67,8 @@ def number_lines(program: str, annotation: str = "number") -> str:
 
 
 def render(task: Task, variant: str = "direct") -> Prompt:
+    if variant in coconut.VARIANTS:
+        return _render_coconut(task, variant)
     try:
         spec = VARIANTS[variant]
     except KeyError:
@@ -83,3 +88,25 @@ def render(task: Task, variant: str = "direct") -> Prompt:
     )
     return Prompt([Message("user", text.strip() + "\n")], template=f"trace/{variant}",
                   version=TEMPLATES.version(spec.template))
+
+
+@functools.lru_cache(maxsize=4)
+def _coconut_prompts(repo: str | None) -> dict[str, str]:
+    return coconut.read_prompts(repo)
+
+
+def _render_coconut(task: Task, variant: str) -> Prompt:
+    """The paper's prompt (``coconut.prompt_text``), read from the clone ``$EXECBENCH_COCONUT_REPO``.
+
+    ``coconut``: its prompt for the task's topic. The HumanEval prompt is the chain-of-thought
+    one (the only HumanEval prompt the authors published); ``coconut-direct`` renders the
+    advanced topics' prompt (which asks for the list only) and refuses HumanEval tasks."""
+    fields = task.prompt_fields
+    topic = fields.get("topic") or "humaneval"
+    if variant == coconut.DIRECT_VARIANT and coconut.PROMPT_KEYS.get(topic) == "HumanEval":
+        raise ValueError("the CoCoNUT authors did not publish their direct HumanEval prompt (prompts.py holds the "
+                         "chain-of-thought one): render HumanEval tasks with --variant coconut; "
+                         "coconut-direct grades replies to a direct prompt as written")
+    prompts = _coconut_prompts(os.environ.get(coconut.REPO_ENV))
+    text = coconut.prompt_text(fields["program"], topic, fields.get("call"), fields.get("entry_point"), prompts)
+    return Prompt([Message("user", text)], template=f"trace/{variant}", version="0b964d7")
