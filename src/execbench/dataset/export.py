@@ -194,7 +194,7 @@ def _yaml_string(text: str) -> str:
 # a code span it can neither close the span nor a table cell; elsewhere every character
 # that could start markup is an entity or backslash-escaped (issue 22, item 14).
 _LINE_BREAKS = re.compile(r"[\x00-\x1f\x7f\u0085\u2028\u2029]")
-_MD_PUNCTUATION = frozenset("\\`*_{}[]()#+-.!|~")
+_MD_PUNCTUATION = frozenset("\\`*_[]|~")  # with [ ] escaped, ( ) ! start nothing; the text never starts a line
 
 
 def _md_code(text: Any, *, table: bool = False) -> str:
@@ -210,8 +210,8 @@ def _md_code(text: Any, *, table: bool = False) -> str:
 
 
 def _md_text(text: Any) -> str:
-    """``text`` as plain Markdown text: HTML characters as entities, Markdown punctuation
-    backslash-escaped, line breaks as spaces."""
+    """``text`` as plain Markdown text (never at the start of a line): HTML characters as
+    entities, inline Markdown punctuation backslash-escaped, line breaks as spaces."""
     out = []
     for char in _LINE_BREAKS.sub(" ", str(text)):
         if char in "&<>\"'":
