@@ -338,3 +338,53 @@ def test_compare_runs_cells_and_stability():
     r0 = stats.pearsonr(t0["dfi"], t0["correct"].astype(float)).statistic
     r1 = stats.pearsonr(t1["dfi"], t1["correct"].astype(float)).statistic
     assert stab.loc["dfi", "r_a"] == pytest.approx(r0) and stab.loc["dfi", "delta"] == pytest.approx(r1 - r0)
+
+
+# -- the same programs in two languages (the state family's paired corpus) -----------------------
+def _language_pairs_frame(programs=40, settings=("m1", "m2"), seed=5):
+    rng = np.random.default_rng(seed)
+    rows = []
+    for p in range(programs):
+        ease = rng.normal(0, 1.0)
+        for setting in settings:
+            for arm in ("short-trace-final", "long-trace-final"):
+                for language, suffix, shift in (("python", "py", 0.8), ("cpp", "cpp", 0.0)):
+                    rows.append({"setting": setting, "family": "state", "arm": arm, "language": language,
+                                 "source_id": f"paired/p{p}-{suffix}", "pair": f"p{p}",
+                                 "task_id": f"state/paired/p{p}-{suffix}#{arm}", "completed": True,
+                                 "correct": bool(rng.random() < _logit(ease + shift))})
+    return normalize(pd.DataFrame(rows))
+
+
+def test_language_pairs_match_one_program_in_both_languages():
+    df = _language_pairs_frame()
+    # a task outside the paired corpus and a C++ answer that did not complete are left out
+    df = pd.concat([df, normalize(pd.DataFrame([{"setting": "m1", "family": "state", "arm": "short-trace-final",
+                                                  "language": "python", "source_id": "classic/x",
+                                                  "task_id": "state/classic/x#short-trace-final",
+                                                  "completed": True, "correct": True}]))], ignore_index=True)
+    gone = df.index[(df["pair"] == "p0") & (df["language"] == "cpp") & (df["setting"] == "m1")
+                    & (df["arm"] == "short-trace-final")][0]
+    df.loc[gone, "completed"] = False
+    pairs = paired.language_pairs(df, "python", "cpp")
+    assert len(pairs) == 40 * 2 * 2 - 1
+    assert set(pairs["source_id"]) == {f"p{p}" for p in range(40)}
+    python = df[(df["language"] == "python") & df["pair"].notna()].set_index(["setting", "pair", "arm"])["correct"]
+    cpp = df[(df["language"] == "cpp")].set_index(["setting", "pair", "arm"])["correct"].drop(("m1", "p0",
+                                                                                              "short-trace-final"))
+    summary = paired.paired_summary(pairs, replicates=2000)
+    assert summary["sources"] == 40
+    assert summary["decrement"] == pytest.approx((python.drop(("m1", "p0", "short-trace-final")).astype(float)
+                                                  - cpp.astype(float)).mean())
+    assert summary["low"] < summary["decrement"] < summary["high"]
+    assert paired.language_pairs(df[df["language"] == "python"], "python", "cpp").empty
+
+
+def test_the_report_shows_the_paired_language_table():
+    from execbench.report.sections import Options, arm_profile_section
+
+    headlines: list[str] = []
+    sec = arm_profile_section(_language_pairs_frame(programs=12), "state", {}, Options(replicates=500), headlines)
+    html = sec.render() if hasattr(sec, "render") else str(sec.__dict__)
+    assert "Paired python-minus-cpp accuracy on the same programs" in html
+    assert any("the same programs in python and cpp" in h for h in headlines)

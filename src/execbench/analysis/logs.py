@@ -111,7 +111,7 @@ def row_from_records(eval_info: dict[str, Any], record: dict[str, Any], model: s
         "execbench_version": execbench.get("version"),
         "program": meta.get("program"),
         "original_id": meta.get("original_id"),
-        "topic": meta.get("topic"), "repository": meta.get("repository"),
+        "topic": meta.get("topic"), "repository": meta.get("repository"), "pair": meta.get("pair"),
         "difficulty": difficulty_label(_first(meta.get("difficulty"), metrics.get("difficulty"))),
         "scope": scope_label(meta.get("scope"), metrics.get("slice_files")),
     }
@@ -170,6 +170,7 @@ def _join_dataset(frame: pd.DataFrame, tasks: dict[str, Any]) -> pd.DataFrame:
             "topic": slices.get("topic"),
             "original_id": provenance.get("original_id"),
             "repository": slices.get("repository"),
+            "pair": slices.get("pair"),
             "difficulty": difficulty_label(_first(fields.get("difficulty"), provenance.get("difficulty"),
                                                   task.metrics.get("difficulty"))),
             "scope": scope_label(_first(fields.get("scope"), provenance.get("scope")), task.metrics.get("slice_files")),

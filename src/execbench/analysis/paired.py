@@ -53,6 +53,24 @@ def short_long_pairs(df: pd.DataFrame, short: str, long: str) -> pd.DataFrame:
                          "a": wide[short].astype(bool), "b": wide[long].astype(bool)})
 
 
+def language_pairs(df: pd.DataFrame, first: str, second: str) -> pd.DataFrame:
+    """One row per (setting, program pair, arm) answered (completed) in both languages: the
+    same program written in ``first`` and in ``second`` (tasks sharing the ``pair`` column,
+    e.g. the state family's paired corpus); ``a``/``b`` are the two languages' correctness,
+    ``source_id`` is the pair (the bootstrap cluster: both languages of one program)."""
+    columns = ["setting", "pair", "arm", "source_id", "a", "b"]
+    rows = df[df["pair"].notna() & df["completed"] & df["language"].isin([first, second])].copy()
+    if rows.empty:
+        return pd.DataFrame(columns=columns)
+    rows = rows.sort_values("epoch", na_position="last").drop_duplicates(["setting", "pair", "arm", "language"])
+    wide = rows.pivot_table(index=["setting", "pair", "arm"], columns="language", values="correct", aggfunc="first")
+    if first not in wide or second not in wide:
+        return pd.DataFrame(columns=columns)
+    wide = wide.dropna(subset=[first, second]).reset_index()
+    return pd.DataFrame({"setting": wide["setting"], "pair": wide["pair"], "arm": wide["arm"],
+                         "source_id": wide["pair"], "a": wide[first].astype(bool), "b": wide[second].astype(bool)})
+
+
 def pair_runs(df: pd.DataFrame, setting_a: str, setting_b: str) -> pd.DataFrame:
     """Tasks answered (completed) in both settings: ``a``/``b`` are their correctness."""
     cols = ["task_id", "source_id", "family", "arm", "correct"]

@@ -44,7 +44,7 @@ TEXT_COLUMNS = (
     "log", "eval_id", "model", "setting", "run", "variant", "template", "template_version",
     "family", "arm", "task_id", "source_id", "study", "topic", "language",
     "status", "extracted", "oracle", "program", "mode",
-    "difficulty", "repository", "scope", "original_id",
+    "difficulty", "repository", "scope", "original_id", "pair",
     "stop_reason", "dataset_hash", "execbench_version",
 )
 FLOAT_COLUMNS = ("similarity", "temperature", "output_tokens", "epoch", *METRIC_COLUMNS)

@@ -258,6 +258,7 @@ def arm_profile_section(df: pd.DataFrame, family: str, colors: dict, opts: Optio
     sec.table(Table("Accuracy by study", [Col("Study", "study"), Col("Setting", "setting"), Col("N", "N", "int"),
                                           Col("R", "R", "int"), *acc_cols()], records(studies),
                     paper="paper 001 table 5"))
+    _language_pairs(sec, rows, opts, headlines, family)
     declared = facts(family)
     if declared is None or declared.paired_arms is None:
         return sec
@@ -290,6 +291,45 @@ def arm_profile_section(df: pd.DataFrame, family: str, colors: dict, opts: Optio
             f"paired decrement {_pp(first['decrement'])} pp [{_pp(first['low'])}, {_pp(first['high'])}] "
             "(source-clustered bootstrap).")
     return sec
+
+
+def _language_pairs(sec: Section, rows: pd.DataFrame, opts: Options, headlines: list[str], family: str) -> None:
+    """The same programs in two languages (tasks sharing ``pair``): accuracy difference with
+    a bootstrap interval that resamples whole programs (paper 001's Python vs C++ contrast,
+    here on identical algorithms and inputs)."""
+    languages = sorted(rows.loc[rows["pair"].notna(), "language"].dropna().unique(),
+                       key=lambda lang: (lang != "python", lang))
+    if len(languages) < 2:
+        return
+    first, second = languages[0], languages[1]
+    pairs = paired.language_pairs(rows, first, second)
+    sec.h(f"Paired programs: {first} vs {second}")
+    if pairs.empty:
+        sec.note(f"No program has the same arm answered in both {first} and {second} in one setting.")
+        return
+    cohorts = [("All arms", pairs)] + [(str(arm), g) for arm, g in pairs.groupby("arm", sort=False)]
+    out = []
+    for label, group in cohorts:
+        summary = paired.paired_summary(group, replicates=opts.replicates)
+        out.append({"cohort": label, "settings": group["setting"].nunique(), **summary})
+    sec.table(Table(f"Paired {first}-minus-{second} accuracy on the same programs", [
+        Col("Arms", "cohort"), Col("Settings", "settings", "int"), Col("Pairs", "pairs", "int"),
+        Col("Programs", "sources", "int"), Col(f"{first} only", "correct_to_wrong", "int"),
+        Col(f"{second} only", "wrong_to_correct", "int"),
+        Col(f"{first} %", "acc_a", "pct"), Col(f"{second} %", "acc_b", "pct"),
+        Col("Difference (pp)", ("decrement", "low", "high"), "pp_ci",
+            f"{first} minus {second} accuracy; 95% percentile interval from a bootstrap over programs"),
+        Col("Note", "note")], out, paper="paper 001 §5.2 (Python vs C++)",
+        caption=f"One pair per setting, program and arm answered in both languages; {opts.replicates:,} bootstrap "
+                "replicates resample whole programs (both languages, all arms and settings of a program together). "
+                "The final arms ask the same question in both languages; the state arms may not (each language "
+                "chooses its checkpoint)."))
+    first_row = out[0]
+    if first_row["pairs"]:
+        headlines.append(
+            f"<b>{esc(family)}</b>: on {first_row['pairs']} answers to the same programs in {first} and {second}, "
+            f"{first} minus {second} accuracy is {_pp(first_row['decrement'])} pp "
+            f"[{_pp(first_row['low'])}, {_pp(first_row['high'])}] (bootstrap over {first_row['sources']} programs).")
 
 
 # -- repo ------------------------------------------------------------------------------------------
@@ -334,8 +374,9 @@ def relations_section(df: pd.DataFrame, family: str, colors: dict, opts: Options
     languages = ordered(rows["language"].dropna())
     if declared.python_only_relations and len(languages) > 1 and "python" in languages:
         sec.note("Correlations, binned accuracy and logistic models use the Python cases only: C++ cases measure "
-                 "trace length with a different adapter (gcov line executions) and have no state metrics "
-                 "(paper 001 analyses the two separately). θ is computed per study.")
+                 "trace length (gcov line executions) and state (one event per executed statement) with their own "
+                 "adapters, so raw values are not interchangeable (paper 001 analyses the two separately). "
+                 "θ is computed per study.")
         theta_rows_source = rows
         rows = rows[rows["language"] == "python"]
     else:

@@ -42,6 +42,11 @@ class StateFamily(Family):
         logistic_paper="paper 001 table 6", cell_column="study", python_only_relations=True,
         headlines=("theta",), paired_arms=(build.ARMS[0], build.ARMS[1]))
 
+    def task_slices(self, task: Task) -> dict[str, str | None]:
+        """``pair``: the program's name in the paired corpus (the same program in Python and
+        C++), read by the report's paired-language analysis."""
+        return {"pair": task.provenance.get("pair")}
+
     def grade(self, task: Task, response: str) -> Score:
         return grade.grade(task, response)
 
