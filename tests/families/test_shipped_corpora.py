@@ -26,7 +26,7 @@ PINNED = {
     # (family, source): content hash of tasks.jsonl
     ("trace", "humaneval"): "sha256:4c10133331db09adad77a41fe28046f20cd4900cd9c9fe25efd59d951014d5c5",
     ("trace", "advanced"): "sha256:bb7b541e8695e374a0a37ac3a97cbb4fcf91f2c3a466b2dd630063c765b392aa",
-    ("state", "classic"): "sha256:6c07e183a0a64aa5733215cf4c11aafc1f7c4ec411967eeb1651130b55b3163b",
+    ("state", "classic"): "sha256:cf7bc6923f09c97b63d6833f772abe16744399896a0bf7fd84fbdd0fef9e6a39",
     ("state", "networkx-simplex"): "sha256:228fff615630564c488b45909704f02f60f6d8ce31a65895f3bff1c49499f158",
 }
 RECORDED_UNDER = {"state": "3.11.7"}  # families whose records depend on the building interpreter
