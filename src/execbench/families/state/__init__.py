@@ -26,6 +26,7 @@ class StateFamily(Family):
     default_options = build.DEFAULT_OPTIONS
     builder, renderer = build, prompt
     source_licenses = {"classic": "Apache-2.0 (execbench's classic corpus)",
+                       "paired": "Apache-2.0 (execbench's paired Python/C++ corpus)",
                        "networkx-simplex": "BSD-3-Clause (networkx 3.6.1's network_simplex); inputs Apache-2.0 (execbench)"}
 
     arms = dict(zip(build.ARMS, (("text",), ("text",), ("json",), ("json",))))  # final outputs, checkpoints
