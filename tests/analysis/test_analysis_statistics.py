@@ -388,3 +388,25 @@ def test_the_report_shows_the_paired_language_table():
     html = sec.render() if hasattr(sec, "render") else str(sec.__dict__)
     assert "Paired python-minus-cpp accuracy on the same programs" in html
     assert any("the same programs in python and cpp" in h for h in headlines)
+
+
+def test_theta_series_are_per_language_when_cpp_has_its_own_state_metrics():
+    from execbench.report.sections import Options, relations_section
+
+    rng = np.random.default_rng(9)
+    rows = []
+    for language in ("python", "cpp"):
+        for case in range(30):
+            load = float(rng.integers(10, 10_000))
+            for arm in ("short-trace-final", "long-trace-final"):
+                rows.append({"setting": "m", "family": "state", "arm": arm, "language": language,
+                             "source_id": f"classic/{case}-{language}", "task_id": f"state/classic/{case}-{language}#{arm}",
+                             "completed": True, "correct": bool(load < 5000), "state_load": load,
+                             "trace_length": load * 3, "peak_state": load / 10})
+    sec = relations_section(normalize(pd.DataFrame(rows)), "state", {}, Options(replicates=200, permutations=200), [])
+    from execbench.report.tables import Table
+
+    theta = next(t for _, t in sec.blocks if isinstance(t, Table) and t.title.startswith("θ per series"))
+    assert {r["language"] for r in theta.rows} == {"python", "cpp"}
+    cpp_load = [r for r in theta.rows if r["language"] == "cpp" and r["metric"] == "state load"]
+    assert len(cpp_load) == 1 and cpp_load[0]["theta"] == pytest.approx(1.0)

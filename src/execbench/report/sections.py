@@ -19,7 +19,7 @@ from execbench import families
 from execbench.analysis import compare, correlations, logistic, mann_whitney, memorisation, paired, taxonomy
 from execbench.analysis import tables as T
 from execbench.analysis.schema import ARM_ORDER, DIFFICULTY_ORDER, facts, families_present, ordered
-from execbench.analysis.trace_metrics import coconut_table
+from execbench.analysis.trace_metrics import coconut_table, paper_tables
 from execbench.report import figures as F
 from execbench.report.tables import Col, Table, acc_cols, fmt_p, fmt_pct, records
 
@@ -143,6 +143,32 @@ def _family_section(df: pd.DataFrame, family: str) -> tuple[Section, pd.DataFram
     return Section(family, declared.title, declared.paper, nav=declared.nav), df[df["family"] == family]
 
 
+def _paper_scoring_tables(sec: Section, rows: pd.DataFrame, family: str, settings: list[str]) -> None:
+    """Settings graded by a peer benchmark's own rules (``--variant coconut``): its Table I/II layout."""
+    variants = getattr(families.get(family), "paper_scoring_variants", ())
+    tables = paper_tables(rows, variants) if variants else pd.DataFrame()
+    if tables.empty:
+        return
+    sec.note("Settings whose variant is " + ", ".join(sorted(set(tables["variant"]))) + " were graded by the paper's "
+             "own rules (NoReps key, string match, character-level similarity; docs/trace-format.md): the "
+             "tables above describe those grades with execbench's aggregation, the tables below with the paper's.")
+    human = T.sort_by(tables[tables["topic"] == "humaneval"], ["setting"], {"setting": settings})
+    if not human.empty:
+        sec.table(Table("Table I layout (the paper's aggregation, all planned samples)", [
+            Col("Setting", "setting"), Col("Variant", "variant"), Col("Traces", "N", "int"), Col("Tasks", "tasks", "int"),
+            Col("Acc Hard %", "acc_hard", "pct", "tasks with every trace correct"),
+            Col("Acc Mean %", "acc_mean", "pct", "per-task accuracy averaged over tasks"),
+            Col("Sim", "sim", "num", "per-task mean similarity averaged over tasks"),
+            Col("False Sim", "false_sim", "num", "per task the mean similarity of its wrong traces (0 if none), "
+                "averaged over all tasks")], records(human), paper="paper 002 table I"))
+    other = T.sort_by(tables[tables["topic"] != "humaneval"], ["topic", "setting"], {"setting": settings})
+    if not other.empty:
+        sec.table(Table("Table II layout (the paper's aggregation, means over traces)", [
+            Col("Topic", "topic"), Col("Setting", "setting"), Col("Variant", "variant"), Col("Traces", "N", "int"),
+            Col("Acc Mean %", "acc_mean", "pct"), Col("Sim", "sim", "num")], records(other),
+            paper="paper 002 table II"))
+
+
 def line_trace_section(df: pd.DataFrame, family: str, colors: dict, opts: Options, headlines: list[str]) -> Section:
     """Line traces: CoCoNUT metrics, similarity, accuracy by trace length, first deviations."""
     sec, rows = _family_section(df, family)
@@ -161,6 +187,7 @@ def line_trace_section(df: pd.DataFrame, family: str, colors: dict, opts: Option
             Col("False Sim", (f"false_similarity_{scope}", f"false_similarity_{scope}_low",
                               f"false_similarity_{scope}_high"), "num_ci", "similarity of wrong traces only")],
             records(coco), paper="paper 002 table I"))
+    _paper_scoring_tables(sec, rows, family, settings)
     # trace-length buckets
     buckets = T.bucket_table(rows, ("setting",))
     sec.h("Accuracy by trace length")
@@ -376,11 +403,13 @@ def relations_section(df: pd.DataFrame, family: str, colors: dict, opts: Options
         sec.note("Correlations, binned accuracy and logistic models use the Python cases only: C++ cases measure "
                  "trace length (gcov line executions) and state (one event per executed statement) with their own "
                  "adapters, so raw values are not interchangeable (paper 001 analyses the two separately). "
-                 "θ is computed per study.")
+                 "θ is computed per study and language, so C++ series use C++ measurements only.")
         theta_rows_source = rows
+        theta_by: tuple[str, ...] = ("setting", "study", "language")
         rows = rows[rows["language"] == "python"]
     else:
         theta_rows_source = rows
+        theta_by = ("setting", "study")
     metrics = [m for m in declared.correlation_metrics if rows[m].notna().any()]
     if not metrics:
         sec.note(f"No difficulty metrics recorded for {family} tasks.")
@@ -429,12 +458,12 @@ def relations_section(df: pd.DataFrame, family: str, colors: dict, opts: Options
     dynamic = [m for m in declared.theta_metrics if theta_rows_source[m].notna().any()]
     theta_rows = []
     if dynamic:
-        theta = mann_whitney.theta_table(theta_rows_source, dynamic, by=("setting", "study"),
+        theta = mann_whitney.theta_table(theta_rows_source, dynamic, by=theta_by,
                                          permutations=opts.permutations)
         theta_rows += records(theta.assign(arms="pooled"))
     static = [m for m in THETA_STATIC if theta_rows_source[m].notna().any()]
     if static:
-        theta_static = mann_whitney.theta_table(theta_rows_source, static, by=("setting", "study", "arm"),
+        theta_static = mann_whitney.theta_table(theta_rows_source, static, by=(*theta_by, "arm"),
                                                 permutations=opts.permutations)
         theta_rows += records(theta_static.rename(columns={"arm": "arms"}))
     if theta_rows:
@@ -444,7 +473,9 @@ def relations_section(df: pd.DataFrame, family: str, colors: dict, opts: Options
         table["supported"] = np.where(table["theta"].isna(), "inestimable",
                                       np.where((table["theta"] > 0.5) & (table["p"] < 0.05), "yes", "no"))
         sec.table(Table("θ per series (θ > 0.5: failures have larger values)", [
-            Col("Setting", "setting"), Col("Study", "study"), Col("Arms", "arms"), Col("Metric", "metric"),
+            Col("Setting", "setting"), Col("Study", "study"),
+            *([Col("Language", "language")] if "language" in theta_by else []), Col("Arms", "arms"),
+            Col("Metric", "metric"),
             Col("n", "n", "int"), Col("Failures", "failures", "int"), Col("θ", "theta", "num"),
             Col("p (perm.)", "p", "pval", f"one-sided, {opts.permutations:,} fixed-seed label shuffles"),
             Col("p (BH)", "p_bh", "pval", "Benjamini-Hochberg over this table"), Col("Supported", "supported"),
