@@ -15,7 +15,7 @@ planned sample; a response that never arrived is wrong with similarity 0).
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
@@ -73,4 +73,32 @@ def coconut_table(df: pd.DataFrame, by: Sequence[str] = ("setting",),
     for key, group in rows.groupby(list(by), sort=True, dropna=True):
         key = key if isinstance(key, tuple) else (key,)
         out.append({**dict(zip(by, key)), **coconut_row(group, replicates)})
+    return pd.DataFrame(out)
+
+
+def paper_tables(df: pd.DataFrame, variants: Sequence[str]) -> pd.DataFrame:
+    """The paper's own aggregation (CoCoNUT ``evaluate_performance``; ``--variant coconut``
+    rows, graded by its rules) per setting and topic, without intervals: HumanEval per task
+    (``source_id``) mean correct, mean similarity, mean similarity of its wrong rows (0 when
+    none) and all correct, each averaged over tasks; other topics means over rows. Every
+    planned sample counts (a missing answer is wrong with similarity 0, as the paper's
+    empty predictions were). ``variants``: the prompt variants scored this way (the family's
+    ``paper_scoring_variants``); other rows are left out."""
+    rows = df[df["variant"].isin(list(variants))] if "variant" in df else df.iloc[0:0]
+    out = []
+    for (setting, topic), group in rows.groupby(["setting", rows["topic"].fillna("humaneval")], sort=True):
+        correct = group["correct"].astype(float)
+        sim = group["similarity"].where(group["completed"], 0.0).fillna(0.0).astype(float)
+        record: dict[str, Any] = {"setting": setting, "topic": topic, "variant": group["variant"].iloc[0],
+                                  "N": len(group), "tasks": int(group["source_id"].nunique())}
+        if topic == "humaneval":
+            frame = pd.DataFrame({"task": group["source_id"].astype(str), "c": correct, "s": sim,
+                                  "ws": sim.where(correct == 0.0)})
+            tasks = frame.groupby("task", sort=True).agg(c=("c", "mean"), s=("s", "mean"), ws=("ws", "mean"),
+                                                         hard=("c", "min"))
+            record.update(acc_hard=float(tasks["hard"].mean()), acc_mean=float(tasks["c"].mean()),
+                          sim=float(tasks["s"].mean()), false_sim=float(tasks["ws"].fillna(0.0).mean()))
+        else:
+            record.update(acc_mean=float(correct.mean()), sim=float(sim.mean()))
+        out.append(record)
     return pd.DataFrame(out)

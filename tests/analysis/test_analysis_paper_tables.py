@@ -1,0 +1,37 @@
+"""The paper's own Table I/II aggregation over the per-sample table (``--variant coconut`` rows)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from execbench import families
+from execbench.analysis.trace_metrics import paper_tables
+from execbench.families.trace import coconut
+
+
+def _rows() -> pd.DataFrame:
+    return pd.DataFrame({
+        "setting": ["m · coconut"] * 6 + ["m · direct"], "variant": ["coconut"] * 6 + ["direct"],
+        "topic": ["humaneval"] * 4 + ["oop", "oop", "humaneval"], "source_id": ["a", "a", "b", "c", "x", "y", "a"],
+        "correct": [True, False, True, False, False, True, True],
+        "similarity": [1.0, 0.5, 1.0, 0.9, 0.25, 1.0, 1.0],
+        "completed": [True, True, True, False, True, True, True]})
+
+
+def test_paper_tables_match_the_graders_own_aggregation():
+    tables = paper_tables(_rows(), families.get("trace").paper_scoring_variants)
+    assert set(tables["setting"]) == {"m · coconut"}  # rows of other variants are left out
+    human = tables[tables["topic"] == "humaneval"].iloc[0]
+    # a response that never completed counts with similarity 0 (task c)
+    expected = coconut.paper_summary([
+        {"topic": "humaneval", "task_group": t, "correct": c, "similarity": s}
+        for t, c, s in (("a", True, 1.0), ("a", False, 0.5), ("b", True, 1.0), ("c", False, 0.0))])["table_1"]
+    for column in ("acc_hard", "acc_mean", "sim", "false_sim"):
+        assert human[column] == pytest.approx(expected[column])
+    oop = tables[tables["topic"] == "oop"].iloc[0]
+    assert (oop["acc_mean"], oop["sim"], oop["N"]) == (0.5, 0.625, 2)
+
+
+def test_no_paper_scored_rows_no_table():
+    assert paper_tables(_rows().assign(variant="direct"), ("coconut",)).empty
