@@ -264,7 +264,7 @@ def eval(  # the command's name (shadows the builtin in this module only)
                               "Inspect model such as openai/gpt-4o or openai-api/<service>/<model>; see `execbench models`."),
     mode: Optional[str] = typer.Option(None, "--mode", help="direct | cot | agent (agent: repo tasks only)."),
     variant: Optional[str] = typer.Option(None, "--variant", help="Any prompt variant of the dataset's families "
-                                          "(trace: direct, cot, static-analysis, 3-shot, symbols, line); wins over --mode."),
+                                          "(trace: direct, cot, static-analysis, 3-shot, symbols, line, coconut, coconut-direct); wins over --mode."),
     limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Evaluate only the first N tasks."),
     epochs: Optional[int] = typer.Option(None, "--epochs", min=1, help="Ask every task K times."),
     max_connections: Optional[int] = typer.Option(None, "--max-connections", min=1,
