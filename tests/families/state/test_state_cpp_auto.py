@@ -163,3 +163,18 @@ def test_cpp_case_without_checkpoint_is_chosen_automatically_and_measured(tmp_pa
     # the inside run stops before the body of iteration 201: 6 statements and 200 iterations
     assert inside["line_events"] == 6 + 3 * 200
     assert "state_meter" not in tasks["inside-loop-state"].provenance
+
+
+def test_every_shipped_cpp_program_has_loops_and_a_meter_copy():
+    from execbench.sources.cases import builtin_corpus
+
+    programs = [p for source in ("classic", "paired") for p in builtin_corpus("state", source).rglob("main.cpp")]
+    assert len(programs) >= 74
+    for path in programs:
+        source = path.read_text()
+        loops = cpp_programs.loops(source)
+        assert loops, path
+        metered = cpp_programs.metered(source, 1000)
+        rest = iter(metered)
+        assert all(char in rest for char in source), path   # insertions only
+        assert metered.count("execbench_state::tick();") >= len(cpp_scan.scan(source).statements)
