@@ -126,6 +126,15 @@ def _read_exact(count: int, into: Any = None) -> Any:
     return buffer
 
 
+def _payload(size: int) -> mmap.mmap:
+    """The next ``size`` bytes of stdin in an anonymous mapping of their own (unmapped by
+    the caller: a job's payload never lands in the runner's heap, where a later fork would
+    find it)."""
+    payload = mmap.mmap(-1, max(size, 1), flags=mmap.MAP_PRIVATE)
+    _read_exact(size, payload)
+    return payload
+
+
 def _document() -> Any:
     """The next length-prefixed JSON document, or None at the end of the instructions."""
     first = os.read(0, 1)
@@ -319,8 +328,7 @@ def _child(control: dict[str, Any], payload: Any, fds: tuple[int, int, int], dir
 def run_job(control: dict[str, Any], group: _Group, scope_signals: bool) -> bool:
     """Fork the job's child, wait for it, write its record (see the module docs)."""
     size = int(control["payload"])
-    payload = mmap.mmap(-1, max(size, 1), flags=mmap.MAP_PRIVATE)
-    _read_exact(size, payload)
+    payload = _payload(size)
     fds = tuple(os.memfd_create(name, os.MFD_CLOEXEC) for name in ("stdout", "stderr", "value"))
     started = time.monotonic()
     _emit({"start": control["id"]})
@@ -455,7 +463,7 @@ def main() -> int:
             return 3
         if any(not done.get(need, False) for need in control.get("needs", [])):
             done[control["id"]] = False
-            _read_exact(int(control["payload"]))
+            _payload(int(control["payload"])).close()   # never in our heap
             _emit({"id": control["id"], "skipped": True})
             continue
         done[control["id"]] = run_job(control, group, scope_signals)
