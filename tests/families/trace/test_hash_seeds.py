@@ -164,3 +164,11 @@ def test_seeds_are_drawn_per_build_pinned_in_order_and_kept_out_of_the_cache_key
     for bad in ("0", "5,5", "x", str(2**32), "1"):
         with pytest.raises(SourceError):
             hashseeds.resolve({"repeats": 3, "check_seeds": bad})
+
+
+def test_the_command_line_takes_check_seeds_as_text():
+    from execbench.cli import _parse_settings
+
+    assert _parse_settings(["check_seeds=9"], TRACE.default_options)["check_seeds"] == "9"
+    assert _parse_settings(["check_seeds=5,9"], TRACE.default_options)["check_seeds"] == "5,9"
+    assert _parse_settings(["repeats=2"], TRACE.default_options)["repeats"] == 2
