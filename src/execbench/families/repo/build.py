@@ -1017,7 +1017,8 @@ def _task(repo: Repo, rel: str, modules: list[Module], items: dict[str, Item], p
     masked_source = A.mask_text(module.source, function, (assertion, choice.masked), hidden)
     blank = A.statement_text(module.source, assertion, choice.masked)
     test_context = A.context_text(module.source, function)
-    definitions = context.needed_definitions(module.source, function)
+    definitions = context.needed_definitions(module.source, function,
+                                             [*hidden, A.Span.of(assertion.operands[choice.masked])])
     carried = context.render(module.source, definitions)
     budget = int(options.get("context_budget", DEFAULT_OPTIONS["context_budget"]))
     if context.tokens(carried) > budget:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 import builtins
 from dataclasses import dataclass
+from typing import Any
 
 from execbench.families.repo.assertions import TestFunction
 
@@ -89,8 +90,17 @@ def _self_attributes(node: ast.AST) -> set[str]:
             and n.value.id in ("self", "cls")}
 
 
-def needed_definitions(source: str, function: TestFunction) -> list[Definition]:
-    """Module-level and class-level definitions the test function can read (see module doc)."""
+def _within(node: ast.AST, spans: list[Any]) -> bool:
+    pos = (node.lineno, node.col_offset)  # type: ignore[attr-defined] - expression nodes carry positions
+    end = (node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined] - expression nodes carry positions
+    return any((s.lineno, s.col) <= pos and end <= (s.end_lineno, s.end_col) for s in spans)
+
+
+def needed_definitions(source: str, function: TestFunction, hidden: list[Any] = ()) -> list[Definition]:
+    """Module-level and class-level definitions the test function can read (see module doc).
+    Names the function reads only inside ``hidden`` spans (the masked operands: the question
+    and the other assertions' expected values) are not followed: ``NORM_DATA_OUTPUT`` in
+    ``assert stats.format_histogram() == NORM_DATA_OUTPUT`` is the answer, not context."""
     tree = ast.parse(source)
     module_defs = _module_definitions(tree)
     # module-level classes only (a class of the same name nested in some test is not a base)
@@ -125,7 +135,8 @@ def needed_definitions(source: str, function: TestFunction) -> list[Definition]:
         node = todo.pop()
         names = _reads(node)
         if node is function.node:
-            names |= fixtures
+            names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+                     and not (hidden and _within(n, list(hidden)))} | fixtures
         for attr in _self_attributes(node):
             qual, method = methods.get(attr, ("", None))
             if method is not None and id(method) not in found and not _is_test_name(attr):
