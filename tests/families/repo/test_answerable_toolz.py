@@ -30,7 +30,10 @@ def toolz():
     repo = repos.prepare("pypi:toolz==1.2.0")
     tasks, rejected = {}, {}
     for rel in MODULES:
-        outcome = build.build_test_file(repo, rel, (repo.root / rel).read_text(), dict(build.DEFAULT_OPTIONS))
+        # these cases are about masking and grading: the per-assertion Score (test_peek@L555 0.160,
+        # test_pluck@L393 0.287 < 0.30) is not what they test
+        outcome = build.build_test_file(repo, rel, (repo.root / rel).read_text(),
+                                        dict(build.DEFAULT_OPTIONS, assertion_threshold=0.0))
         for task in outcome.tasks:
             tasks[f"{Path(rel).name}::{task['id'].split('::', 1)[1].split('#')[0]}"] = Task(**task)
         for r in outcome.rejected:
