@@ -163,7 +163,7 @@ def test_a_count_known_in_advance_runs_with_the_seeds_and_a_wrong_one_changes_no
     real = jobs.run
     monkeypatch.setattr(jobs, "run", lambda batch, **kw: sandboxes.append(kw["seed"]) or real(batch, **kw))
     case = next(iter(STATE.candidates([str(CLASSIC / "python" / "abc310e_nand")], STATE.default_options)))
-    options = {**STATE.default_options, "repeats": 2}
+    options = {**STATE.default_options, "repeats": 2, "check_seeds": "1"}  # check seed pinned to 1
     plain = case.payload
     assert plain["checkpoint"]["inside_iteration"] is None   # the case has a count run
     outcomes = []
