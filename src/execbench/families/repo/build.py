@@ -950,6 +950,54 @@ def assertion_difficulty(sliced: dict[str, Any], calls: list[dict[str, Any]], te
     return score, library_lines, deeper
 
 
+def read_after_construction(function: A.TestFunction, assertion: A.Assertion, actual: ast.expr) -> str | None:
+    """Why the asked expression is a trivial read, or None: it is a plain read (:func:`plain_read`)
+    of an object constructed by the last statement that touched it (``car = Car()`` then
+    ``car.hand_count == ___``; ``len(FrozenDict())``), or of an attribute the last such statement
+    set to a literal (``obj.x = 3`` then ``obj.x == ___``). Assertion statements without a call
+    on the object do not touch it."""
+    if not plain_read(actual):
+        return None
+    root: ast.expr = actual
+    if isinstance(root, ast.Call) and isinstance(root.func, ast.Name) and root.func.id == "len":
+        root = root.args[0]
+    attrs = []
+    while isinstance(root, ast.Attribute):
+        attrs.append(root.attr)
+        root = root.value
+    if isinstance(root, ast.Call):
+        return "read of a freshly constructed object"
+    if not isinstance(root, ast.Name) or root.id in ("self", "cls"):
+        return None
+    name = root.id
+    plain_asserts = {id(a.node) for a in function.assertions if a.node is not None
+                     and not any(isinstance(n, ast.Call) and any(isinstance(m, ast.Name) and m.id == name
+                                                                    for m in ast.walk(n)) for n in ast.walk(a.node))}
+    last = None
+    for stmt in A._walk_body(function.node.body):
+        if stmt.lineno >= assertion.line:
+            break
+        if isinstance(stmt, (ast.For, ast.While, ast.If, ast.With, ast.Try, ast.FunctionDef, ast.ClassDef,
+                             ast.AsyncFunctionDef, ast.AsyncFor, ast.AsyncWith)):
+            if any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(stmt)):
+                return None  # touched in a block: not a straight read
+            continue
+        if id(stmt) in plain_asserts:
+            continue
+        if any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(stmt)):
+            last = stmt
+    if last is None or not isinstance(last, ast.Assign) or len(last.targets) != 1:
+        return None
+    target, value = last.targets[0], last.value
+    if isinstance(target, ast.Name) and target.id == name and isinstance(value, ast.Call) \
+            and isinstance(value.func, (ast.Name, ast.Attribute)):
+        return "read right after construction"
+    if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == name
+            and attrs == [target.attr] and dvp._is_literal(value)):
+        return "value set one statement earlier"
+    return None
+
+
 def plain_read(node: ast.expr) -> bool:
     """The asked expression only reads: names, attribute chains, ``len(...)`` of one, and
     calls without arguments (``car.hand_count``, ``len(FrozenDict())``)."""
@@ -1058,11 +1106,13 @@ def _task(repo: Repo, rel: str, modules: list[Module], items: dict[str, Item], p
         score, library_lines, deeper = assertion_difficulty(sliced, calls, test_files)
         metrics["assertion_score"], metrics["slice_library_lines"] = round(score, 4), library_lines
         threshold = float(options.get("assertion_threshold", DEFAULT_OPTIONS["assertion_threshold"]))
-        if (1 <= library_lines <= int(options.get("trivial_lines", DEFAULT_OPTIONS["trivial_lines"])) and not deeper
-                and plain_read(assertion.operands[choice.actual])
-                and plain_lines(sliced, sources, test_files)):
-            outcome.reject(p.label, "difficulty", f"trivial: a plain read of {library_lines} library line(s) "
-                           "that compute nothing, no nested call", answer=answer["text"],
+        why = read_after_construction(function, assertion, assertion.operands[choice.actual])
+        if why is None and (1 <= library_lines <= int(options.get("trivial_lines", DEFAULT_OPTIONS["trivial_lines"]))
+                            and not deeper and plain_read(assertion.operands[choice.actual])
+                            and plain_lines(sliced, sources, test_files)):
+            why = f"a plain read of {library_lines} library line(s) that compute nothing, no nested call"
+        if why is not None:
+            outcome.reject(p.label, "difficulty", f"trivial: {why}", answer=answer["text"],
                            assertion_score=round(score, 4), **p.base)
             return None
         if score < threshold:
