@@ -233,12 +233,25 @@ def test_cachedmethod():
     for i in range(3):
         car.hand(i)
     assert car.hand_count == 4
+    prop = PropTest()
+    assert prop.useful_attr == 1
+    lru = LRU()
+    assert lru.popitem() == 1
+    omd = OMD([(1, 2)])
+    assert len(omd) == 1
+    wrapped = f(1, 2)
+    assert wrapped == (1, 2)
 '''
+CAR_CLASS = "class Car:\n    def __init__(self):\n        self.hand_count = 0\n"
 
 
 def test_reads_right_after_construction_or_assignment_are_trivial():
     """boltons: car.hand_count == ___ -> 0 right after Car() (8 of a 25-task sample were such reads)."""
     fn = next(iter(A.test_functions(CAR).values()))
-    why = [build.read_after_construction(fn, a, a.operands[0]) for a in fn.assertions]
-    assert why == ["read right after construction", None, "value set one statement earlier",
-                   "read of a freshly constructed object", None, None]
+    why = [build.read_after_construction(fn, a, a.operands[0], [CAR_CLASS]) for a in fn.assertions]
+    assert why == ["a constructor's default read right after construction", None, "value set one statement earlier",
+                   "size of a fresh construction", None, None,
+                   None,  # a property: no self.useful_attr = <literal> anywhere
+                   None,  # a method call computes
+                   "size right after construction",
+                   None]  # a call's result, not a read

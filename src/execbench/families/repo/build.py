@@ -950,29 +950,29 @@ def assertion_difficulty(sliced: dict[str, Any], calls: list[dict[str, Any]], te
     return score, library_lines, deeper
 
 
-def read_after_construction(function: A.TestFunction, assertion: A.Assertion, actual: ast.expr) -> str | None:
-    """Why the asked expression is a trivial read, or None: it is a plain read (:func:`plain_read`)
-    of an object constructed by the last statement that touched it (``car = Car()`` then
-    ``car.hand_count == ___``; ``len(FrozenDict())``), or of an attribute the last such statement
-    set to a literal (``obj.x = 3`` then ``obj.x == ___``). Assertion statements without a call
-    on the object do not touch it."""
-    if not plain_read(actual):
+def read_after_construction(function: A.TestFunction, assertion: A.Assertion, actual: ast.expr,
+                            texts: Sequence[str] = ()) -> str | None:
+    """Why the asked expression is a trivial read, or None:
+
+    * ``len(N)`` or ``N.attr`` right after ``N = C(...)`` (the last statement of the test that
+      mentions ``N``, assertions included), where for ``N.attr`` some ``self.attr = <literal>``
+      stands in ``texts`` (the test module and the traced library files): a constructor's default
+      (``car = Car()`` then ``car.hand_count == ___``);
+    * ``N.attr`` right after ``N.attr = <literal>``: a value set one statement earlier;
+    * ``len(C())``: the size of a fresh, argument-less construction (``len(FrozenDict())``)."""
+    node = actual
+    is_len = isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" \
+        and len(node.args) == 1 and not node.keywords
+    if is_len:
+        node = node.args[0]  # type: ignore[attr-defined] - a len() call, checked above
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.args and not node.keywords:
+            return "size of a fresh construction"
+    attr = None
+    if not is_len and isinstance(node, ast.Attribute):
+        attr, node = node.attr, node.value
+    if not isinstance(node, ast.Name) or node.id in ("self", "cls") or (not is_len and attr is None):
         return None
-    root: ast.expr = actual
-    if isinstance(root, ast.Call) and isinstance(root.func, ast.Name) and root.func.id == "len":
-        root = root.args[0]
-    attrs = []
-    while isinstance(root, ast.Attribute):
-        attrs.append(root.attr)
-        root = root.value
-    if isinstance(root, ast.Call):
-        return "read of a freshly constructed object"
-    if not isinstance(root, ast.Name) or root.id in ("self", "cls"):
-        return None
-    name = root.id
-    plain_asserts = {id(a.node) for a in function.assertions if a.node is not None
-                     and not any(isinstance(n, ast.Call) and any(isinstance(m, ast.Name) and m.id == name
-                                                                    for m in ast.walk(n)) for n in ast.walk(a.node))}
+    name = node.id
     last = None
     for stmt in A._walk_body(function.node.body):
         if stmt.lineno >= assertion.line:
@@ -982,8 +982,6 @@ def read_after_construction(function: A.TestFunction, assertion: A.Assertion, ac
             if any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(stmt)):
                 return None  # touched in a block: not a straight read
             continue
-        if id(stmt) in plain_asserts:
-            continue
         if any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(stmt)):
             last = stmt
     if last is None or not isinstance(last, ast.Assign) or len(last.targets) != 1:
@@ -991,9 +989,15 @@ def read_after_construction(function: A.TestFunction, assertion: A.Assertion, ac
     target, value = last.targets[0], last.value
     if isinstance(target, ast.Name) and target.id == name and isinstance(value, ast.Call) \
             and isinstance(value.func, (ast.Name, ast.Attribute)):
-        return "read right after construction"
-    if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == name
-            and attrs == [target.attr] and dvp._is_literal(value)):
+        if is_len:
+            return "size right after construction"
+        default = re.compile(rf"\bself\.{re.escape(attr or '')}\s*=\s*(-?\d[\w.]*|None|True|False|''|\"\"|\[\]|\{{\}}|\(\))\s*($|#)",
+                             re.M)
+        if any(default.search(text) for text in texts):
+            return "a constructor's default read right after construction"
+        return None
+    if (attr is not None and isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+            and target.value.id == name and target.attr == attr and dvp._is_literal(value)):
         return "value set one statement earlier"
     return None
 
@@ -1008,7 +1012,7 @@ def plain_read(node: ast.expr) -> bool:
     if isinstance(node, ast.Call):
         if isinstance(node.func, ast.Name) and node.func.id == "len" and len(node.args) == 1 and not node.keywords:
             return plain_read(node.args[0])
-        return not node.args and not node.keywords and plain_read(node.func)
+        return not node.args and not node.keywords and isinstance(node.func, ast.Name)
     return False
 
 
@@ -1106,7 +1110,8 @@ def _task(repo: Repo, rel: str, modules: list[Module], items: dict[str, Item], p
         score, library_lines, deeper = assertion_difficulty(sliced, calls, test_files)
         metrics["assertion_score"], metrics["slice_library_lines"] = round(score, 4), library_lines
         threshold = float(options.get("assertion_threshold", DEFAULT_OPTIONS["assertion_threshold"]))
-        why = read_after_construction(function, assertion, assertion.operands[choice.actual])
+        why = read_after_construction(function, assertion, assertion.operands[choice.actual],
+                                      [module.source, *sources.values()])
         if why is None and (1 <= library_lines <= int(options.get("trivial_lines", DEFAULT_OPTIONS["trivial_lines"]))
                             and not deeper and plain_read(assertion.operands[choice.actual])
                             and plain_lines(sliced, sources, test_files)):
