@@ -193,7 +193,7 @@ PAIRS: dict[str, tuple[str, Callable[[random.Random, bool], str]]] = {
     "majority_vote": ("nested-loops", n_then_ints(7, 1000)),
     "running_median": ("simulation", n_then_ints(6, 600)),
     "triangle_path": ("dynamic-programming", triangle(4, 40)),
-    "matrix_rotate": ("nested-loops", number(2, 25)),
+    "matrix_rotate": ("nested-loops", number(2, 60)),
     "naive_search": ("while-early-exit", one_word(10, 900, "ab")),
     "base_seven_digits": ("maps", n_then_ints(4, 250, 1, 10**9)),
     "look_and_say": ("while-early-exit", number(4, 22)),

@@ -10,7 +10,8 @@ int main() {
     cin >> n;
     map<string, vector<string>> groups;
     int added = 0;
-    for (int k = 0; k < n; ++k) {
+    int k = 0;
+    for (k = 0; k < n; ++k) {
         string word;
         cin >> word;
         string key = word.substr(0, 3);

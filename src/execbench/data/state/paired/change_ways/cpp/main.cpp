@@ -9,8 +9,9 @@ int main() {
     const long long MOD = 1000000007;
     vector<long long> ways(target + 1, 0);
     ways[0] = 1;
+    int amount = 0;
     for (int coin : coins) {
-        for (int amount = coin; amount <= target; ++amount) {
+        for (amount = coin; amount <= target; ++amount) {
             ways[amount] = (ways[amount] + ways[amount - coin]) % MOD;
         }
     }

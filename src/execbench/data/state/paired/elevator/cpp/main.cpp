@@ -18,11 +18,14 @@ int main() {
         requests[i] = x % 20;
     }
     Elevator lift{0, 0, 0};
-    for (int target : requests) {
+    int target = 0;
+    int step = 0;
+    for (size_t k = 0; k < requests.size(); ++k) {
+        target = requests[k];
         if (target == lift.floor) {
             continue;
         }
-        int step = target > lift.floor ? 1 : -1;
+        step = target > lift.floor ? 1 : -1;
         while (lift.floor != target) {
             lift.floor += step;
             lift.travelled += 1;

@@ -17,10 +17,14 @@ int main() {
     const int size = 12;
     Robot robot{0, 0, 0};
     set<pair<int, int>> visited = {{0, 0}};
-    for (int step = 0; step < n; ++step) {
-        char move = moves[step];
-        int nx = robot.x + (move == 'R' ? 1 : move == 'L' ? -1 : 0);
-        int ny = robot.y + (move == 'D' ? 1 : move == 'U' ? -1 : 0);
+    int step = 0;
+    char move = ' ';
+    int nx = 0;
+    int ny = 0;
+    for (step = 0; step < n; ++step) {
+        move = moves[step];
+        nx = robot.x + (move == 'R' ? 1 : move == 'L' ? -1 : 0);
+        ny = robot.y + (move == 'D' ? 1 : move == 'U' ? -1 : 0);
         if (nx < 0 || ny < 0 || nx >= size || ny >= size || (nx * 3 + ny * 5) % 11 == 0) {
             robot.bumps += 1;
             continue;

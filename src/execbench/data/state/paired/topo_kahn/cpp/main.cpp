@@ -9,8 +9,8 @@ int main() {
     cin >> n >> m;
     vector<vector<int>> out(n);
     vector<int> indeg(n, 0);
-    for (int k = 0; k < m; ++k) {
-        int a, b, w;
+    int k = 0, a = 0, b = 0, w = 0;
+    for (k = 0; k < m; ++k) {
         cin >> a >> b >> w;
         out[a].push_back(b);
         indeg[b] += 1;
