@@ -158,19 +158,30 @@ def test_checkpoint_arms_follow_the_state_family(tmp_path):
     assert len(tasks) == 4 and len(rejected) == 2
 
 
-def test_a_program_that_kills_the_runner_or_plants_results_costs_only_itself(tmp_path):
+def test_a_program_that_kills_the_runner_or_plants_results_costs_only_itself(tmp_path, monkeypatch):
     killer = {"id": "sample_0", "code": "import os, signal\ndef f(x):\n    os.kill(os.getppid(), signal.SIGKILL)\n"
               "    return x", "input": "1", "output": "1"}
     normal = {"id": "sample_3", "code": "def f(x):\n    return x + 1", "input": "1", "output": "2"}
-    # kills the job runner (its parent): the problem fails alone, the others run again
+    # tries to kill the job runner (its parent): refused (Landlock signal scope), the problem fails alone
     (tmp_path / "a").mkdir()
     tasks, rejected, _ = _build(tmp_path / "a", [killer, normal], repeats=1, arms="output-prediction")
     assert [t["id"] for t in tasks] == ["cruxeval/cruxeval/sample_3#output-prediction"]
+    assert "PermissionError" in rejected[0]["reason"] and rejected[0]["candidate"] == "cruxeval/sample_0"
+    # without the scope (Landlock forced off) it kills the runner: it fails alone, the others run again
+    monkeypatch.setenv("EXECBENCH_SANDBOX_FORCE_FALLBACK", "landlock")
+    (tmp_path / "a2").mkdir()
+    tasks, rejected, _ = _build(tmp_path / "a2", [killer, normal], repeats=1, arms="output-prediction")
+    assert [t["id"] for t in tasks] == ["cruxeval/cruxeval/sample_3#output-prediction"]
     assert "job runner ended" in rejected[0]["reason"] and rejected[0]["candidate"] == "cruxeval/sample_0"
-    # plants a fake "verified" result where the runner keeps the next problem's value (it then crashes)
-    planter = {"id": "sample_1", "code": "def f(x):\n    open('../.records/1.json', 'w').write("
+    monkeypatch.delenv("EXECBENCH_SANDBOX_FORCE_FALLBACK")
+    # plants a fake "verified" result where a runner could keep the next problem's value; the
+    # next problem ends without a value (os._exit): nothing planted stands in for it
+    planter = {"id": "sample_1", "code": "import os\ndef f(x):\n    fake = ("
                "'{\"status\": \"ok\", \"equal\": true, \"returned\": \"1\", \"returned_literal\": true, "
-               "\"trace_length\": 1, \"trace_status\": \"ok\", \"compare_error\": null}')\n    return x",
+               "\"trace_length\": 1, \"trace_status\": \"ok\", \"compare_error\": null}')\n"
+               "    for path in ('../.records/1.json', '.records/1.json', '../1.json'):\n"
+               "        try:\n            open(path, 'w').write(fake)\n        except OSError:\n            pass\n"
+               "    return x",
                "input": "1", "output": "1"}
     crasher = {"id": "sample_2", "code": "import os\ndef f(x):\n    os._exit(0)", "input": "1", "output": "1"}
     (tmp_path / "b").mkdir()
