@@ -241,6 +241,8 @@ def test_cachedmethod():
     assert len(omd) == 1
     wrapped = f(1, 2)
     assert wrapped == (1, 2)
+    res = list(jitter(5))
+    assert len(res) == 5
 '''
 CAR_CLASS = "class Car:\n    def __init__(self):\n        self.hand_count = 0\n"
 
@@ -254,4 +256,5 @@ def test_reads_right_after_construction_or_assignment_are_trivial():
                    None,  # a property: no self.useful_attr = <literal> anywhere
                    None,  # a method call computes
                    "size right after construction",
-                   None]  # a call's result, not a read
+                   None,  # a call's result, not a read
+                   None]  # the size of a function's result: a class constructs, a function computes

@@ -987,8 +987,9 @@ def read_after_construction(function: A.TestFunction, assertion: A.Assertion, ac
     if last is None or not isinstance(last, ast.Assign) or len(last.targets) != 1:
         return None
     target, value = last.targets[0], last.value
-    if isinstance(target, ast.Name) and target.id == name and isinstance(value, ast.Call) \
-            and isinstance(value.func, (ast.Name, ast.Attribute)):
+    callee = value.func if isinstance(value, ast.Call) else None
+    callee_name = callee.id if isinstance(callee, ast.Name) else callee.attr if isinstance(callee, ast.Attribute) else ""
+    if isinstance(target, ast.Name) and target.id == name and callee_name[:1].isupper():  # a class: Car(), OMD(...)
         if is_len:
             return "size right after construction"
         default = re.compile(rf"\bself\.{re.escape(attr or '')}\s*=\s*(-?\d[\w.]*|None|True|False|''|\"\"|\[\]|\{{\}}|\(\))\s*($|#)",
