@@ -17,7 +17,11 @@ code runs as jobs of the sandbox's job runner (:mod:`.jobs`), the cases of a bat
 
 C++: compile (``g++ -std=c++17 -O0 --coverage``) and run in the sandbox; a compile error is
 a rejection; the trace length is the sum of gcov line-execution counts of the program's own
-source file (standard headers filtered out); no state-load adapter (those metrics are null).
+source file (standard headers filtered out). Without ``[checkpoint]`` the loop and the
+projection are chosen by the Python rule from a profile and a snapshot run
+(:mod:`.choose_cpp`); the state metrics come from the C++ state meter
+(:mod:`.cpp_programs`), one more compile and four runs (null, with the reason in
+``provenance.state_meter``, if it cannot be built or run).
 
 Admission (rejection stages): ``source`` (unreadable case), ``instrument`` (no
 instrumentable loop / bad fields), ``compile``, ``execution`` (crash, non-UTF-8 output),
