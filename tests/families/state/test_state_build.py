@@ -237,7 +237,10 @@ def test_cpp_case_with_gcov_trace_lengths_and_compile_rejections(tmp_path):
     assert prov["trace_unit"] == "gcov line executions" and prov["toolchain"].startswith("g++")
     # gcov: the loop's three lines run ~400 times each, plus a handful of straight-line lines
     assert 3 * 400 < tasks["long-trace-final"].metrics["trace_length"] < 5 * 400
-    assert tasks["long-trace-final"].metrics["state_load"] is None
+    # the C++ state meter (test_state_cpp_auto.py checks its values by hand): 7 statements
+    # outside the loop, 2 per iteration; the state holds n, total, square, i
+    assert tasks["long-trace-final"].metrics["line_events"] == 7 + 2 * 400
+    assert tasks["long-trace-final"].metrics["peak_state"] == 4 and tasks["long-trace-final"].metrics["state_stride"] == 1
     assert tasks["inside-loop-state"].language == "cpp"
 
 
