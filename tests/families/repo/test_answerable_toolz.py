@@ -53,9 +53,11 @@ def test_1_answers_never_hold_the_build_environment(toolz):
 
 
 def test_2_an_input_of_the_asked_expression_stays_visible(toolz):
-    _, tasks, _ = toolz
-    shown = tasks["test_core.py::test_EqualityHashKey_callable_key@L48"].prompt_fields["test_source"]
-    assert "data1 = [[], [1], (), (1,), {}, {1: 2}]" in shown and "data1 = ___" not in shown
+    _, tasks, rejected = toolz
+    # test_EqualityHashKey_callable_key (data1 fed to unique(data1*3, ...)) was the example here;
+    # it hashes by id, its traced control flow differs between runs: rejected since builder 13
+    r = rejected["test_core.py::test_EqualityHashKey_callable_key@L48"]
+    assert r["reason"] == "nondeterministic_in_test:id"
     peek = tasks["test_itertoolz.py::test_peek@L555"]
     assert 'alist = ["Alice", "Bob", "Carol"]' in peek.prompt_fields["test_source"]
     assert peek.prompt_fields["masked_assertion"] == "assert list(blist) == ___"

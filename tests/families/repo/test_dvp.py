@@ -186,3 +186,16 @@ def test_identity_assertions_only_take_singleton_literals():
     none = _item("assert f(t) is None", "t = T()\n")
     runs = [{"0": {"type": "NoneType", "literal": "None"}, "1": {"type": "NoneType", "literal": "None"}}]
     assert [c["text"] for c in _answer_candidates(none, runs, False)[0]] == ["None"]
+
+
+def test_the_builtin_id_as_a_value_is_nondeterministic():
+    """toolz: curry(EqualityHashKey, id) hashes by address; the stored trace differed between builds."""
+    from execbench.families.repo import assertions as A
+    from execbench.families.repo.dvp import nondeterministic_token
+
+    source = "def test_k():\n    key = curry(EqualityHashKey, id)\n    assert list(unique(d, key=key)) == d\n"
+    fn = next(iter(A.test_functions(source).values()))
+    assert nondeterministic_token(source, fn) == "id"
+    shadowed = "def test_k(id):\n    assert f(id) == 1\n"
+    fn = next(iter(A.test_functions(shadowed).values()))
+    assert nondeterministic_token(shadowed, fn) is None

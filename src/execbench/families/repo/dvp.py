@@ -101,6 +101,11 @@ def nondeterministic_token(function_source: str, function: TestFunction | None =
     for token, pattern in NONDETERMINISTIC:
         if pattern.search(code):
             return token
+    # the builtin id as a value (curry(EqualityHashKey, id), key=id): hashes and orders follow
+    # object addresses, so the traced control flow differs between runs (toolz test_core.py)
+    if function is not None and "id" not in function.local_names and any(
+            isinstance(n, ast.Name) and n.id == "id" and isinstance(n.ctx, ast.Load) for n in ast.walk(function.node)):
+        return "id"
     return None
 
 
