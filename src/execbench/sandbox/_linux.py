@@ -120,8 +120,11 @@ def _set_mount_attrs(path: str, attrs: int) -> None:
 
 def _make_parents(source: str, target: str) -> None:
     """The missing parents of ``target`` (``source`` below the new root) with the modes of
-    ``source``'s parents on the host, plus search (x) for all so the mount is reachable: a
-    0700 parent (/root) becomes 0711, never listable (issue 22, item 12)."""
+    ``source``'s parents on the host, plus read and search for all: the mount must be
+    reachable, and tools list their parents (pytest collects a checkout's ancestors). Such a
+    parent is a directory of the new root's tmpfs: listing it shows only the paths mounted
+    below it (which /proc/self/mountinfo names anyway), never the host directory's other
+    entries (issue 22, item 12)."""
     base = target[: len(target) - len(source)]
     parts = source.strip("/").split("/")[:-1]
     host = ""
@@ -130,9 +133,9 @@ def _make_parents(source: str, target: str) -> None:
         if os.path.lexists(base + host):
             continue
         try:
-            mode = (os.stat(host).st_mode & 0o1777) | 0o111
+            mode = (os.stat(host).st_mode & 0o1777) | 0o555
         except OSError:
-            mode = 0o711
+            mode = 0o755
         os.mkdir(base + host, mode)
         os.chmod(base + host, mode)  # not the umask's
 
