@@ -41,10 +41,15 @@ def test_configuration_files_linked_out_of_the_tree_are_not_read(tmp_path):
     assert repos._local_version(root).startswith("local-")
 
 
-def test_hostile_test_dependency_groups_are_refused(tmp_path):
-    (tmp_path / "pyproject.toml").write_text('[dependency-groups]\ntest = ["--report=/tmp/x.json"]\n')
-    with pytest.raises(SourceError, match="--report"):
-        repos.infer_config("demo", "1", tmp_path)
+def test_hostile_test_dependency_groups_never_reach_pip(tmp_path):
+    """A dependency group's entry that is not a requirement by name (an option, a URL, a
+    path) is dropped when the declarations are read (sources/testdeps.py); the rest stands."""
+    (tmp_path / "pyproject.toml").write_text(
+        '[dependency-groups]\ntest = ["--report=/tmp/x.json", "-r /root/.netrc", "x @ https://e.invalid/x.whl", '
+        '"./local", "hypothesis>=6"]\n')
+    config = repos.infer_config("demo", "1", tmp_path)
+    assert config.test_deps[1:] == ("hypothesis>=6",) and config.test_deps[0].startswith("pytest")
+    assert not any(s in " ".join(config.test_deps) for s in ("--report", "netrc", "https:", "./local"))
 
 
 @pytest.fixture
