@@ -179,11 +179,13 @@ def _emptied(path: str) -> str:
     return path
 
 
+_LIBC = ctypes.CDLL(None, use_errno=True)
+
+
 def _remove_ipc() -> None:
     """Remove every System V IPC object (shared memory, semaphores, queues) of the
     sandbox's IPC namespace a job made: none survives into the next job."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    uid = os.getuid()
+    libc, uid = _LIBC, os.getuid()
     for kind, remove in (("shm", lambda i: libc.shmctl(i, 0, None)),
                          ("sem", lambda i: libc.semctl(i, 0, 0)),
                          ("msg", lambda i: libc.msgctl(i, 0, None))):
