@@ -33,7 +33,7 @@ def test_list_file_parsing(tmp_path):
 @pytest.mark.slow
 def test_a_list_build_keeps_going_past_a_missing_package_and_applies_caps(tmp_path):
     listing = tmp_path / "list.txt"
-    listing.write_text("inflection==0.5.1\nno-such-package-execbench-test==0.0.1\n")
+    listing.write_text("idna==3.10\nno-such-package-execbench-test==0.0.1\n")
     out = tmp_path / "out"
     result = subprocess.run([sys.executable, "-m", "execbench.cli", "build", "repo", f"list:{listing}", "-o", str(out),
                              "--set", "max_tasks_per_package=5", "--jobs", "2"], capture_output=True, text=True,
@@ -41,11 +41,11 @@ def test_a_list_build_keeps_going_past_a_missing_package_and_applies_caps(tmp_pa
     assert result.returncode == 0, result.stdout + result.stderr
     tasks = [json.loads(line) for line in (out / "tasks.jsonl").read_text().splitlines()]
     rejected = [json.loads(line) for line in (out / "rejected.jsonl").read_text().splitlines()]
-    assert len(tasks) == 5 and all(t["id"].startswith("repo/inflection-0.5.1/") for t in tasks)
+    assert len(tasks) == 5 and all(t["id"].startswith("repo/idna-3.10/") for t in tasks)
     missing = [r for r in rejected if r["stage"] == "package"]
     assert [r["candidate"] for r in missing] == ["pypi:no-such-package-execbench-test==0.0.1"]
     assert "No matching distribution" in missing[0]["reason"]
     (cap,) = [r for r in rejected if r["stage"] == "cap"]
-    assert cap["candidate"] == "pypi:inflection==0.5.1" and "max_tasks_per_package=5" in cap["reason"]
+    assert cap["candidate"] == "pypi:idna==3.10" and "max_tasks_per_package=5" in cap["reason"]
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["candidates"] == 2 and manifest["settings"]["options"]["max_tasks_per_package"] == 5
