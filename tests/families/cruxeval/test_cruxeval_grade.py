@@ -208,13 +208,18 @@ def test_checkpoint_prompts():
 
 
 @pytest.mark.slow
-def test_an_answer_that_makes_f_kill_the_runner_costs_only_itself():
+@pytest.mark.parametrize("landlock", ["on", "forced off"])
+def test_an_answer_that_makes_f_kill_the_runner_costs_only_itself(landlock, monkeypatch):
+    """The kill is refused by the job's signal scope (f raises: "error"); without Landlock it
+    kills the runner (the run fails: "sandbox"). Either way the other answers are graded."""
+    if landlock == "forced off":
+        monkeypatch.setenv("EXECBENCH_SANDBOX_FORCE_FALLBACK", "landlock")
     program = "import os, signal\ndef f(x):\n    if x == 'boom':\n        os.kill(os.getppid(), signal.SIGKILL)\n    return x"
     task = _task("input-prediction", program=program, input="'ok'", output="'ok'")
     scores = families.get("cruxeval").grade_many(
         [(task, "assert f('ok') == 'ok'"), (task, "assert f('boom') == 'ok'"), (task, "assert f('ok') == 'ok'")])
     assert [s.correct for s in scores] == [True, False, True]
-    assert scores[1].details["run"] == "sandbox"
+    assert scores[1].details["run"] == ("error" if landlock == "on" else "sandbox")
 
 
 def test_a_call_is_found_as_cruxeval_finds_it():
