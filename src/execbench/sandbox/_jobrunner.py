@@ -37,6 +37,7 @@ Isolation between jobs (docs/sandbox.md, "The job runner"):
 
 from __future__ import annotations
 
+import base64
 import ctypes
 import importlib
 import json
@@ -286,8 +287,6 @@ def _child(control: dict[str, Any], payload: Any, fds: tuple[int, int, int], dir
         _linux.landlock_scope_signals()
     job = json.loads(bytes(payload))
     payload.close()
-    import base64
-
     for name, data in job.get("files", {}).items():
         _write(directory, name, base64.b64decode(data), 0o755 if name in job.get("executable", ()) else 0o644)
     cwd = os.path.join(directory, control.get("cwd", "."))
