@@ -54,8 +54,8 @@ from typing import Any, Callable
 
 from execbench.sandbox import _linux, wire
 from execbench.sandbox._cleanup import remove_tree
+from execbench.sandbox.classify import STDERR_TAIL   # the tail the parent classifies
 
-STDERR_TAIL = 4096
 GROUP_DIR = "job"      # the directory of the current group
 SHM_DIR = "/dev/shm"
 VALUE_FD = wire.VALUE_FD

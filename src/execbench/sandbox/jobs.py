@@ -41,7 +41,7 @@ from typing import Any, Mapping, Sequence
 
 import execbench
 from execbench.sandbox import _run, records
-from execbench.sandbox.classify import classify, describe_signal
+from execbench.sandbox.classify import STDERR_TAIL, classify, describe_signal
 
 RUNNER = ["-m", "execbench.sandbox._jobrunner"]
 MAX_VALUE = 64 << 20
@@ -150,7 +150,6 @@ _INT = (int, type(None))
 _FIELDS = {"id": str, "exit_code": _INT, "signal": _INT, "timed_out": bool, "wall": (int, float),
            "cpu": (int, float), "maxrss_kb": int, "stdout": int, "stdout_truncated": bool, "stderr": int,
            "value": _INT, "value_error": (str, type(None)), "files": dict}
-STDERR_TAIL = 4096
 MAX_HEADER = 1 << 20
 
 
