@@ -119,8 +119,31 @@ def build(
                   f"content {manifest['content_hash'][:19]}…")
     if manifest.get("zero_tasks_reason"):
         console.print(f"[yellow]no tasks: {manifest['zero_tasks_reason']}[/]")
+    if (manifest.get("settings") or {}).get("release_window"):
+        _print_release_window(manifest, out)
     if annotator is not None:
         _annotate(out, annotator, annotate_dataset)
+
+
+def _print_release_window(manifest: dict[str, Any], out: Path) -> None:
+    """Per package of a release window: the release chosen and how many tasks survive."""
+    from execbench.dataset.store import PINNED_LIST
+
+    window = manifest["settings"]["release_window"]
+    counts = manifest.get("tasks_by_release") or {}
+    table = Table(title=f"releases in [{window.get('released_after') or '…'}, {window.get('released_before') or '…'})")
+    for column in ("package", "release", "uploaded", "tasks", "existed before", "previous"):
+        table.add_column(column, justify="right" if column in ("tasks", "existed before") else "left")
+    for name, release in window.get("packages", {}).items():
+        if "version" not in release:
+            table.add_row(name, "[dim]none[/]", "", "", "", escape(release.get("rejected", ""))[:60])
+            continue
+        row = counts.get(f"{name}=={release['version']}", {})
+        previous = release.get("previous") or {}
+        table.add_row(name, release["version"], release["date"], str(row.get("tasks", 0)),
+                      str(row.get("new-tests-only", 0)), previous.get("version", "-"))
+    console.print(table)
+    console.print(f"pinned versions for a rebuild: {out / PINNED_LIST}")
 
 
 def _annotate(out: Path, annotator: str, annotate_dataset: Any) -> None:

@@ -23,6 +23,9 @@ from execbench.dataset.record import DatasetError, Task, validate
 TASKS = "tasks.jsonl"
 MANIFEST = "manifest.json"
 REJECTED = "rejected.jsonl"
+#: Beside a dataset built from a release window: the exact versions chosen, as a ``list:`` file
+#: (the text is ``settings.release_window.pinned_list``; issue 26, docs/repo-family.md).
+PINNED_LIST = "packages.pinned.txt"
 
 
 class DatasetWriter:
@@ -39,6 +42,9 @@ class DatasetWriter:
         self.counts: Counter[str] = Counter()
         self.rejections: Counter[str] = Counter()
         self.reasons: Counter[str] = Counter()  # "stage: reason head" (the text before its first ':')
+        # per release ("name==version", tasks carrying provenance.release): tasks, and rejections by
+        # stage of those that name it (``release=`` detail); manifest ``tasks_by_release``
+        self.releases: dict[str, Counter[str]] = {}
 
     def add(self, task: Task) -> None:
         data = task.to_json()
@@ -50,12 +56,17 @@ class DatasetWriter:
         self._hash.update(line.encode())
         self._tasks.write(line)
         self.counts[f"{task.family}/{task.arm}"] += 1
+        release = task.provenance.get("release")
+        if isinstance(release, dict) and release.get("package") and release.get("version"):
+            self.releases.setdefault(f"{release['package']}=={release['version']}", Counter())["tasks"] += 1
 
     def reject(self, candidate: str, reason: str, *, stage: str, **details: Any) -> None:
         record = {"candidate": candidate, "stage": stage, "reason": reason, **details}
         self._rejected.write(json.dumps(record, sort_keys=True, ensure_ascii=False) + "\n")
         self.rejections[stage] += 1
         self.reasons[f"{stage}: {reason.split(':', 1)[0][:80]}"] += 1
+        if isinstance(details.get("release"), str):
+            self.releases.setdefault(details["release"], Counter())[stage] += 1
 
     def close(self, **extra: Any) -> dict[str, Any]:
         self._tasks.close()
@@ -73,6 +84,12 @@ class DatasetWriter:
             "settings": self.settings,
             **extra,
         }
+        if self.releases:
+            manifest["tasks_by_release"] = {k: dict(sorted(v.items())) for k, v in sorted(self.releases.items())}
+        pinned = (self.settings.get("release_window") or {}).get("pinned_list")
+        if isinstance(pinned, str):  # the rebuild list of a release window
+            (self.directory / f".{PINNED_LIST}.partial").write_text(pinned, encoding="utf-8")
+            os.replace(self.directory / f".{PINNED_LIST}.partial", self.directory / PINNED_LIST)
         if not manifest["tasks"]:  # a dataset without tasks says why
             manifest["zero_tasks_reason"] = (
                 "; ".join(f"{k} ({v})" for k, v in list(manifest["rejected_by_reason"].items())[:3])

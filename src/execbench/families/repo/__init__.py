@@ -45,8 +45,14 @@ class RepoFamily(Family):
 
     def manifest_settings(self, options: dict[str, Any]) -> dict[str, Any]:
         """Each repository's test environment: requirements, where they are declared, the
-        versions installed (``build.PREPARED``, filled by the candidates of this build)."""
-        return {"repositories": dict(sorted(build.PREPARED.items()))} if build.PREPARED else {}
+        versions installed (``build.PREPARED``, filled by the candidates of this build); for
+        a windowed package list, ``release_window`` (``packages.SELECTED``)."""
+        from execbench.families.repo import packages
+
+        settings: dict[str, Any] = {"repositories": dict(sorted(build.PREPARED.items()))} if build.PREPARED else {}
+        if packages.SELECTED:  # a windowed package list: the window and the releases chosen (rebuild list)
+            settings["release_window"] = {**packages.SELECTED, "pinned_list": packages.pinned_list(packages.SELECTED)}
+        return settings
 
     def annotator(self) -> Any:
         from execbench.families.repo.annotate import annotate_dataset

@@ -61,6 +61,9 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "context_budget": 2000,  # tokens (~4 characters each) of test-file definitions a prompt may carry
     "assertion_threshold": 0.30,  # the same Score over the assertion's own dynamic slice
     "trivial_lines": 2,  # trivial: a plain read of at most this many plain library lines, no deeper call
+    "released_after": "",  # list:FILE sources: releases uploaded on or after this day (YYYY-MM-DD) ...
+    "released_before": "",  # ... and before this day (packages.py, docs/repo-family.md "A living benchmark")
+    "new_tests_only": False,  # keep only assertions the release before the window did not have (novelty.py)
 }
 _HINT_TYPES = {"int", "float", "complex", "str", "bytes", "bool", "NoneType", "list", "tuple", "dict", "set",
                "frozenset"}
@@ -110,9 +113,10 @@ def test_environment(repo: Repo) -> dict[str, Any]:
 
 def candidates(sources: list[str], options: dict[str, Any]) -> Iterator[Candidate]:
     PREPARED.clear()
+    packages.SELECTED.clear()
     for spec in repos.expand_specs(sources):
         if packages.is_list(spec):  # one candidate per package, prepared where it is built
-            yield from packages.list_candidates(spec)
+            yield from packages.list_candidates(spec, options)
             continue
         repo = repos.prepare(spec, full=bool(options.get("full")))
         try:
@@ -128,7 +132,8 @@ def candidates(sources: list[str], options: dict[str, Any]) -> Iterator[Candidat
 
 def build_candidate(candidate: Candidate, options: dict[str, Any]) -> Outcome:
     if "package" in candidate.payload:
-        return packages.build_package(candidate.payload["package"], options, build_test_file)
+        return packages.build_package(candidate.payload["package"], options, build_test_file,
+                                      candidate.payload.get("release"))
     repo = repo_from_payload(candidate.payload["repo"])
     rel = candidate.payload["test_file"]
     path = repo.root / rel

@@ -13,6 +13,17 @@ Caps keep one large package from dominating (0 = no cap):
 - ``max_tasks_per_package``: the first N tasks (in module order) are kept.
 
 What a cap leaves out is recorded as one rejection (stage ``cap``).
+
+**Release windows** (issue 26, ``docs/repo-family.md``, "A living benchmark"): a line may
+be a bare package name, and ``--set released_after=YYYY-MM-DD`` / ``released_before=``
+bound the sdist upload time. Then the driver asks the package index once per package
+(:mod:`execbench.sources.index`) and each candidate's payload names the release chosen
+(the highest version uploaded in the window; for a pinned line, that version if it was)
+and the release uploaded last before the window. Every task is stamped with
+``provenance.release_date`` and ``provenance.release``. A package without a release in
+the window is a ``package`` rejection saying so; an index that cannot be reached stops
+the build. ``new_tests_only`` keeps the assertions the older release did not have
+(:mod:`.novelty`). :data:`SELECTED` holds what the last listing chose, for the manifest.
 """
 
 from __future__ import annotations
@@ -22,11 +33,16 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from execbench.families.base import Candidate, Outcome
-from execbench.sources import repos
+from execbench.families.repo import novelty
+from execbench.sources import index, repos
 from execbench.sources.errors import SourceError
 
 PREFIX = "list:"
-_LINE = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)==(?P<version>[A-Za-z0-9.+!_-]+)$")
+_LINE = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)(==(?P<version>[A-Za-z0-9.+!_-]+))?$")
+
+# What the last windowed listing chose, for the manifest (RepoFamily.manifest_settings):
+# the window, the index asked, and per package its release record or why it has none.
+SELECTED: dict[str, Any] = {}
 
 BuildFile = Callable[[repos.Repo, str, str, dict[str, Any]], Outcome]
 
@@ -35,40 +51,107 @@ def is_list(source: str) -> bool:
     return source.startswith(PREFIX)
 
 
-def read_list(source: str) -> list[str]:
-    """The ``pypi:name==version`` specs of ``list:FILE``, in file order, without repeats."""
+def read_entries(source: str) -> list[tuple[str, str | None]]:
+    """(name, version or None for a bare name) of ``list:FILE``, in file order, without repeats."""
     path = Path(source[len(PREFIX):]).expanduser()
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise SourceError(f"{source}: cannot read the package list: {exc}") from None
-    specs: list[str] = []
+    entries: list[tuple[str, str | None]] = []
     for number, raw in enumerate(text.splitlines(), 1):
         line = raw.split("#", 1)[0].strip()
         if not line:
             continue
         match = _LINE.match(line)
         if not match:
-            raise SourceError(f"{path}, line {number}: expected name==version, got {line!r}")
-        spec = f"pypi:{match['name']}=={match['version']}"
-        if spec not in specs:
-            specs.append(spec)
-    if not specs:
+            raise SourceError(f"{path}, line {number}: expected name==version or a bare name, got {line!r}")
+        entry = (match["name"], match["version"])
+        if entry not in entries:
+            entries.append(entry)
+    if not entries:
         raise SourceError(f"{path}: the package list is empty")
-    return specs
+    return entries
 
 
-def list_candidates(source: str) -> Iterator[Candidate]:
-    for spec in read_list(source):
-        yield Candidate(key=f"package/{spec[len('pypi:'):]}", payload={"package": spec})
+def read_list(source: str) -> list[str]:
+    """The ``pypi:name==version`` specs of a list of pinned versions, in file order."""
+    entries = read_entries(source)
+    bare = [name for name, version in entries if version is None]
+    if bare:
+        raise SourceError(f"{source}: {', '.join(bare[:5])} without a version: a bare name needs the package "
+                          "index (released_after / released_before)")
+    return [f"pypi:{name}=={version}" for name, version in entries]
 
 
-def build_package(spec: str, options: dict[str, Any], build_file: BuildFile) -> Outcome:
-    """Every test module of one package (within the caps), or one rejection saying why not."""
+def windowed(options: dict[str, Any]) -> bool:
+    return bool(str(options.get("released_after") or "").strip() or str(options.get("released_before") or "").strip()
+                or options.get("new_tests_only"))
+
+
+def list_candidates(source: str, options: dict[str, Any] | None = None) -> Iterator[Candidate]:
+    """One candidate per package; with a window or a bare name, the index chooses the release."""
+    options = options or {}
+    entries = read_entries(source)
+    if not windowed(options) and all(version for _, version in entries):
+        for name, version in entries:
+            yield Candidate(key=f"package/{name}=={version}", payload={"package": f"pypi:{name}=={version}"})
+        return
+    window = index.Window.of(str(options.get("released_after") or ""), str(options.get("released_before") or ""))
+    if options.get("new_tests_only") and window.after is None:
+        raise SourceError("new_tests_only compares with the release before the window: set released_after")
+    url = index.index_url()
+    SELECTED.update({"released_after": str(options.get("released_after") or ""),
+                     "released_before": str(options.get("released_before") or ""),
+                     "index": url, "packages": {}})
+    for name, version in entries:
+        release = _release(name, version, window, url)
+        SELECTED["packages"][name] = release
+        spec = f"pypi:{name}=={release['version']}" if "version" in release else f"pypi:{name}"
+        yield Candidate(key=f"package/{spec[len('pypi:'):]}", payload={"package": spec, "release": release})
+
+
+def _release(name: str, version: str | None, window: index.Window, url: str) -> dict[str, Any]:
+    """The payload's release record: chosen and previous releases, or why there is none.
+    :class:`index.IndexUnavailable` propagates (the build stops)."""
+    try:
+        found = index.releases(index.fetch_project(name, url), name)
+    except index.ProjectNotFound as exc:
+        return {"name": name, "rejected": str(exc)}
+    chosen, previous = index.choose(found, window, version)
+    if chosen is None:
+        what = f"{name}=={version}" if version else name
+        return {"name": name, "rejected": f"{what}: no sdist uploaded in {window.describe()} "
+                                          f"(not yanked; {len(found)} releases with an sdist on the index)"}
+    return {"name": name, **chosen.record(), "previous": previous.record() if previous else None}
+
+
+def pinned_list(selected: dict[str, Any]) -> str:
+    """A ``list:`` file of the versions a windowed build chose: it rebuilds the same dataset
+    (with the same ``--set`` window options)."""
+    lines = [f"# chosen from {selected.get('index')} for released_after={selected.get('released_after')!r}, "
+             f"released_before={selected.get('released_before')!r}"]
+    for name, release in selected.get("packages", {}).items():
+        if "version" in release:
+            lines.append(f"{name}=={release['version']}  # {release['upload_time']}")
+        else:
+            lines.append(f"# {release['rejected']}")
+    return "\n".join(lines) + "\n"
+
+
+def build_package(spec: str, options: dict[str, Any], build_file: BuildFile,
+                  release: dict[str, Any] | None = None) -> Outcome:
+    """Every test module of one package (within the caps), or one rejection saying why not.
+    ``release`` (a windowed list's payload) stamps the tasks and, with ``new_tests_only``,
+    drops the assertions the previous release had."""
     outcome = Outcome()
+    if release is not None and "rejected" in release:
+        outcome.reject(spec, "package", release["rejected"])
+        return outcome
     try:
         repo = repos.prepare(spec, full=bool(options.get("full")))
         test_files = repo.test_files()
+        keep = _new_tests_filter(repo.root, release, options)
     except (SourceError, OSError) as exc:
         outcome.reject(spec, "package", str(exc)[:2000])
         return outcome
@@ -90,6 +173,12 @@ def build_package(spec: str, options: dict[str, Any], build_file: BuildFile) -> 
         except (SourceError, OSError, UnicodeDecodeError) as exc:
             outcome.reject(f"{spec}/{rel}", "package", f"module not built: {exc}"[:2000])
             continue
+        if release is not None:
+            _stamp(part.tasks, release)
+        if keep is not None:
+            part.tasks, dropped = keep.split(part.tasks)
+            for task_id, reason in dropped:
+                outcome.reject(task_id, novelty.STAGE, reason, release=f"{release['name']}=={release['version']}")
         room = task_cap - len(outcome.tasks) if task_cap else len(part.tasks)
         outcome.tasks += part.tasks[:room]
         skipped_tasks += len(part.tasks) - min(room, len(part.tasks))
@@ -99,3 +188,25 @@ def build_package(spec: str, options: dict[str, Any], build_file: BuildFile) -> 
                                     f"max_tasks_per_package={task_cap}): {skipped_modules} test modules "
                                     f"and {skipped_tasks} tasks left out")
     return outcome
+
+
+def _stamp(tasks: list[dict[str, Any]], release: dict[str, Any]) -> None:
+    """Every task carries its release: ``provenance.release_date`` (the report's
+    contamination view reads it, for any family) and ``provenance.release``."""
+    previous = release.get("previous")
+    for task in tasks:
+        task["provenance"]["release_date"] = release["date"]
+        task["provenance"]["release"] = {
+            "package": release["name"], "version": release["version"], "upload_time": release["upload_time"],
+            "previous_version": previous["version"] if previous else None}
+
+
+def _new_tests_filter(root: Path, release: dict[str, Any] | None,
+                      options: dict[str, Any]) -> novelty.NewTestsOnly | None:
+    """The new-tests-only filter of a package (None: off, or no release before the window,
+    so every assertion is new). The previous sdist is fetched and unpacked as any sdist is."""
+    if not options.get("new_tests_only") or release is None or not release.get("previous"):
+        return None
+    previous = release["previous"]["version"]
+    old_root, _ = repos.fetch_sdist(release["name"], previous)
+    return novelty.NewTestsOnly(root, novelty.tree_keys(old_root), previous)

@@ -1,0 +1,197 @@
+"""Release dates from the package index: the JSON simple API (PEP 691, with PEP 700's
+``upload-time`` per file), asked once per package per build.
+
+The index is the one pip is configured with (``pip config list`` / ``PIP_INDEX_URL``,
+default ``https://pypi.org/simple/``): the same place ``pip download`` fetches the sdist
+from. A release's date is its **sdist's** upload time (the file a repo build unpacks);
+yanked files are skipped, and so are versions without an sdist. A response is parsed
+field by field with a size bound (it comes over the network); an index that cannot be
+reached or answers something else than the JSON API is an :class:`IndexUnavailable`
+(the build stops with that message: a silent empty build would look like "no release").
+A project the index does not know (HTTP 404) is :class:`ProjectNotFound`, a rejection of
+that package only.
+
+Window selection (:func:`choose`): the highest version whose sdist was uploaded in
+``[released_after, released_before)`` (UTC days), and the *previous* release: the one
+uploaded last before the window (by upload time, not version: maintenance branches
+upload out of version order, cachetools 7.3.3 after 8.0.2), which new-tests-only mode
+compares against.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from typing import Any
+
+from packaging.utils import canonicalize_name
+from packaging.version import InvalidVersion, Version
+
+from execbench.sources.errors import SourceError
+
+DEFAULT_INDEX = "https://pypi.org/simple/"
+ACCEPT = "application/vnd.pypi.simple.v1+json"
+TIMEOUT_SECONDS = 30.0
+MAX_RESPONSE_BYTES = 64 * 1024 * 1024  # the largest projects' file lists are tens of MB
+_SDIST_SUFFIXES = (".tar.gz", ".zip")
+
+
+class IndexUnavailable(SourceError):
+    """The index could not be asked (network, timeout, not the JSON simple API)."""
+
+
+class ProjectNotFound(SourceError):
+    """The index does not know the project (HTTP 404)."""
+
+
+@dataclass(frozen=True)
+class Release:
+    """One release with an sdist that is not yanked: its version and the sdist's upload time (UTC)."""
+
+    version: str
+    filename: str
+    uploaded: dt.datetime
+
+    @property
+    def date(self) -> str:
+        return self.uploaded.date().isoformat()
+
+    def record(self) -> dict[str, str]:
+        return {"version": self.version, "sdist": self.filename,
+                "upload_time": self.uploaded.strftime("%Y-%m-%dT%H:%M:%SZ"), "date": self.date}
+
+
+def index_url() -> str:
+    """The index pip is configured with (``index-url`` as ``pip config list`` reports it,
+    ``PIP_INDEX_URL`` included; a URL with credentials is skipped), else PyPI's."""
+    from execbench.sources.repos import _pip_settings  # the settings the sandboxed pip gets
+
+    url = dict(_pip_settings()[0]).get("PIP_INDEX_URL", "").strip()
+    return (url.split()[0] if url else DEFAULT_INDEX).rstrip("/") + "/"
+
+
+def project_url(index: str, name: str) -> str:
+    return f"{index.rstrip('/')}/{canonicalize_name(name)}/"
+
+
+def fetch_project(name: str, index: str | None = None, timeout: float = TIMEOUT_SECONDS) -> dict[str, Any]:
+    """The index's JSON page of ``name`` (one request)."""
+    index = index or index_url()
+    url = project_url(index, name)
+    if not url.startswith(("https://", "http://")):
+        raise IndexUnavailable(f"package index {index!r}: release dates need an HTTP(S) index with the JSON "
+                               "simple API (PEP 691); set PIP_INDEX_URL")
+    request = urllib.request.Request(url, headers={"Accept": ACCEPT, "User-Agent": "execbench"})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:  # http(s) only, checked above
+            kind = response.headers.get("Content-Type", "")
+            body = response.read(MAX_RESPONSE_BYTES + 1)
+    except urllib.error.HTTPError as exc:
+        if exc.code == 404:
+            raise ProjectNotFound(f"{name}: not on the package index {index}") from None
+        raise IndexUnavailable(f"package index {index} answered HTTP {exc.code} for {name}") from None
+    except (urllib.error.URLError, TimeoutError, OSError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise IndexUnavailable(f"cannot reach the package index {index} for {name} "
+                               f"(timeout {timeout:g} s): {reason}") from None
+    if len(body) > MAX_RESPONSE_BYTES:
+        raise IndexUnavailable(f"package index {index}: the page of {name} is over {MAX_RESPONSE_BYTES} bytes")
+    if ACCEPT not in kind and "json" not in kind:
+        raise IndexUnavailable(f"package index {index} does not serve the JSON simple API "
+                               f"(PEP 691) for {name}: Content-Type {kind!r}")
+    try:
+        page = json.loads(body)
+    except (ValueError, RecursionError) as exc:
+        raise IndexUnavailable(f"package index {index}: the page of {name} is not JSON: {exc}") from None
+    if not isinstance(page, dict) or not isinstance(page.get("files"), list):
+        raise IndexUnavailable(f"package index {index}: the page of {name} has no file list")
+    return page
+
+
+def _upload_time(value: Any) -> dt.datetime | None:
+    """PEP 700's ``upload-time``: ISO 8601 in UTC, ``Z`` suffix, optional fraction."""
+    if not isinstance(value, str) or not re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?Z", value):
+        return None
+    return dt.datetime.strptime(value[:19], "%Y-%m-%dT%H:%M:%S").replace(tzinfo=dt.timezone.utc)
+
+
+def sdist_version(filename: str, name: str) -> str | None:
+    """The version in an sdist's file name (``name-version.tar.gz``; legacy names keep
+    hyphens and case), or None when the name is not this project's sdist."""
+    stem = next((filename[: -len(s)] for s in _SDIST_SUFFIXES if filename.endswith(s)), None)
+    if stem is None or "-" not in stem:
+        return None
+    project, _, version = stem.rpartition("-")
+    if canonicalize_name(project) != canonicalize_name(name):
+        return None
+    try:
+        return str(Version(version))
+    except InvalidVersion:
+        return None
+
+
+def releases(page: dict[str, Any], name: str) -> list[Release]:
+    """Every non-yanked sdist of ``page``, one per version (the earliest upload), oldest first."""
+    found: dict[str, Release] = {}
+    for entry in page.get("files") or []:
+        if not isinstance(entry, dict) or entry.get("yanked") not in (None, False):
+            continue  # a yanked file has ``yanked: true`` or a reason string
+        filename = entry.get("filename")
+        uploaded = _upload_time(entry.get("upload-time"))
+        version = sdist_version(filename, name) if isinstance(filename, str) and len(filename) < 300 else None
+        if version is None or uploaded is None:
+            continue
+        if version not in found or uploaded < found[version].uploaded:
+            found[version] = Release(version, filename, uploaded)
+    return sorted(found.values(), key=lambda r: (r.uploaded, Version(r.version)))
+
+
+def parse_day(text: str, what: str) -> dt.datetime:
+    """``YYYY-MM-DD`` as midnight UTC."""
+    try:
+        return dt.datetime.strptime(text.strip(), "%Y-%m-%d").replace(tzinfo=dt.timezone.utc)
+    except ValueError:
+        raise SourceError(f"{what}={text!r}: expected a date YYYY-MM-DD") from None
+
+
+@dataclass(frozen=True)
+class Window:
+    """``[after, before)`` in UTC; an empty bound is open."""
+
+    after: dt.datetime | None
+    before: dt.datetime | None
+
+    @classmethod
+    def of(cls, released_after: str, released_before: str) -> "Window":
+        after = parse_day(released_after, "released_after") if released_after.strip() else None
+        before = parse_day(released_before, "released_before") if released_before.strip() else None
+        if after and before and before <= after:
+            raise SourceError(f"released_before={released_before} is not after released_after={released_after}")
+        return cls(after, before)
+
+    def __contains__(self, moment: dt.datetime) -> bool:
+        return (self.after is None or moment >= self.after) and (self.before is None or moment < self.before)
+
+    def describe(self) -> str:
+        return (f"[{self.after.date() if self.after else '…'}, "
+                f"{self.before.date() if self.before else '…'})")
+
+
+def choose(found: list[Release], window: Window, version: str | None = None
+           ) -> tuple[Release | None, Release | None]:
+    """(chosen, previous): the highest final version uploaded in the window (or
+    ``version``, if its sdist was), and the release uploaded last before the window (None
+    if none; pre-releases count there: their tests existed)."""
+    inside = [r for r in found if r.uploaded in window]
+    if version is not None:
+        inside = [r for r in inside if Version(r.version) == Version(version)]
+    else:  # as pip: a pre-release only when pinned
+        inside = [r for r in inside if not Version(r.version).is_prerelease]
+    chosen = max(inside, key=lambda r: Version(r.version), default=None)
+    before = [r for r in found if window.after is not None and r.uploaded < window.after]
+    previous = max(before, key=lambda r: r.uploaded, default=None)
+    return chosen, previous
