@@ -54,7 +54,7 @@ def summarise(out: Path) -> dict:
     by_release = manifest.get("tasks_by_release", {})
     per_package = {}
     for name, release in releases.items():
-        counts = by_release.get(f"{name}=={release['version']}", {})
+        counts = by_release.get(f"{release['name']}=={release['version']}", {})
         per_package[name] = {"version": release["version"], "date": release["date"],
                              "previous": (release.get("previous") or {}).get("version"),
                              "new_tasks": counts.get("tasks", 0), "existed_before": counts.get("new-tests-only", 0)}

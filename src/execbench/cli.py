@@ -138,7 +138,7 @@ def _print_release_window(manifest: dict[str, Any], out: Path) -> None:
         if "version" not in release:
             table.add_row(name, "[dim]none[/]", "", "", "", escape(release.get("rejected", ""))[:60])
             continue
-        row = counts.get(f"{name}=={release['version']}", {})
+        row = counts.get(f"{release['name']}=={release['version']}", {})
         previous = release.get("previous") or {}
         table.add_row(name, release["version"], release["date"], str(row.get("tasks", 0)),
                       str(row.get("new-tests-only", 0)), previous.get("version", "-"))

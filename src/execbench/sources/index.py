@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import re
 import urllib.error
 import urllib.request
@@ -70,7 +71,7 @@ def index_url() -> str:
     ``PIP_INDEX_URL`` included; a URL with credentials is skipped), else PyPI's."""
     from execbench.sources.repos import _pip_settings  # the settings the sandboxed pip gets
 
-    url = dict(_pip_settings()[0]).get("PIP_INDEX_URL", "").strip()
+    url = os.environ.get("PIP_INDEX_URL", "").strip() or dict(_pip_settings()[0]).get("PIP_INDEX_URL", "").strip()
     return (url.split()[0] if url else DEFAULT_INDEX).rstrip("/") + "/"
 
 

@@ -104,20 +104,31 @@ def list_candidates(source: str, options: dict[str, Any] | None = None) -> Itera
     SELECTED.update({"released_after": str(options.get("released_after") or ""),
                      "released_before": str(options.get("released_before") or ""),
                      "index": url, "packages": {}})
+    seen: set[str] = set()
+    pages: dict[str, list[index.Release] | index.ProjectNotFound] = {}  # one request per package
     for name, version in entries:
-        release = _release(name, version, window, url)
-        SELECTED["packages"][name] = release
-        spec = f"pypi:{name}=={release['version']}" if "version" in release else f"pypi:{name}"
-        yield Candidate(key=f"package/{spec[len('pypi:'):]}", payload={"package": spec, "release": release})
+        line = f"{name}=={version}" if version else name
+        release = _release(name, version, window, url, pages)
+        SELECTED["packages"][line] = release
+        spec = f"pypi:{name}=={release['version']}" if "version" in release else f"pypi:{line}"
+        if spec not in seen:  # a bare name and a pin may choose the same release
+            seen.add(spec)
+            yield Candidate(key=f"package/{spec[len('pypi:'):]}", payload={"package": spec, "release": release})
 
 
-def _release(name: str, version: str | None, window: index.Window, url: str) -> dict[str, Any]:
+def _release(name: str, version: str | None, window: index.Window, url: str,
+             pages: dict[str, list[index.Release] | index.ProjectNotFound]) -> dict[str, Any]:
     """The payload's release record: chosen and previous releases, or why there is none.
     :class:`index.IndexUnavailable` propagates (the build stops)."""
-    try:
-        found = index.releases(index.fetch_project(name, url), name)
-    except index.ProjectNotFound as exc:
-        return {"name": name, "rejected": str(exc)}
+    key = canonicalize_name(name)
+    if key not in pages:
+        try:
+            pages[key] = index.releases(index.fetch_project(name, url), name)
+        except index.ProjectNotFound as exc:
+            pages[key] = exc
+    found = pages[key]
+    if isinstance(found, index.ProjectNotFound):
+        return {"name": name, "rejected": str(found)}
     chosen, previous = index.choose(found, window, version)
     if chosen is None:
         what = f"{name}=={version}" if version else name
@@ -131,11 +142,11 @@ def pinned_list(selected: dict[str, Any]) -> str:
     (with the same ``--set`` window options)."""
     lines = [f"# chosen from {selected.get('index')} for released_after={selected.get('released_after')!r}, "
              f"released_before={selected.get('released_before')!r}"]
-    for name, release in selected.get("packages", {}).items():
-        if "version" in release:
-            lines.append(f"{name}=={release['version']}  # {release['upload_time']}")
-        else:
+    for release in selected.get("packages", {}).values():
+        if "version" not in release:
             lines.append(f"# {release['rejected']}")
+        elif (pin := f"{release['name']}=={release['version']}  # {release['upload_time']}") not in lines:
+            lines.append(pin)
     return "\n".join(lines) + "\n"
 
 
