@@ -32,6 +32,8 @@ import re
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+from packaging.utils import canonicalize_name
+
 from execbench.families.base import Candidate, Outcome
 from execbench.families.repo import novelty
 from execbench.sources import index, repos
