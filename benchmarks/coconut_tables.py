@@ -235,7 +235,7 @@ def write_inputs(rows: list[dict], topic: str, directory: Path) -> Path:
                 "source_id": f"coconut-{topic}/{group}", "language": "python",
                 "prompt_fields": {"program": "", "topic": TOPICS[topic]},
                 "answer": answer_of(row["Actual"]), "answer_kind": "lines", "metrics": {},
-                "provenance": {"published_row": index},
+                "provenance": {"published_row": index, "segment_order": "observed"},
             }
             tasks.write(json.dumps(record) + "\n")
             answers.write(json.dumps({"id": task_id, "response": row["Predicted"]}) + "\n")

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from execbench import families
+from execbench.contract import families
 from execbench.cli import app
 from execbench.dataset import Task
 from execbench.families.build import build_dataset
@@ -95,7 +95,7 @@ def test_layout_coconut_answers_equal_the_published_traces_with_their_line_numbe
 
 
 def test_layout_is_checked():
-    from execbench.families.base import SourceError
+    from execbench.contract import SourceError
     from execbench.families.trace import build
 
     with pytest.raises(SourceError, match="layout"):
@@ -231,8 +231,11 @@ def test_prompt_is_filled_as_the_authors_did(monkeypatch):
                "Concurrency": "C {0}"}
     text = coconut.prompt_text("def f(a, b):\n\n    return a", "humaneval", "f([1], 'x')", "f", prompts)
     assert text == "code:def f(a, b):  # 1\n  # 2\n    return a  # 3|name:f|input:[1], 'x'|{x}"
-    assert coconut.prompt_text("x = 1", "oop", None, None, prompts) == "R x = 1  # 1"
-    assert coconut.prompt_text("x = 1", "concurrency", None, None, prompts) == "C x = 1  # 1"
+    # advanced topics: the listing of their Code_Indices (stripped, comments cut, `code # N`)
+    program = "class A:\n    def f(self):  # first\n\n        return 1  #START\n"
+    assert coconut.prompt_text(program, "oop", None, None, prompts) == \
+        "R class A: # 1\ndef f(self): # 2\n# 3\nreturn 1 # 4"
+    assert coconut.prompt_text("x = 1", "concurrency", None, None, prompts) == "C x = 1 # 1"
     assert {hashlib.sha256(b"").hexdigest()} .isdisjoint(coconut.PROMPT_SHA256.values())
 
 

@@ -1,7 +1,9 @@
 """The ``trace`` family (CoCoNUT): predict the sequence of executed line numbers of a call.
 
 Sources: ``humaneval`` (HumanEval-Trace), ``advanced`` (our Advanced-Trace corpora:
-recursion, concurrency, object-oriented), or any directory of case directories.
+recursion, concurrency, object-oriented), ``coconut-advanced:PATH`` (the paper's own
+Advanced-Trace programs from a local clone of its repository, ``coconut_advanced.py``),
+or any directory of case directories.
 Answer format and the concurrency notation: ``docs/trace-format.md``.
 """
 
@@ -10,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from execbench.dataset import Task
-from execbench.families.base import AnalysisFacts, Family
+from execbench.contract import AnalysisFacts, Family
 from execbench.families.trace import build, coconut, prompt
 from execbench.families.trace.grade import grade_trace
 from execbench.families.trace.listing import program_from_prompt
@@ -23,11 +25,14 @@ class TraceFamily(Family):
     version = "2"  # 2: every comprehension line event (paper convention), CPython 3.11 pinned, script view
     variants = (*prompt.VARIANTS, *coconut.VARIANTS)  # coconut: the paper's prompts and scoring (coconut.py)
     paper_scoring_variants = coconut.VARIANTS  # graded by the paper's rules: the report adds its Table I/II layout
+    paper_trace_counts = coconut.PAPER_TRACES  # the paper's traces per topic, shown beside that layout
     default_options = build.DEFAULT_OPTIONS
     builder, renderer = build, prompt
     source_licenses = {"humaneval": "MIT (HumanEval, openai/human-eval)",
                        "advanced": "Apache-2.0 (execbench's Advanced-Trace corpus)",
-                       "cruxeval": "MIT (CRUXEval, facebookresearch/cruxeval)"}
+                       "cruxeval": "MIT (CRUXEval, facebookresearch/cruxeval)",
+                       "coconut-advanced": "none: the CoCoNUT authors' repository has no license file; "
+                                           "build it from your own clone, do not redistribute"}
 
     arms = {"trace": ("lines",)}
     has_similarity = True
@@ -74,7 +79,9 @@ class TraceFamily(Family):
 
     def grade_as(self, task: Task, response: str, variant: str | None) -> Score:
         if variant in coconut.VARIANTS:
-            return coconut.score(task.answer, response, variant, concurrent=is_concurrent(task))
+            # built keys hold segments sorted; the paper's own rows (coconut_tables.py) as observed
+            order = "observed" if task.provenance.get("segment_order") == "observed" else "canonical"
+            return coconut.score(task.answer, response, variant, concurrent=is_concurrent(task), segments=order)
         return self.grade(task, response)
 
     def summarize_as(self, results: Iterable[tuple[Task, Score]], variant: str | None) -> dict[str, Any]:

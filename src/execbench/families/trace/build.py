@@ -4,7 +4,7 @@ One candidate is one program with its calls (a HumanEval problem, or a case dire
 Each candidate is traced ``repeats`` times with different hash seeds; a call becomes a
 task only if every run agrees on the canonical trace (concurrent segments sorted). The
 answer is the run under hash seed 0's; the other runs' seeds are drawn at random per build
-(``check_seeds``, :mod:`execbench.families.hashseeds`: pinned with ``--set check_seeds=5,9``).
+(``check_seeds``, :mod:`execbench.contract.hashseeds`: pinned with ``--set check_seeds=5,9``).
 Rejections carry a stage: ``source``, ``execution``, ``determinism``, ``filter``, ``duplicate``.
 """
 
@@ -15,9 +15,9 @@ import re
 from typing import Any, Callable, Iterator, Literal, NotRequired, TypedDict, cast
 
 from execbench.dataset import make_id
-from execbench.families import hashseeds
-from execbench.families.base import Candidate, Outcome, SourceError
-from execbench.families.trace import coconut
+from execbench.contract import hashseeds
+from execbench.contract import Candidate, Outcome, SourceError
+from execbench.families.trace import coconut, coconut_advanced
 from execbench.families.trace.grade import canonical_trace
 from execbench.sources import cases, cruxeval, humaneval
 from execbench.static import cyclomatic, loc
@@ -59,6 +59,10 @@ class TracePayload(TypedDict):
     entry_point: NotRequired[str]
     stdin_files: NotRequired[list[str]]
     python: NotRequired[InterpreterPayload]  # set by candidates(); mutation payloads resolve it
+    listing: NotRequired[str]  # the program as shown, when it is not ``program`` (coconut-advanced)
+    line_offset: NotRequired[int]  # prelude lines above the shown program: answers are shifted back
+    paper_row: NotRequired[int]  # coconut-advanced: the published row (provenance)
+    source_error: NotRequired[str]  # the source could not make this candidate: rejected at stage source
 
 
 CONVENTIONS = ("paper", "collapsed")
@@ -104,7 +108,8 @@ def manifest_settings(options: dict[str, Any]) -> dict[str, Any]:
                       "script_start": options["script_start"], "layout": options.get("layout", "execbench")}}
 
 
-# Named sources; anything else is a case directory (or a folder of them).
+# Named sources, ``coconut-advanced:PATH`` (the paper's repository, coconut_advanced.py);
+# anything else is a case directory (or a folder of them).
 SOURCES: dict[str, Callable[[dict[str, Any]], Iterator[Candidate]]] = {
     "humaneval": lambda options: _humaneval(options.get("layout", "execbench")),
     "cruxeval": lambda options: _cruxeval(),
@@ -116,7 +121,11 @@ def candidates(sources: list[str], options: dict[str, Any]) -> Iterator[Candidat
     python = trace_interpreter(options)
     for source in sources:
         named = SOURCES.get(source)
-        for candidate in (named(options) if named else _case_dirs(source)):
+        if source.startswith(coconut_advanced.PREFIX):
+            found = coconut_advanced.candidates(source, options.get("layout", "execbench"))
+        else:
+            found = named(options) if named else _case_dirs(source)
+        for candidate in found:
             # the interpreter is part of the payload, hence of the build-cache key
             candidate.payload["python"] = {"path": python.path, "version": python.label}
             yield candidate
@@ -274,6 +283,9 @@ def build_candidates(candidates: list[Candidate], options: dict[str, Any]) -> li
     reports the first failing seed), so the other seeds do not trace it again; its place in
     their results repeats seed 0's. Script runs are all traced every time (each is a job of
     its own whose crash rejects the candidate)."""
+    for candidate in candidates:
+        if "source_error" in candidate.payload:  # the engine rejects it at stage source
+            raise SourceError(candidate.payload["source_error"])
     runs: list[list] = [[] for _ in candidates]
     failed: dict[int, str] = {}
     seeds = hashseeds.of(options)
@@ -328,7 +340,7 @@ def _admit(candidate: Candidate, runs: list[list], options: dict[str, Any], outc
                            f"{seeds[0]}'s differs from {', '.join(map(str, differ))}'s",
                            run=run_input, hash_seeds=seeds[:len(traces)])
             continue
-        answer = traces[0]
+        answer = coconut_advanced.shift_lines(traces[0], payload.get("line_offset", 0))
         tokens = approx_tokens(render_trace(answer))
         cap = options["max_answer_tokens" if payload["source"] == "humaneval" else "case_max_answer_tokens"]
         if cap and tokens > cap:
@@ -347,7 +359,7 @@ def _admit(candidate: Candidate, runs: list[list], options: dict[str, Any], outc
 
 def _task(payload: TracePayload, index: int, run_input: str, answer: list, metrics: dict, repeats: int) -> dict[str, Any]:
     source, case = payload["source"], payload["case"]
-    fields: dict[str, Any] = {"program": payload["program"], "topic": payload["topic"]}
+    fields: dict[str, Any] = {"program": payload.get("listing", payload["program"]), "topic": payload["topic"]}
     if payload["mode"] == "calls":
         fields["call"] = run_input
         if "entry_point" in payload:
@@ -373,5 +385,6 @@ def _task(payload: TracePayload, index: int, run_input: str, answer: list, metri
             # traced with PYTHONHASHSEED 0 (the answer) and repeats-1 check seeds drawn per build
             # (the manifest's settings.hash_seeds; not here, so that records are the same in every build)
             "agreeing_runs": repeats,
+            **({"paper_row": payload["paper_row"]} if "paper_row" in payload else {}),
         },
     }

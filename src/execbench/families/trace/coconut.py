@@ -36,6 +36,19 @@ Match and similarity (``score``)
     prediction as ``[]``), similarity is the plain ratio of ``",".join(tokens)``, correct
     iff it is 1.0. A prediction that is not a list still gets its similarity.
 
+Concurrency keys: observed or canonical (``segments``)
+    The paper's data store the one interleaving its tracer observed, and as published the
+    order inside a segment counts (``segments="observed"``: how the published rows are
+    graded, ``benchmarks/coconut_tables.py``, whose tasks say
+    ``provenance.segment_order = "observed"``). What the paper says (§II-B: segments are
+    sorted before comparing), what its prompt tells the model ("you can pick any valid
+    combination") and what its unused ``calculate_match_concurrency`` does (a set compare)
+    is that the order inside a segment does not count. execbench's built keys hold each
+    segment sorted (an interleaving is a property of one run, not of the program), so they
+    are graded that way (``segments="canonical"``, every built task): on both sides a
+    segment becomes ``(``, its distinct lines in ascending order, ``)`` (doubled
+    parentheses inside flattened); the rest is as above.
+
 Aggregation (``paper_summary``)
     Table I (HumanEval): per task (``source_id``) mean correct, mean similarity, mean
     similarity of its wrong rows (0 when none), all correct; each averaged over tasks:
@@ -45,7 +58,10 @@ Prompts (``prompt_text``)
     The repository has no license file, so its text is not shipped: the prompts are read
     from a local clone named by ``$EXECBENCH_COCONUT_REPO`` (its ``prompts.py``, parsed
     with ``ast``, never imported), checked against the sha256 of the published text, and
-    filled exactly as the authors' ``generate_trace.py`` does.
+    filled exactly as the authors' ``generate_trace.py`` does. The listing filled in is
+    the paper's for the topic: HumanEval ``code  # N`` (``annotate``), the advanced topics
+    their ``Code_Indices`` (``coconut_advanced.code_indices``: stripped, comments cut,
+    ``code # N``).
 """
 
 from __future__ import annotations
@@ -59,6 +75,7 @@ from difflib import SequenceMatcher
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+from execbench.families.trace.coconut_advanced import code_indices
 from execbench.grading import NO_ANSWER, OK, Score, strip_reasoning
 
 LAYOUTS = ("execbench", "coconut")
@@ -67,6 +84,9 @@ DIRECT_VARIANT = "coconut-direct"  # reply scored as written
 VARIANTS = (VARIANT, DIRECT_VARIANT)
 REPO_ENV = "EXECBENCH_COCONUT_REPO"
 CONCURRENCY = "concurrency"
+SEGMENT_ORDERS = ("canonical", "observed")  # built keys (sorted segments) / the paper's published rows
+# traces per topic in the paper (§III: HumanEval-Trace 1,083; Advanced: 66, 40, 20 programs x 5)
+PAPER_TRACES = {"humaneval": 1083, "recursion": 330, "oop": 200, "concurrency": 100}
 MAX_TEXT = 1_000_000  # characters of a reply looked at
 _FIELD = re.compile(r"\{([012])\}")
 _CONCURRENCY_TOKEN = re.compile(r"\d+|[()]|\.\.\.|\u2026|Ellipsis|[\s,]+")
@@ -115,12 +135,13 @@ def annotate(program: str) -> str:
 # ---------------------------------------------------------------- key
 
 
-def key_tokens(answer: list) -> list:
-    """The NoReps key: ints and ``(``/``)`` tokens, consecutive repeats collapsed."""
+def key_tokens(answer: list, segments: str = "observed") -> list:
+    """The NoReps key: ints and ``(``/``)`` tokens, consecutive repeats collapsed; with
+    ``segments="canonical"`` a segment holds its distinct lines in ascending order."""
     tokens: list = []
     for item in answer:
         if isinstance(item, list):
-            tokens += ["(", *item, ")"]
+            tokens += ["(", *(sorted(set(item)) if segments == "canonical" else item), ")"]
         else:
             tokens.append(item)
     return [token for token, _ in itertools.groupby(tokens)]
@@ -191,26 +212,60 @@ def concurrency_tokens(text: str) -> list[str]:
     return tokens
 
 
+def canonical_segments(tokens: list[str]) -> list[str]:
+    """Prediction tokens with each top-level ``(`` … ``)`` holding its distinct numbers in
+    ascending order (nested parentheses flattened into it; an unclosed one runs to the end
+    and stays unclosed; other tokens inside, such as ``Ellipsis``, are dropped)."""
+    out: list[str] = []
+    depth, inside = 0, set()
+    for token in tokens:
+        if token == "(":
+            if depth == 0:
+                out.append("(")
+                inside = set()
+            depth += 1
+        elif token == ")" and depth:
+            depth -= 1
+            if depth == 0:
+                out += [str(n) for n in sorted(inside)] + [")"]
+        elif depth:
+            if token.isdigit():
+                inside.add(int(token))
+        else:
+            out.append(token)
+    if depth:
+        out += [str(n) for n in sorted(inside)]
+    return out
+
+
 def char_ratio(a: str, b: str) -> float:
     return SequenceMatcher(a=a, b=b).ratio()
 
 
-def score(answer: list, response: str, variant: str = VARIANT, concurrent: bool = False) -> Score:
-    """Grade one reply the paper's way (module doc); ``details`` holds the key's text."""
+def score(answer: list, response: str, variant: str = VARIANT, concurrent: bool = False,
+          segments: str = "observed") -> Score:
+    """Grade one reply the paper's way (module doc); ``details`` holds the key's text.
+    ``segments``: ``observed`` (the paper's published rows: order inside a segment counts)
+    or ``canonical`` (execbench's built keys: it does not)."""
     if not isinstance(response, str):
         response = ""
-    key = key_tokens(answer)
+    key = key_tokens(answer, segments if concurrent else "observed")
     want = key_text(key)
     got = prediction_text(response, variant)
     if concurrent:
-        similarity = char_ratio(",".join(map(str, key)), ",".join(concurrency_tokens(got)))
+        predicted = concurrency_tokens(got)
+        if segments == "canonical":
+            predicted = canonical_segments(predicted)
+        similarity = char_ratio(",".join(map(str, key)), ",".join(predicted))
         correct = similarity == 1.0
     else:
         similarity = char_ratio(",".join(want), ",".join(got))
         correct = got == want
     listed = got.startswith("[") and got.endswith("]")
-    return Score(correct, OK if listed else NO_ANSWER, got, similarity,
-                 {"scoring": variant, "key": want, "concurrent": concurrent})
+    details = {"scoring": variant, "key": want, "concurrent": concurrent}
+    if concurrent:
+        details["segments"] = segments
+    return Score(correct, OK if listed else NO_ANSWER, got, similarity, details)
 
 
 # ---------------------------------------------------------------- aggregation
@@ -299,6 +354,7 @@ def prompt_text(program: str, topic: str, call: str | None, entry_point: str | N
     arguments = ""
     if call is not None and entry_point and call.startswith(entry_point + "(") and call.endswith(")"):
         arguments = call[len(entry_point) + 1:-1]
-    fields = (annotate(program), entry_point or "", arguments)
+    shown = annotate(program) if key == "HumanEval" else code_indices(program)
+    fields = (shown, entry_point or "", arguments)
     # the fields by position, as str.format fills them (the checked texts hold no other braces)
     return _FIELD.sub(lambda m: fields[int(m.group(1))], prompts[key])
