@@ -287,7 +287,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-j", "--jobs", type=int, default=2)
     parser.add_argument("--show", type=int, default=2, help="differing rows to print per category")
     args = parser.parse_args(argv)
-    from execbench import families
+    from execbench.contract import families
     from execbench.families.build import build_dataset
 
     started = time.perf_counter()

@@ -22,7 +22,7 @@ import sys
 import time
 from pathlib import Path
 
-from execbench import families
+from execbench.contract import families
 from execbench.families.state.jobs import toolchain
 
 RESULTS = Path(__file__).with_name("RESULTS.md")

@@ -135,7 +135,7 @@ def compare(paper_rows: list[dict], tasks: list[dict], problems: int | None = No
 
 
 def build(out: Path, jobs: int, problems: int | None) -> list[dict]:
-    from execbench import families
+    from execbench.contract import families
     from execbench.families.build import build_dataset
 
     trace = families.get("trace")

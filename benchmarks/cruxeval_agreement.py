@@ -130,7 +130,7 @@ def compare_samples(scored_dir: Path, dataset: Path) -> dict:
     extracted answers per problem and CRUXEval's verdict on each, scored by CRUXEval's authors),
     graded in-process with ``grade_many``. Each extracted answer is put back into an assertion
     in an ``[ANSWER]`` block (``assert f(<input>) == <answer>`` / ``assert <answer> == <output>``)."""
-    from execbench import families
+    from execbench.contract import families
     from execbench.dataset import read_tasks
 
     tasks = {task.id: task for task in read_tasks(dataset)}

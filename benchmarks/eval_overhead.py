@@ -38,7 +38,7 @@ sys.path.insert(0, str(SRC))
 
 
 def build_dataset(root: Path, n: int) -> Path:
-    from execbench import families
+    from execbench.contract import families
     from execbench.dataset import DatasetWriter, read_tasks
     from execbench.dataset.cache import BuildCache
     from execbench.families.build import build_dataset as build

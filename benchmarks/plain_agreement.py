@@ -53,7 +53,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from execbench import families  # noqa: E402
+from execbench.contract import families  # noqa: E402
 from execbench.dataset import read_manifest, read_tasks  # noqa: E402
 from execbench.dataset.cache import BuildCache  # noqa: E402
 from execbench.families.build import build_dataset  # noqa: E402

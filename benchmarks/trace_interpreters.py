@@ -26,7 +26,7 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 INTERPRETERS = [sys.executable, "/root/.pyenv/versions/3.12.1/bin/python", "/root/.pyenv/versions/3.13.0/bin/python"]
 BUILD = """
 import json, sys
-from execbench import families
+from execbench.contract import families
 from execbench.families.build import build_dataset
 source, out, limit, jobs = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), int(sys.argv[4])
 trace = families.get("trace")

@@ -71,9 +71,9 @@ def build(
                                             "with this model (any Inspect model, or local) after the build."),
 ) -> None:
     """Build a dataset of tasks whose answers come from running the code."""
-    from execbench import families
+    from execbench.contract import families
     from execbench.dataset.cache import BuildCache
-    from execbench.families.base import SourceError
+    from execbench.contract import SourceError
     from execbench.families.build import build_dataset
     from execbench.families.distributed import ExecutorError, parse_executor
 
@@ -174,7 +174,7 @@ def grade(
                                           "coconut / coconut-direct, the CoCoNUT paper's rules; docs/trace-format.md)."),
 ) -> None:
     """Grade raw model responses against a dataset (model text is parsed, never executed)."""
-    from execbench import families
+    from execbench.contract import families
     from execbench.dataset import DatasetError, read_tasks
     from execbench.families.grade import flat_metrics, grade_tasks, read_answers, result_record, summarize
 
@@ -217,9 +217,10 @@ def export(
     out: Path = typer.Option(..., "-o", "--out", help="The export folder (replaced when complete)."),
 ) -> None:
     """Write datasets as a Hugging Face `datasets` folder: Parquet shards per family and arm + a dataset card."""
-    from execbench import families
+    from execbench.contract import families
     from execbench.dataset import DatasetError
-    from execbench.dataset.export import read_inputs, write_export
+    from execbench.dataset.export import write_export
+    from execbench.dataset.store import read_inputs
 
     try:
         inputs = read_inputs(datasets)

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.inspect_fixture import LOOP
-from execbench import families
+from execbench.contract import families
 from execbench.analysis.schema import normalize
 
 PROGRAM = LOOP  # lines: 1 def, 2 total = 0, 3 comment, 4 for, 5 if, 6 +=, 7 else, 8 -=, 9 return

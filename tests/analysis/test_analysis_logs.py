@@ -75,7 +75,7 @@ def test_program_is_recovered_from_the_prompt_when_the_dataset_is_gone(tmp_path)
 
 
 def test_program_from_prompt_needs_a_complete_numbered_listing():
-    from execbench import families
+    from execbench.contract import families
 
     _program_from_prompt = families.get("trace").program_from_prompt
     prompt = "Example:\n```\n1 | def g():\n2 |     return 1\n```\nNow the task.\n```\n1 | x = 1\n2 |\n3 | y = x\n```\n"

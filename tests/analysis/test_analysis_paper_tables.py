@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from execbench import families
+from execbench.contract import families
 from execbench.analysis.trace_metrics import paper_tables
 from execbench.families.trace import coconut
 

@@ -10,7 +10,7 @@ from scipy import stats
 
 from execbench.analysis import compare, correlations, logistic, mann_whitney, memorisation, paired
 from execbench.analysis.bootstrap import cluster_ratio_interval
-from execbench import families
+from execbench.contract import families
 from execbench.analysis.schema import normalize
 
 

@@ -92,7 +92,7 @@ def test_clear_errors_for_bad_input(tmp_path):
 
 
 def test_build_help_names_every_family_and_source_kind():
-    from execbench import families
+    from execbench.contract import families
 
     out = execbench("build", "--help").stdout
     for name in families.names():

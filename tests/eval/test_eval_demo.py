@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from eval_support import synthetic_task
-from execbench import families
+from execbench.contract import families
 from execbench.eval import demo
 
 

@@ -16,7 +16,7 @@ import pytest
 from rich.console import Console
 
 from eval_support import real_model_available
-from execbench import families
+from execbench.contract import families
 from execbench.dataset import DatasetWriter, read_tasks
 from execbench.dataset.cache import BuildCache
 from execbench.families.build import build_dataset

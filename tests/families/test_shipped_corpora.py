@@ -19,7 +19,7 @@ import platform
 
 import pytest
 
-from execbench import families
+from execbench.contract import families
 from execbench.families.build import build_dataset
 
 PINNED = {

@@ -18,7 +18,7 @@ from textwrap import dedent
 import pytest
 from typer.testing import CliRunner
 
-from execbench import families
+from execbench.contract import families
 from execbench.dataset import DatasetWriter, read_manifest, read_rejected, read_tasks
 from execbench.families.build import build_dataset
 from execbench.mutation import OfflineSettings, mutate_dataset, mutated_id, read_log

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from execbench import families
+from execbench.contract import families
 from execbench.dataset import DatasetError, DatasetWriter, Task
 from execbench.mutation import MutationSetupError, mutated_id
 from execbench.mutation.engine import adapter_for, mutate_with_teacher

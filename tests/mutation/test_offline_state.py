@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from execbench import families
+from execbench.contract import families
 from execbench.dataset import read_manifest, read_tasks
 from execbench.families.build import build_dataset
 from execbench.mutation import OfflineSettings, mutate_dataset, read_log
@@ -93,7 +93,7 @@ def test_answers_come_from_the_family_not_from_the_mutator(mutated, tmp_path):
     unit = next(r for r in read_log(mutated / "mut") if r["kind"] == "unit")
     payload = dict(unit["payload"])
     payload.update(topic="cases", compare="tokens", source_id="cases-mut/prefix", files={})
-    from execbench.families.base import Candidate
+    from execbench.contract import Candidate
 
     outcome = STATE.build_candidate(Candidate("cases-mut/prefix", payload), {**STATE.default_options, "repeats": 1})
     rebuilt = {t["arm"]: t["answer"] for t in outcome.tasks}

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from execbench import families
+from execbench.contract import families
 from execbench.analysis.memorisation import memorisation, mutation_pairs
 from execbench.analysis.schema import normalize
 from execbench.cli import app

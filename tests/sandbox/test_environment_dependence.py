@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from execbench import families
+from execbench.contract import families
 from execbench.dataset import read_rejected, read_tasks
 from execbench.families.build import build_dataset
 from execbench.families.trace import build as trace_build

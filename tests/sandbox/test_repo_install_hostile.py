@@ -18,7 +18,8 @@ import pytest
 
 from execbench import sandbox
 from execbench.dataset import Task
-from execbench.dataset.export import read_inputs, write_export
+from execbench.dataset.export import write_export
+from execbench.dataset.store import read_inputs
 from execbench.dataset.store import DatasetWriter
 from execbench.sources import repos
 

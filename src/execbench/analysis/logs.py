@@ -20,7 +20,7 @@ from typing import Any, Iterable, Sequence
 
 import pandas as pd
 
-from execbench import families
+from execbench.contract import families
 from execbench.analysis.schema import METRIC_COLUMNS, facts, normalize
 from execbench.eval.logs import grade_of, read_records
 

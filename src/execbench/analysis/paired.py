@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from execbench import families
+from execbench.contract import families
 from execbench.analysis.bootstrap import DEFAULT_REPLICATES, DEFAULT_SEED, cluster_ratio_interval
 from execbench.dataset import DatasetError
 

@@ -26,8 +26,8 @@ from typing import Any, Iterable
 import numpy as np
 import pandas as pd
 
-from execbench import families
-from execbench.families.base import AnalysisFacts
+from execbench.contract import families
+from execbench.contract import AnalysisFacts
 
 
 def facts(family: str | None) -> AnalysisFacts | None:

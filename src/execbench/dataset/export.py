@@ -31,7 +31,7 @@ import re
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
 from execbench.dataset.record import DatasetError, Task, parse_id
 
@@ -313,9 +313,3 @@ def read_export_tasks(directory: str | Path) -> Iterator[Task]:
             yield Task.from_json(data)
         except (DatasetError, TypeError) as exc:
             raise DatasetError(f"{directory}, task {order}: {exc}") from None
-
-
-def read_inputs(paths: Iterable[str | Path]) -> list[ExportInput]:
-    from execbench.dataset.store import read_manifest, read_tasks
-
-    return [ExportInput(str(path), list(read_tasks(path)), read_manifest(path)) for path in paths]

@@ -15,9 +15,11 @@ import platform
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 from execbench import __version__
+from execbench.dataset import export
+from execbench.dataset.export import ExportInput
 from execbench.dataset.record import DatasetError, Task, validate
 
 TASKS = "tasks.jsonl"
@@ -134,8 +136,6 @@ def dataset_file(directory: str | Path) -> Path:
 def read_tasks(directory: str | Path) -> Iterator[Task]:
     """Stream validated tasks from a dataset directory, a tasks.jsonl file, or an export
     folder written by ``execbench export`` (:mod:`execbench.dataset.export`)."""
-    from execbench.dataset import export
-
     if Path(directory).is_dir() and not (Path(directory) / TASKS).exists() and export.is_export(directory):
         yield from export.read_export_tasks(directory)
         return
@@ -148,8 +148,6 @@ def read_tasks(directory: str | Path) -> Iterator[Task]:
 
 
 def read_manifest(directory: str | Path) -> dict[str, Any]:
-    from execbench.dataset import export
-
     path = Path(directory) / MANIFEST
     if not path.exists() and export.is_export(directory):
         return export.export_manifest(directory)
@@ -163,3 +161,8 @@ def read_rejected(directory: str | Path) -> Iterator[dict[str, Any]]:
     if path.exists():
         for _, data in _jsonl(path):
             yield data
+
+
+def read_inputs(paths: Iterable[str | Path]) -> list[ExportInput]:
+    """The dataset directories (or exports) at ``paths``, read for :func:`export.write_export`."""
+    return [ExportInput(str(path), list(read_tasks(path)), read_manifest(path)) for path in paths]

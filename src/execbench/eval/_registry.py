@@ -16,7 +16,7 @@ from typing import Callable
 
 from inspect_ai import Task, task
 
-from execbench import families
+from execbench.contract import families
 from execbench.eval.tasks import build_task
 
 

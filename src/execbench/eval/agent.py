@@ -19,7 +19,7 @@ from inspect_ai.solver import Generate, TaskState, solver
 from inspect_ai.tool import ToolDef, ToolError
 from inspect_ai.util import LimitExceededError
 
-from execbench import families
+from execbench.contract import families
 from execbench.eval import protocol
 
 DEFAULT_MESSAGE_LIMIT = 60  # ~30 tool rounds; override with --message-limit

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from execbench import families
+from execbench.contract import families
 from execbench.dataset import DatasetWriter, read_tasks
 from execbench.dataset.cache import BuildCache
 from execbench.families.build import ProgressFn, build_dataset

@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 from typing import Any, Iterator, NamedTuple, Sequence
 
-from execbench import families
+from execbench.contract import families
 from execbench.dataset import DatasetError
 
 

@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
-from execbench import families
+from execbench.contract import families
 from execbench.dataset import Task, read_tasks
-from execbench.families.base import Family, Prompt
+from execbench.contract import Family, Prompt
 from execbench.grading import NO_ANSWER, TRUNCATED
 
 MODES = ("direct", "cot", "agent")

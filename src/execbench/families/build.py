@@ -8,14 +8,13 @@ byte-identical however many jobs, and whichever executor, built it.
 
 Hash seeds: a family that checks determinism under several ``PYTHONHASHSEED`` values (its
 options have ``check_seeds``) gets them from :func:`build_dataset`, resolved once per build
-(:mod:`execbench.families.hashseeds`: key seed 0, check seeds drawn at random) and handed to
+(:mod:`execbench.contract.hashseeds`: key seed 0, check seeds drawn at random) and handed to
 every batch in ``options["hash_seeds"]``; the cache key leaves random seeds out, a cache
 entry keeps the seeds its outcome was checked under, and the manifest records both.
 """
 
 from __future__ import annotations
 
-import platform
 from collections import Counter
 import time
 import multiprocessing
@@ -24,18 +23,12 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from execbench.dataset import DatasetWriter, Task
-from execbench.dataset.cache import BuildCache, content_key
-from execbench.families import hashseeds
-from execbench.families.base import Candidate, Family, Outcome
+from execbench.dataset.cache import BuildCache
+from execbench.contract import Candidate, Family, Outcome, build_key, families, hashseeds
 from execbench.families.distributed import parse_executor, run_candidate
 from execbench.sources.errors import SourceError
 
 ProgressFn = Callable[[int, int, int, int], None]  # done, total, tasks, rejected
-
-
-def _cache_key(family: Family, candidate: Candidate, options: dict) -> str:
-    return content_key(family.name, family.version, platform.python_version(), candidate.payload,
-                       hashseeds.cache_options(options))
 
 
 def _cache_record(outcome: Outcome, options: dict) -> dict[str, Any]:
@@ -62,7 +55,7 @@ def _cache_hits(family: Family, candidates: list[Candidate], options: dict, cach
     """(index, outcome) of the cached candidates; the others are appended to ``misses``.
     ``checked`` counts the hash seeds the cached outcomes were checked under."""
     for index, candidate in enumerate(candidates):
-        cached = cache.get(_cache_key(family, candidate, options))
+        cached = cache.get(build_key(family, candidate.payload, options))
         if cached is not None:
             if hashseeds.RESOLVED in options:
                 seeds = cached.get("hash_seeds")
@@ -84,8 +77,6 @@ def _build_batch(family: Family, candidates: list[Candidate], options: dict) -> 
 
 def _build_in_process(family_name: str, candidates: list[Candidate], options: dict) -> list[Outcome]:
     """A worker process's batch (the family by name: plug-ins hold modules, not picklable)."""
-    from execbench import families
-
     return _build_batch(families.get(family_name), candidates, options)
 
 
@@ -93,8 +84,6 @@ def _pool(family: Family, jobs: int) -> Executor:
     """Threads when a family's work is sandboxed children (the threads only wait); processes
     when its own Python work is heavy (``Family.build_in_processes``: one GIL would serialise
     it) and the plug-in is the registered one (a worker finds it by name)."""
-    from execbench import families
-
     registered = family.name in families.names() and type(families.get(family.name)) is type(family)
     if family.build_in_processes and registered and jobs > 1:
         return ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"))
@@ -117,7 +106,7 @@ def _local_outcomes(family: Family, candidates: list[Candidate], options: dict, 
         for future in as_completed(futures):
             batch = futures[future]
             for (index, candidate), outcome in zip(batch, future.result(), strict=True):
-                cache.put(_cache_key(family, candidate, options), _cache_record(outcome, options))
+                cache.put(build_key(family, candidate.payload, options), _cache_record(outcome, options))
                 yield index, outcome
 
 
@@ -134,7 +123,7 @@ def _ray_outcomes(family: Family, candidates: list[Candidate], options: dict, ca
     try:
         for index, outcome, completed in cluster.outcomes(family, misses, options):
             if completed:  # a candidate lost with its worker is not cached: a rebuild retries it
-                cache.put(_cache_key(family, candidates[index], options), _cache_record(outcome, options))
+                cache.put(build_key(family, candidates[index].payload, options), _cache_record(outcome, options))
             yield index, outcome
     finally:
         cluster.close()
@@ -161,7 +150,7 @@ def build_dataset(
     calling this must guard its top level with ``if __name__ == "__main__":``.
 
     A family with a ``check_seeds`` option is built under this build's hash seeds
-    (:func:`execbench.families.hashseeds.resolve`), recorded in ``settings.hash_seeds``."""
+    (:func:`execbench.contract.hashseeds.resolve`), recorded in ``settings.hash_seeds``."""
     kind, address = parse_executor(executor)
     seeds: dict[str, Any] | None = None
     built_options = options

@@ -30,7 +30,7 @@ import os
 import secrets
 from typing import Any, Iterator
 
-from execbench.families.base import Candidate, Family, Outcome, SourceError
+from execbench.contract import Candidate, Family, Outcome, SourceError, families
 
 TASK_NAME_PREFIX = "execbench-build:"  # Ray task names (and worker process titles)
 
@@ -61,8 +61,6 @@ def run_candidate(family: Family, candidate: Candidate, options: dict[str, Any])
 
 
 def _build_on_worker(family_name: str, key: str, payload: dict[str, Any], options: dict[str, Any]) -> dict:
-    from execbench import families
-
     outcome = run_candidate(families.get(family_name), Candidate(key, payload), options)
     return {"tasks": outcome.tasks, "rejected": outcome.rejected}
 

@@ -11,9 +11,9 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Iterator
 
-from execbench import families
+from execbench.contract import families
 from execbench.dataset import DatasetError, Task
-from execbench.families.base import Family
+from execbench.contract import Family
 from execbench.grading import Score
 
 

@@ -10,7 +10,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsed
 from rich.table import Table
 
 from execbench.dataset import DatasetError
-from execbench.families.base import SourceError
+from execbench.contract import SourceError
 from execbench.mutation.engine import MutationSetupError
 from execbench.progress import LoggedProgress
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import random
 import time
 from collections import Counter
@@ -25,9 +24,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Protocol
 
 from execbench.dataset import DatasetWriter, Task, read_manifest, read_tasks
-from execbench.dataset.cache import BuildCache, content_key
-from execbench.families import hashseeds
-from execbench.families.base import Candidate, Family, Outcome, SourceError
+from execbench.contract import Candidate, Family, Outcome, SourceError, build_key, families
+from execbench.dataset.cache import BuildCache
 from execbench.mutation.program import MutationError, ProgramMutation, mutate_program
 
 LOG = "mutation_log.jsonl"
@@ -79,8 +77,6 @@ def mutated_source(source: str) -> str:
 def mutated_id(original_id: str) -> str:
     """``<family>/<source>/<case>#<arm>`` → ``<family>/<source>-mut/<case>#<arm>`` (parsed by the
     family's own id parser)."""
-    from execbench import families
-
     parts = families.parse_id(original_id)
     return str(parts._replace(source=mutated_source(parts.source)))
 
@@ -152,8 +148,7 @@ class Context:
         """The family's own ``build_candidate`` on ``payload``, through the build cache (same
         key scheme as ``execbench build``, so entries are shared)."""
         options = self.options if options is None else options
-        cache_key = content_key(self.family.name, self.family.version, platform.python_version(), payload,
-                                hashseeds.cache_options(options))
+        cache_key = build_key(self.family, payload, options)
         cached = self.cache.get(cache_key)
         if cached is not None:  # (an entry of `execbench build` also keeps its hash seeds)
             return Outcome(tasks=cached["tasks"], rejected=cached["rejected"])
@@ -186,8 +181,6 @@ def operator_variants(operators: Iterable[str], base: dict[str, Any]) -> list[di
 def adapter_for(family: Family) -> Adapter:
     adapter = family.mutation_adapter()
     if adapter is None:
-        from execbench import families
-
         available = [f.name for f in families.registered() if f.mutation_adapter() is not None]
         raise MutationSetupError(f"offline mutation is not available for family {family.name!r} "
                                  f"(available: {', '.join(sorted(available))})")
@@ -253,8 +246,6 @@ def mutate_dataset(
     families_filter: list[str] | None = None,
 ) -> dict[str, Any]:
     """Offline (no model) mutation of every task in ``dataset`` into ``out``; returns the manifest."""
-    from execbench import families
-
     settings = settings or OfflineSettings()
     cache = cache or BuildCache(enabled=False)
     started = time.perf_counter()
@@ -293,8 +284,6 @@ def mutate_dataset(
 def mutate_with_teacher(dataset: str | Path, out: str | Path, **options: Any) -> dict[str, Any]:
     """Teacher-driven mutation of ``dataset`` by the one family of it that offers it
     (``Family.teacher_mutation()``); ``options`` go to that family's function."""
-    from execbench import families
-
     names = sorted({t.family for t in read_tasks(dataset)})
     offering = [f for f in families.registered() if f.teacher_mutation() is not None]
     chosen = [f for f in offering if f.name in names]

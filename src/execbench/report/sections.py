@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from execbench import families
+from execbench.contract import families
 from execbench.analysis import compare, correlations, logistic, mann_whitney, memorisation, paired, taxonomy
 from execbench.analysis import tables as T
 from execbench.analysis.schema import ARM_ORDER, DIFFICULTY_ORDER, facts, families_present, ordered

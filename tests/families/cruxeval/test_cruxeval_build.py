@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from execbench import families
+from execbench.contract import families
 from execbench.families.build import build_dataset
 from execbench.sources import cruxeval as source
 
@@ -93,7 +93,7 @@ def test_a_program_that_hangs_or_floods_is_rejected_and_the_batch_survives(tmp_p
 
 
 def test_source_errors_are_reported(tmp_path):
-    from execbench.families.base import SourceError
+    from execbench.contract import SourceError
 
     family = families.get("cruxeval")
     with pytest.raises(SourceError, match="unknown cruxeval source"):
@@ -121,7 +121,7 @@ def test_one_arm_only(tmp_path):
     assert [t["id"] for t in tasks] == ["cruxeval/cruxeval/sample_0#output-prediction",
                                         "cruxeval/cruxeval/sample_3#output-prediction"]
     assert rejected == []  # sample_3's input arm was not asked for
-    from execbench.families.base import SourceError
+    from execbench.contract import SourceError
 
     (tmp_path / "x").mkdir()
     with pytest.raises(SourceError, match="arms must be"):

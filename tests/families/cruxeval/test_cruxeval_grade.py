@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from execbench import families
+from execbench.contract import families
 from execbench.dataset import Task
 
 PROGRAM = "def f(text, n=1):\n    return text * n"

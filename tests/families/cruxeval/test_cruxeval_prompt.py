@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from execbench import families
+from execbench.contract import families
 from execbench.dataset import Task
 from execbench.sources import cruxeval as source
 

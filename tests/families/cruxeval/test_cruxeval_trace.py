@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from execbench import families
+from execbench.contract import families
 from execbench.families.build import build_dataset
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from execbench import families
+from execbench.contract import families
 from execbench.dataset import read_rejected, read_tasks
 from execbench.families.build import build_dataset
 from execbench.families.repo import build, traces

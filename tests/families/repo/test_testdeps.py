@@ -65,7 +65,7 @@ def test_resolved_versions_come_from_dist_info_names(tmp_path):
 def test_manifest_records_the_test_environment(tmp_path):
     from types import SimpleNamespace
 
-    from execbench import families
+    from execbench.contract import families
     from execbench.families.repo import build
 
     root = _tree(tmp_path / "src", {"requirements-test.txt": "pytest==8.3.4\nfreezegun==1.5.1\n"})

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from execbench import families
+from execbench.contract import families
 from execbench.cli import app
 from execbench.dataset import read_manifest, read_rejected, read_tasks
-from execbench.families.base import Candidate
+from execbench.contract import Candidate
 from execbench.families.build import build_dataset
 from execbench.families.state import netsimplex
 from execbench.sources.cases import builtin_corpus

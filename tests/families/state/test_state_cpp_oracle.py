@@ -20,7 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from execbench import families, sandbox
+from execbench import sandbox
+from execbench.contract import families
 from execbench.dataset import read_tasks
 from execbench.families.build import build_dataset
 from execbench.sources.cases import builtin_corpus

@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from execbench.families.base import SourceError
+from execbench.contract import SourceError
 from execbench.families.state import instrument_py
 from execbench.families.state.jobs import dump, python_job, run
 from execbench.families.state.instrument_py import InstrumentError, instrument

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from execbench import families
+from execbench.contract import families
 from execbench.dataset import read_manifest
 from execbench.families.build import build_dataset
 

@@ -17,10 +17,10 @@ import subprocess
 
 import pytest
 
-from execbench import families
+from execbench.contract import families
 from execbench.dataset import read_manifest, read_rejected, read_tasks
 from execbench.dataset.cache import BuildCache
-from execbench.families import hashseeds
+from execbench.contract import hashseeds
 from execbench.families.build import build_dataset
 from execbench.sources.errors import SourceError
 from execbench.tracing import interpreter

@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from execbench import families
+from execbench.contract import families
 from execbench.dataset import read_manifest, read_rejected, read_tasks
 from execbench.dataset.cache import BuildCache
 from execbench.families.build import build_dataset

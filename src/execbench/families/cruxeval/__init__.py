@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from execbench.dataset import Task
-from execbench.families.base import Family
+from execbench.contract import Family
 from execbench.families.cruxeval import build, grade, prompt
 from execbench.grading import Score
 

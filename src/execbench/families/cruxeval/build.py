@@ -4,7 +4,7 @@ Source ``cruxeval``: the shipped copy of CRUXEval (800 problems) or ``--set path
 A candidate is a batch of ``batch_size`` consecutive problems (so ``--limit`` counts
 batches; ``--set batch_size=1`` makes it count problems); the batch runs in one sandbox
 ``repeats`` times, with hash seed 0 and then ``repeats - 1`` check seeds drawn at random per
-build (:mod:`execbench.families.hashseeds`; ``--set check_seeds=5,9`` pins them) (:mod:`.run`,
+build (:mod:`execbench.contract.hashseeds`; ``--set check_seeds=5,9`` pins them) (:mod:`.run`,
 one job per problem). Per problem:
 
 * ``execution`` rejection: the program or the call raised, or hit a limit, in some run;
@@ -37,8 +37,8 @@ import json
 from typing import Any, Iterator
 
 from execbench.dataset import make_id
-from execbench.families import hashseeds
-from execbench.families.base import Candidate, Outcome, SourceError
+from execbench.contract import hashseeds
+from execbench.contract import Candidate, Outcome, SourceError
 from execbench.families.cruxeval.grade import MAX_ANSWER, MAX_DEPTH
 from execbench.families.cruxeval import run
 from execbench.grading import LiteralParseError, parse_literal
@@ -53,7 +53,7 @@ SOURCE = "cruxeval"
 DEFAULT_OPTIONS: dict[str, Any] = {
     "path": "",  # a cruxeval.jsonl to read instead of the shipped copy
     "repeats": 3,  # runs per problem: hash seed 0, then check seeds; all must agree
-    "check_seeds": "",  # "": drawn at random per build; "5,9": pinned (families/hashseeds.py)
+    "check_seeds": "",  # "": drawn at random per build; "5,9": pinned (contract/hashseeds.py)
     "batch_size": 50,  # problems per candidate (one sandbox per batch and run)
     "call_timeout": 5.0,  # CPU seconds per problem and run (wall: 2x + 2 s)
     "memory_mb": 1024,  # address-space cap per problem

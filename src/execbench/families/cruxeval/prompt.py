@@ -16,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from execbench.dataset import Task
-from execbench.families.base import Message, Prompt
+from execbench.contract import Message, Prompt
 from execbench.families.templates import PromptTemplates
 
 TEMPLATES = PromptTemplates(Path(__file__).parent / "prompts")

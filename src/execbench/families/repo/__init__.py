@@ -9,7 +9,7 @@ from collections import defaultdict
 from typing import Any, Iterable
 
 from execbench.dataset import Task
-from execbench.families.base import AnalysisFacts, Family
+from execbench.contract import AnalysisFacts, Family
 from execbench.families.repo import build, prompt
 from execbench.grading import Score
 

@@ -35,7 +35,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 from execbench.dataset import make_id
 from execbench.dataset.cache import cache_dir
-from execbench.families.base import Candidate, Outcome, SourceError
+from execbench.contract import Candidate, Outcome, SourceError
 from execbench.families.repo import assertions as A
 from execbench.families.repo import context, dvp, leaks, packages
 from execbench.families.repo.records import (AnswerCandidate, Item, Module, Pending, RepoPayload,

@@ -65,7 +65,7 @@ _EMPTY_OK = {"set", "frozenset", "list", "dict", "tuple"}
 @dataclass(frozen=True)
 class DvpRejection:
     """Why the DVP funnels refuse an assertion statically (a value, not the build's
-    :class:`execbench.families.base.Reject` exception): the rejection stage and reason."""
+    :class:`execbench.contract.plugin.Reject` exception): the rejection stage and reason."""
 
     stage: str  # SEMANTIC | MORPHOLOGY
     reason: str

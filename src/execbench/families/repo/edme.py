@@ -47,7 +47,7 @@ from typing import Any, Callable
 
 from execbench.dataset import Task, read_manifest, read_tasks
 from execbench.dataset.cache import BuildCache
-from execbench.families.base import SourceError
+from execbench.contract import SourceError
 from execbench.mutation import engine
 from execbench.mutation.engine import TeacherSettings
 from execbench.mutation.apicalls import api_calls, check_preserved

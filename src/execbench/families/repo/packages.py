@@ -34,7 +34,7 @@ from typing import Any, Callable, Iterator
 
 from packaging.utils import canonicalize_name
 
-from execbench.families.base import Candidate, Outcome
+from execbench.contract import Candidate, Outcome
 from execbench.families.repo import novelty
 from execbench.sources import index, repos
 from execbench.sources.errors import SourceError

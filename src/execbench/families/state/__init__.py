@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from execbench.dataset import Task
-from execbench.families.base import AnalysisFacts, Family
+from execbench.contract import AnalysisFacts, Family
 from execbench.families.state import build, grade, prompt
 from execbench.grading import Score
 

@@ -9,7 +9,7 @@ code runs as jobs of the sandbox's job runner (:mod:`.jobs`), the cases of a bat
    loop's iterations and exits on the long input; without ``[checkpoint]`` the loop and the
    projection are chosen automatically (:mod:`.choose`), from a second, snapshot run;
 2. ``repeats`` sandboxes, one per hash seed (0, then ``repeats - 1`` check seeds drawn at
-   random per build: :mod:`execbench.families.hashseeds`), each running the clean program
+   random per build: :mod:`execbench.contract.hashseeds`), each running the clean program
    on both inputs and the two instrumented programs on the long input (natively, under the
    time/memory caps), plus the short and long runs under the opcode-counting tracer (the
    native trace length, measured ``repeats`` times); seed 0's traced runs of all four arms
@@ -41,8 +41,8 @@ from functools import lru_cache
 from typing import Any, Generator, Iterator, Sequence
 
 from execbench.dataset import make_id
-from execbench.families import hashseeds
-from execbench.families.base import Candidate, Outcome, Reject, SourceError
+from execbench.contract import hashseeds
+from execbench.contract import Candidate, Outcome, Reject, SourceError
 from execbench.families.state import choose, choose_cpp, cpp_programs, instrument_cpp, instrument_py
 from execbench.families.state import jobs as state_jobs
 from execbench.families.state.canonical import depth_ok, dumps, json_type, leaves
@@ -56,7 +56,7 @@ ARMS = ("short-trace-final", "long-trace-final", "inside-loop-state", "post-loop
 
 DEFAULT_OPTIONS: dict[str, Any] = {
     "repeats": 3,  # runs per oracle (hash seed 0, then check seeds) and trace-length measurements
-    "check_seeds": "",  # Python: "" = drawn at random per build; "5,9": pinned (families/hashseeds.py)
+    "check_seeds": "",  # Python: "" = drawn at random per build; "5,9": pinned (contract/hashseeds.py)
     "min_trace_ratio": 10.0,  # short << long: long >= ratio * short in every measurement
     "time_limit": 10.0,  # CPU seconds per native run (wall: 2x + 5 s)
     "memory_mb": 1024,  # address-space cap per native run

@@ -27,7 +27,7 @@ import json
 from functools import lru_cache
 from typing import Any, Generator
 
-from execbench.families.base import Reject
+from execbench.contract import Reject
 from execbench.families.state import instrument_py
 from execbench.families.state.canonical import json_type
 from execbench.families.state.jobs import dump, python_job

@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Generator
 
-from execbench.families.base import Reject
+from execbench.contract import Reject
 from execbench.families.state import choose, cpp_programs, cpp_scan
 from execbench.families.state.jobs import exec_job
 from execbench.sandbox.jobs import Job, JobResult

@@ -35,7 +35,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from execbench.families.base import SourceError
+from execbench.contract import SourceError
 
 COUNT = "execbench_checkpoint_count"
 NS = "execbench_checkpoint"

@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Iterable
 
-from execbench.families.base import SourceError
+from execbench.contract import SourceError
 
 COUNT = "_checkpoint_count"
 EMIT = "_checkpoint_emit"

@@ -48,7 +48,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterator
 
-from execbench.families.base import Candidate, SourceError
+from execbench.contract import Candidate, SourceError
 
 NETWORKX_VERSION = "3.6.1"
 GENERATOR_VERSION = "2"  # 2: short instance 4 nodes / 5 edges, never flow-free

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from execbench.dataset import Task
-from execbench.families.base import Message, Prompt
+from execbench.contract import Message, Prompt
 from execbench.families.templates import PromptTemplates
 from execbench.families.trace import coconut
 

@@ -4,16 +4,24 @@ A family turns sources into *candidates* (cheap, no execution), each candidate i
 :class:`Outcome` (tasks and rejections; this is where code runs, in the sandbox), renders
 a task into chat messages, and grades a raw model response. Nothing outside
 ``families/<name>`` knows a family's details.
+
+This module sits below every user of the contract (the build engines in ``families/``,
+``mutation/``, the family folders, eval, analysis, report): it imports none of them.
+:func:`build_key` is the one build-cache key of a candidate's outcome, shared by
+``execbench build`` and the mutation engine so their cache entries are interchangeable.
 """
 
 from __future__ import annotations
 
+import platform
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Iterable, Iterator
 
+from execbench.contract import hashseeds
 from execbench.dataset import Task, TaskId, parse_id
+from execbench.dataset.cache import content_key
 from execbench.grading import Score
 from execbench.sources.errors import SourceError  # noqa: F401 - re-exported: families raise it
 
@@ -191,3 +199,11 @@ class Family(ABC):
     def summarize_as(self, results: Iterable[tuple[Task, Score]], variant: str | None) -> dict[str, Any]:
         """:meth:`summarize` for results graded with :meth:`grade_as` under ``variant``."""
         return self.summarize(results)
+
+
+def build_key(family: Family, payload: dict[str, Any], options: dict[str, Any]) -> str:
+    """The build-cache key of the outcome of a candidate with ``payload`` built under ``options``:
+    the family and its version, the interpreter's version, the payload and the options without
+    randomly drawn hash seeds (:func:`execbench.contract.hashseeds.cache_options`)."""
+    return content_key(family.name, family.version, platform.python_version(), payload,
+                       hashseeds.cache_options(options))

@@ -1,0 +1,108 @@
+"""The family registry: built-ins by name, third-party families through entry points.
+
+A third-party family is a real installed distribution here: a ``*.dist-info`` folder with an
+``entry_points.txt`` on ``sys.path`` (what pip writes), read by ``importlib.metadata`` in a
+fresh interpreter, so nothing of this process's registry is patched.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from execbench.contract import Family, build_key, families
+from execbench.dataset import DatasetError
+
+PLUGIN = textwrap.dedent('''
+    """A minimal third-party family (its build and prompt modules are not needed to register)."""
+    from execbench.contract import Family
+    from execbench.grading import Score
+
+
+    class Echo(Family):
+        name = "echo"
+        version = "1"
+        arms = {"say": ("text",)}
+
+        def grade(self, task, response):
+            return Score(correct=response.strip() == task.answer, status="ok", extracted=response.strip())
+
+        def summarize(self, results):
+            return {}
+
+
+    FAMILY = Echo()
+''')
+
+PROBE = textwrap.dedent('''
+    import json, warnings
+    from execbench.contract import families
+    from execbench.dataset import Task
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        names = families.names()
+    echo = families.get("echo")
+    task = Task.from_json({"id": "echo/mine/a#say", "family": "echo", "arm": "say", "source_id": "mine/a",
+                           "language": "python", "prompt_fields": {}, "answer": "hi", "answer_kind": "text", "metrics": {},
+                           "provenance": {}})
+    print(json.dumps({"names": names, "type": type(echo).__name__, "parsed": list(families.parse_id(task.id)),
+                      "correct": echo.grade(task, " hi ").correct, "trace": type(families.get("trace")).__name__,
+                      "warnings": [str(w.message) for w in caught]}))
+''')
+
+
+def _install(site: Path, entries: str) -> None:
+    """A distribution ``echo-family`` whose entry points are ``entries`` (lines of the group)."""
+    (site / "echo_family.py").write_text(PLUGIN)
+    info = site / "echo_family-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: echo-family\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text(f"[execbench.families]\n{entries}\n")
+
+
+def _probe(site: Path) -> dict:
+    done = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, timeout=120,
+                          env={"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_a_third_party_family_registers_through_an_entry_point(tmp_path):
+    _install(tmp_path, "echo = echo_family\ntrace = echo_family:FAMILY")
+    seen = _probe(tmp_path)
+    assert seen["names"] == ["trace", "state", "repo", "cruxeval", "echo"]
+    assert seen["type"] == "Echo"
+    assert seen["parsed"] == ["echo", "mine", "a", "say"]  # the dataset check knows its arm
+    assert seen["correct"] is True
+    # an entry point cannot take a built-in's name: the built-in stays, with a warning
+    assert seen["trace"] == "TraceFamily"
+    assert len(seen["warnings"]) == 1 and "'trace' is already registered" in seen["warnings"][0]
+
+
+def test_an_unknown_family_or_arm_is_refused():
+    with pytest.raises(KeyError, match="unknown family 'nope'"):
+        families.get("nope")
+    with pytest.raises(DatasetError, match="unknown family"):
+        families.parse_id("nope/x/y#z")
+    with pytest.raises(DatasetError, match="is not an arm"):
+        families.check_record("trace", "no-such-arm", "lines")
+
+
+def test_every_builtin_is_a_family_named_as_registered():
+    for name in families.names():
+        plugin = families.get(name)
+        assert isinstance(plugin, Family) and plugin.name == name and plugin.arms
+
+
+def test_the_build_key_changes_with_what_an_outcome_depends_on():
+    trace = families.get("trace")
+    key = build_key(trace, {"program": "x = 1"}, {"repeats": 3})
+    assert key == build_key(trace, {"program": "x = 1"}, {"repeats": 3})
+    assert key != build_key(trace, {"program": "x = 2"}, {"repeats": 3})
+    assert key != build_key(trace, {"program": "x = 1"}, {"repeats": 2})
+    assert key != build_key(families.get("state"), {"program": "x = 1"}, {"repeats": 3})
