@@ -16,6 +16,16 @@ verdicts agree with the paper's ``Matched`` (and how many similarities equal its
     python benchmarks/coconut_tables.py --repo PATH                  # a clone (or a fetched bare git dir)
     python benchmarks/coconut_tables.py --topics he --cli            # HumanEval files only, through the CLI
     python benchmarks/coconut_tables.py --json out.json              # every figure as JSON
+    python benchmarks/coconut_tables.py --repo PATH --advanced DIR   # + a coconut-advanced build of PATH
+
+With ``--advanced DIR`` (a dataset built by ``execbench build trace coconut-advanced:PATH``
+from the same clone) it also prints, per topic, the traces the build admitted beside the
+paper's counts, how many built keys equal the published traces (concurrency: segments
+compared sorted, as built keys store them), and Table II recomputed from the published
+predictions on the admitted rows only. That is how execbench compares with the paper on
+the advanced topics: traces the build rejects (concurrency: nondeterministic or failing in
+the sandbox) are excluded, not scored from the paper's key (execbench has no key it did
+not run), and the count is shown next to the table (docs/trace-format.md).
 
 Exit status 1 when a file's verdicts agree on fewer than 99.5 % of its rows or a cell that
 is not a documented misprint (:data:`MISPRINTS`) is off by more than 0.15 points / 0.01.
@@ -35,10 +45,13 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from execbench.dataset import make_id
+from collections import Counter
+
+from execbench.dataset import make_id, read_rejected
 from execbench.families.grade import grade_tasks, read_answers, summarize
 from execbench.dataset import read_tasks
-from execbench.families.trace import coconut
+from execbench.families.trace import coconut, coconut_advanced
+from execbench.families.trace.grade import canonical_trace
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_RESULTS = ROOT / ".." / "shared" / "reference" / "coconut" / "results"
@@ -179,6 +192,7 @@ class FileResult:
     same_distance: int = 0  # our similarity == the paper's Distance (to 1e-9)
     disagreements: list[str] = field(default_factory=list)
     cells: dict = field(default_factory=dict)  # ours (points for accuracies, like the paper)
+    admitted: dict | None = None  # --advanced: cells and rows on the rows the build admitted
 
     @property
     def share(self) -> float:
@@ -293,7 +307,10 @@ def off_cells(result: FileResult) -> list[tuple[str, float, float, bool]]:
     return out
 
 
-def run(source: str, topics: list[str], use_cli: bool = False) -> list[FileResult]:
+def run(source: str, topics: list[str], use_cli: bool = False,
+        admitted: dict[str, set[int]] | None = None) -> list[FileResult]:
+    """Grade every published file of ``topics``; ``admitted`` (topic -> published row numbers a
+    coconut-advanced build admitted) also grades the advanced files on those rows only."""
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         for topic in topics:
@@ -302,8 +319,58 @@ def run(source: str, topics: list[str], use_cli: bool = False) -> list[FileResul
                     rows = read_file(source, topic, model, prompt)
                     if rows is None:
                         continue
-                    results.append(grade_file(rows, topic, model, prompt, Path(tmp), use_cli))
+                    result = grade_file(rows, topic, model, prompt, Path(tmp), use_cli)
+                    keep = (admitted or {}).get(TOPICS[topic])
+                    if keep is not None and topic != "he":
+                        kept = [row for index, row in enumerate(rows) if index in keep]
+                        part = grade_file(kept, topic, model, prompt, Path(tmp) / "admitted", use_cli)
+                        result.admitted = {**part.cells, "rows": len(kept)}
+                    results.append(result)
     return results
+
+
+def advanced_summary(repo: Path, dataset: Path) -> dict[str, dict]:
+    """Per topic of a coconut-advanced build: the paper's traces, the admitted ones (their
+    published row numbers), rejections by stage, and built keys equal to the published trace."""
+    out = {topic: {"paper": coconut.PAPER_TRACES[topic], "published": 0, "admitted": set(), "equal": 0,
+                   "rejected": Counter()} for topic in coconut_advanced.CATEGORIES.values()}
+    published = {(row.topic, row.index): row for row in coconut_advanced.rows(repo)}
+    for topic, _ in published:
+        out[topic]["published"] += 1
+    for task in read_tasks(dataset):
+        topic, row = task.prompt_fields["topic"], task.provenance.get("paper_row")
+        if not task.source_id.startswith(coconut_advanced.SOURCE + "/") or (topic, row) not in published:
+            continue
+        out[topic]["admitted"].add(row)
+        paper = coconut_advanced.published_trace(published[(topic, row)].executed)
+        out[topic]["equal"] += task.answer == (canonical_trace(paper) if topic == coconut.CONCURRENCY else paper)
+    for record in read_rejected(dataset):
+        parts = record["candidate"].split("/")
+        if parts[0] == coconut_advanced.SOURCE and parts[1] in out:
+            out[parts[1]]["rejected"][record["stage"]] += 1
+    return out
+
+
+def render_advanced(summary: dict[str, dict], results: list[FileResult]) -> str:
+    lines = ["Advanced topics, a coconut-advanced build: traces admitted / the paper's, rejected by stage, "
+             "built keys equal to the published trace (concurrency: segments sorted)"]
+    for topic, entry in summary.items():
+        admitted = len(entry["admitted"])
+        stages = ", ".join(f"{n} {stage}" for stage, n in entry["rejected"].most_common()) or "none"
+        lines.append(f"  {topic:<12} {admitted:>4} / {entry['paper']:<4} (rows published: {entry['published']}); "
+                     f"rejected: {stages}; equal: {entry['equal']} of {admitted}")
+    for topic in ("oop", "concurrency"):
+        part = [r for r in results if r.topic == topic and r.admitted is not None]
+        if not part:
+            continue
+        shown = part[0].admitted["rows"]
+        lines += ["", f"Table II ({topic}) from the published predictions: all {part[0].rows} rows (as printed) "
+                      f"and the {shown} a build admits ({part[0].rows - shown} excluded)",
+                  f"{'model':<20} {'prompt':<7} {'acc all':>8} {'acc adm.':>8} {'sim all':>8} {'sim adm.':>8}"]
+        for r in part:
+            lines.append(f"{LABELS[r.model]:<20} {r.prompt:<7} {r.cells['acc']:>8.1f} {r.admitted['acc']:>8.1f} "
+                         f"{r.cells['sim']:>8.3f} {r.admitted['sim']:>8.3f}")
+    return "\n".join(lines)
 
 
 def render(results: list[FileResult]) -> str:
@@ -346,15 +413,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--topics", default="he,oop,concurrency", help="comma-separated: he, oop, concurrency")
     parser.add_argument("--cli", action="store_true", help="run `execbench grade` as a command for every file")
     parser.add_argument("--json", type=Path, help="write every figure here")
+    parser.add_argument("--advanced", type=Path, help="a coconut-advanced build of --repo (needs a work tree)")
     args = parser.parse_args(argv)
+    if args.advanced and not args.repo:
+        parser.error("--advanced needs --repo (the clone the dataset was built from)")
     source = f"repo:{args.repo}" if args.repo else f"results:{args.results}"
     topics = [t for t in args.topics.split(",") if t]
     started = time.monotonic()
-    results = run(source, topics, args.cli)
+    advanced = advanced_summary(args.repo, args.advanced) if args.advanced else None
+    admitted = {topic: entry["admitted"] for topic, entry in advanced.items()} if advanced else None
+    results = run(source, topics, args.cli, admitted)
     if not results:
         print(f"no published files found at {source}", file=sys.stderr)
         return 2
     print(render(results))
+    if advanced:
+        print("\n" + render_advanced(advanced, results))
     failing = [r for r in results if r.share < AGREEMENT]
     unexplained = [(r, c) for r in results for c in off_cells(r) if not c[3]]
     misprints = [(r, c) for r in results for c in off_cells(r) if c[3]]
@@ -370,7 +444,11 @@ def main(argv: list[str] | None = None) -> int:
     for r, (column, ours, value, _) in unexplained:
         print(f"  unexplained: {r.topic} {r.model} {r.prompt} {column}: {ours:.3f} vs {value}")
     if args.json:
-        args.json.write_text(json.dumps([{**r.__dict__, "printed": printed(r)} for r in results], indent=1))
+        figures: dict = {"files": [{**r.__dict__, "printed": printed(r)} for r in results]}
+        if advanced:
+            figures["advanced"] = {topic: {**entry, "admitted": sorted(entry["admitted"])}
+                                   for topic, entry in advanced.items()}
+        args.json.write_text(json.dumps(figures, indent=1))
     return 1 if failing or unexplained else 0
 
 

@@ -35,3 +35,25 @@ def test_paper_tables_match_the_graders_own_aggregation():
 
 def test_no_paper_scored_rows_no_table():
     assert paper_tables(_rows().assign(variant="direct"), ("coconut",)).empty
+
+
+def test_report_shows_the_papers_trace_counts_and_says_when_traces_were_excluded():
+    """The report's Table II layout puts the paper's count beside the admitted traces, and a
+    topic with fewer traces than the paper's gets the note that the rest were excluded."""
+    from execbench.report.sections import Section, _paper_scoring_tables
+
+    rows = _rows()
+    rows.loc[rows["topic"] == "oop", "topic"] = "concurrency"  # 2 traces against the paper's 100
+    sec = Section("trace", "Line traces")
+    _paper_scoring_tables(sec, rows, "trace", ["m · coconut", "m · direct"])
+    tables = {block.title: block for kind, block in sec.blocks if kind == "table"}
+    other = next(t for title, t in tables.items() if title.startswith("Table II"))
+    cells = dict(zip([c.label for c in other.columns], other.cells()[0]))
+    assert cells["Traces"][0] == "2" and cells["Paper traces"][0] == "100"
+    human = next(t for title, t in tables.items() if title.startswith("Table I "))
+    assert dict(zip([c.label for c in human.columns], human.cells()[0]))["Paper traces"][0] == "1,083"
+    notes = [text for kind, text in sec.blocks if kind == "note"]
+    assert any("excluded, not scored from the paper's published key" in n for n in notes)
+    sec = Section("trace", "Line traces")
+    _paper_scoring_tables(sec, rows.assign(variant="direct"), "trace", [])
+    assert sec.blocks == []  # nothing graded by the paper's rules: no layout, no note

@@ -9,9 +9,12 @@ rows of each topic are built and compared with the published traces too.
 from __future__ import annotations
 
 import csv
+import difflib
+import importlib.util
 import io
 import json
 import os
+import sys
 import zipfile
 from pathlib import Path
 
@@ -152,6 +155,47 @@ def test_fixture_builds_with_the_papers_line_numbers_and_traces(tmp_path):
         assert "#" not in task.prompt_fields["program"]
         assert coconut_advanced.code_indices(task.prompt_fields["program"]) == \
             coconut_advanced.code_indices((repo / _file_of(task)).read_text())
+
+
+def _tables():
+    root = Path(__file__).resolve().parents[3]
+    spec = importlib.util.spec_from_file_location("coconut_tables", root / "benchmarks" / "coconut_tables.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault(spec.name, module)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_tables_benchmark_counts_admitted_rows_and_restricts_table_2_to_them(tmp_path):
+    """``coconut_tables.py --repo PATH --advanced DIR``: admitted per topic beside the paper's
+    counts, built keys equal to the published ones, and Table II on the admitted rows only."""
+    bench = _tables()
+    repo = write_fixture(tmp_path / "clone")
+    summary = bench.advanced_summary(repo, build(tmp_path, f"coconut-advanced:{repo}"))
+    assert {t: (len(e["admitted"]), e["equal"], dict(e["rejected"])) for t, e in summary.items()} == {
+        "recursion": (5, 5, {}), "concurrency": (5, 5, {}), "oop": (3, 3, {"source": 2})}
+    assert summary["concurrency"]["paper"] == 100 and summary["oop"]["admitted"] == {0, 1, 2}
+    # published predictions for the concurrency rows (as the authors' NoReps files hold them)
+    results = repo / "Results" / bench.REPO_PATHS[("concurrency", "Gemini", "CoT")]
+    results.parent.mkdir(parents=True)
+    with open(results, "w", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["Filename", "Category", "Predicted", "Actual", "Matched", "Distance"])
+        for index in range(5):
+            actual = coconut.key_text(coconut.key_tokens(workers_trace_nested(index + 1)))
+            predicted = actual if index == 0 else "[5, 6, 7]"
+            # the published concurrency distance: the plain ratio of the two token lists joined by commas
+            distance = difflib.SequenceMatcher(a=",".join(actual[1:-1].split(", ")),
+                                               b=",".join(predicted[1:-1].split(", "))).ratio()
+            writer.writerow(["workers", "Concurrency_prepared", predicted, actual, str(index == 0), distance])
+    (result,) = bench.run(f"repo:{repo}", ["concurrency"], admitted={"concurrency": {0, 1}})
+    assert result.rows == 5 and result.agree == 5 and result.same_distance == 5
+    assert result.cells["acc"] == 20.0 and result.admitted["rows"] == 2 and result.admitted["acc"] == 50.0
+    assert "the 2 a build admits (3 excluded)" in bench.render_advanced(summary, [result])
+
+
+def workers_trace_nested(k: int) -> list:
+    return coconut_advanced.published_trace(str(workers_trace(k)))
 
 
 def _file_of(task: Task) -> str:
