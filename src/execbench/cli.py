@@ -324,6 +324,8 @@ def report(
     title: str = typer.Option("execbench report", "--title", help="Page title."),
     replicates: int = typer.Option(10_000, "--replicates", min=200, help="Source-clustered bootstrap replicates."),
     permutations: int = typer.Option(10_000, "--permutations", min=200, help="Mann-Whitney permutation shuffles."),
+    cutoff: Optional[str] = typer.Option(None, "--cutoff", help="Tasks with release dates: accuracy before vs "
+                                         "after this day (YYYY-MM-DD; default: the model's cutoff if Inspect knows it)."),
 ) -> None:
     """Write a self-contained HTML report (tables, plots, statistics) from evaluation logs."""
     import re
@@ -332,12 +334,14 @@ def report(
     from execbench.report import write_report
     from execbench.report.sections import Options
 
+    if cutoff is not None and not re.fullmatch(r"\d{4}-\d\d-\d\d", cutoff):
+        _fail(f"--cutoff {cutoff!r}: expected YYYY-MM-DD")
     try:
         with console.status("reading logs"):
             logset = read_logs(logs, datasets)
         with console.status(f"analysing {len(logset.samples)} samples"):
             written = write_report(logset, out, title=title,
-                                   options=Options(replicates=replicates, permutations=permutations))
+                                   options=Options(replicates=replicates, permutations=permutations, cutoff=cutoff))
     except (LogReadError, OSError) as exc:
         _fail(str(exc))
     for line in written.headlines:

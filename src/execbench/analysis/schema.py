@@ -46,6 +46,7 @@ TEXT_COLUMNS = (
     "status", "extracted", "oracle", "program", "mode",
     "difficulty", "repository", "scope", "original_id", "pair",
     "stop_reason", "dataset_hash", "execbench_version",
+    "release_date",  # provenance.release_date (YYYY-MM-DD), any family: the report's contamination view
 )
 FLOAT_COLUMNS = ("similarity", "temperature", "output_tokens", "epoch", *METRIC_COLUMNS)
 BOOL_COLUMNS = ("completed", "correct")

@@ -109,6 +109,7 @@ class Rendered:
             # what analysis groups by (as the family derives it), so that logs suffice without the dataset
             "topic": None, "repository": None, **families.get(task.family).task_slices(task),
             "original_id": task.provenance.get("original_id"),
+            "release_date": task.provenance.get("release_date"),  # the report's contamination view
         }
 
 

@@ -34,6 +34,7 @@ class Options:
     replicates: int = 10_000         # paired / memorisation / comparison bootstraps (paper: 10,000)
     descriptive_replicates: int = 2_000
     permutations: int = 10_000       # Mann-Whitney permutation test (paper: 10,000)
+    cutoff: str | None = None        # contamination view: before/after this release day (report/contamination.py)
 
 
 @dataclass
@@ -625,6 +626,11 @@ def build(df: pd.DataFrame, opts: Options | None = None) -> Report:
         sections.append(relations_section(df, family, colors, opts, headlines))
     sections.append(comparison_section(df, opts, headlines))
     sections.append(memorisation_section(df, opts, headlines))
+    from execbench.report import contamination  # tasks with release dates, any family (issue 26)
+
+    dated = contamination.section(df, opts.cutoff, headlines)
+    if dated is not None:
+        sections.append(dated)
     unknown = [f for f in present if f not in reported]
     if unknown:
         notes.append(f"Samples of unknown families ({', '.join(unknown)}) appear only in the overview.")
