@@ -23,7 +23,6 @@ import pandas as pd
 from execbench.contract import families
 from execbench.analysis.schema import METRIC_COLUMNS, facts, normalize
 from execbench.eval.logs import grade_of, read_records
-from execbench.dataset import DatasetError, content_hash, read_manifest, read_tasks
 
 
 
@@ -134,9 +133,8 @@ def row_from_records(eval_info: dict[str, Any], record: dict[str, Any], model: s
 
 # -- dataset join -----------------------------------------------------------------------------
 def _dataset_tasks(paths: Iterable[str | Path], notes: list[str], hashes: dict[str, str | None]) -> dict[str, Any]:
-    """The tasks of the evaluated datasets, by id. Each directory's content hash is recomputed
-    (:func:`execbench.dataset.content_hash`): a directory whose tasks no longer match its own
-    manifest (edited by hand) is noted, and one that changed since it was evaluated is skipped."""
+    from execbench.dataset import DatasetError, read_manifest, read_tasks
+
     tasks: dict[str, Any] = {}
     for path in dict.fromkeys(str(p) for p in paths if p):
         directory = Path(path)
@@ -144,21 +142,16 @@ def _dataset_tasks(paths: Iterable[str | Path], notes: list[str], hashes: dict[s
             continue
         try:
             manifest = read_manifest(directory) if directory.is_dir() else {}
-            found = list(read_tasks(directory))
+            expected = hashes.get(path)
+            if expected and manifest.get("content_hash") and manifest["content_hash"] != expected:
+                notes.append(f"dataset {path} changed since it was evaluated (content hash "
+                             f"{manifest['content_hash'][:19]}… vs {expected[:19]}… in the log); "
+                             "program texts and provenance were not taken from it")
+                continue
+            for task in read_tasks(directory):
+                tasks.setdefault(task.id, task)
         except (DatasetError, OSError) as exc:
             notes.append(f"dataset {path} could not be read: {exc}")
-            continue
-        actual, stored, expected = content_hash(found), manifest.get("content_hash"), hashes.get(path)
-        if stored and stored != actual:
-            notes.append(f"dataset {path}: its tasks hash to {actual[:19]}… but its manifest says "
-                         f"{str(stored)[:19]}… (tasks.jsonl was changed after the build)")
-        if expected and expected != actual:
-            notes.append(f"dataset {path} changed since it was evaluated (content hash "
-                         f"{actual[:19]}… vs {expected[:19]}… in the log); "
-                         "program texts and provenance were not taken from it")
-            continue
-        for task in found:
-            tasks.setdefault(task.id, task)
     return tasks
 
 
