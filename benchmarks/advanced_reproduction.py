@@ -1,5 +1,9 @@
 """Compare execbench's script-mode traces with CoCoNUT's published Advanced-Trace traces.
 
+(Issue 11's check of case directories under the default build, lines mapped by content. The
+same programs as a source with the paper's own line numbers: ``coconut-advanced:PATH``, compared
+by ``benchmarks/coconut_tables.py --repo PATH --advanced DIR``.)
+
 The paper's Advanced-Trace data lives in its public repository
 (github:seal-research/structural-code-understanding-dataset; get it with the ``fetch``
 tool, which leaves a git directory). Row i of
@@ -25,8 +29,6 @@ compared in canonical form (segments sorted).
 from __future__ import annotations
 
 import argparse
-import ast
-import builtins
 import csv
 import difflib
 import io
@@ -40,28 +42,13 @@ import zipfile
 from collections import Counter, defaultdict
 from pathlib import Path
 
+from execbench.families.trace import coconut_advanced
+
 CATEGORIES = ("Concurrency", "OOP", "Recursion")
+# the prelude for names the paper's runner provided, and its trace reader: shared with the source
+prelude, paper_trace = coconut_advanced.prelude, coconut_advanced.published_trace
 _SUFFIX = re.compile(r"\s*# \d+$")
 _COMMENT = re.compile(r"\s*#[^'\"]*$")
-# Names the paper's programs use without importing them, and where they come from.
-PROVIDERS = {
-    "threading": {"Thread", "Lock", "RLock", "Semaphore", "BoundedSemaphore", "Condition", "Event", "Barrier",
-                  "Timer", "current_thread", "active_count"},
-    "typing": {"List", "Optional", "Callable", "Dict", "Tuple", "Set", "Any", "Union", "Deque"},
-    "collections": {"deque", "defaultdict", "Counter", "OrderedDict", "namedtuple"},
-    "time": {"sleep"},
-    "queue": {"Queue"},
-    "concurrent.futures": {"ThreadPoolExecutor"},
-    "functools": {"lru_cache", "cache", "reduce"},
-    "math": {"sqrt", "inf", "floor", "ceil"},
-    "abc": {"ABC", "abstractmethod"},
-    "urllib.parse": {"urlparse", "urljoin"},
-}
-MODULES = {"collections", "threading", "time", "math", "random", "heapq", "itertools", "functools", "queue",
-           "sys", "os", "bisect", "string", "re", "copy", "asyncio", "operator", "typing", "io"}
-PACKAGES = {"concurrent": "concurrent.futures"}  # a package used through its submodule
-
-
 def git_show(repo: Path, path: str) -> bytes | None:
     done = subprocess.run(["git", "--git-dir", str(repo), "show", f"HEAD:{path}"], capture_output=True)
     return done.stdout if done.returncode == 0 else None
@@ -78,54 +65,6 @@ def read_rows(repo: Path, category: str) -> list[dict]:
         with zipfile.ZipFile(io.BytesIO(packed)) as archive:
             raw = archive.read(archive.namelist()[0])
     return list(csv.DictReader(io.StringIO(raw.decode("utf-8"))))
-
-
-def undefined_names(source: str) -> set[str]:
-    """Names loaded somewhere but bound nowhere in the program (nor builtins)."""
-    tree = ast.parse(source)
-    loaded, bound = set(), set(dir(builtins))
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name):
-            (loaded if isinstance(node.ctx, ast.Load) else bound).add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            bound.add(node.name)
-        elif isinstance(node, ast.arg):
-            bound.add(node.arg)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            bound.update((a.asname or a.name).split(".")[0] for a in node.names)
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            bound.add(node.name)
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            bound.update(node.names)
-    return loaded - bound
-
-
-def prelude(source: str) -> str | None:
-    missing = undefined_names(source)
-    parts = [f"from {module} import {', '.join(sorted(names & missing))}"
-             for module, names in PROVIDERS.items() if names & missing]
-    modules = sorted(missing & MODULES) + sorted(PACKAGES[name] for name in missing & set(PACKAGES))
-    if modules:
-        parts.append("import " + ", ".join(modules))
-    return "; ".join(parts) if parts else None
-
-
-def paper_trace(text: str) -> list:
-    """The paper's ExecutedLines (``'('`` / ``')'`` delimit segments) as nested lists."""
-    items = json.loads(text.replace("'", '"'))
-    out: list = []
-    stack = [out]
-    for item in items:
-        if item == "(":
-            segment: list = []
-            stack[-1].append(segment)
-            stack.append(segment)
-        elif item == ")":
-            if len(stack) > 1:
-                stack.pop()
-        else:
-            stack[-1].append(int(item))
-    return out
 
 
 def _content(text: str) -> str:
