@@ -14,7 +14,11 @@ not collect (``collection_failed``) and why a library has 0 tasks; the test envi
 manifest records; the distribution of the per-assertion Score of admitted tasks; and an
 independent text check of every admitted task's rendered prompts (direct and agent): does the
 answer's text (three or more characters, not a bare True/False/None) appear in them
-outside the blank?
+outside the blank? The same text check runs on the agent's masked copies of the test
+modules (``prompt_fields.agent_copies``: what ``--mode agent`` reads instead of the test file;
+a copy missing from the cache counts as ``no copy``). Context from other files: tasks whose
+prompt carries conftest.py fixtures or helpers of other test modules (``# from FILE`` in the
+carried definitions) and ``context_missing`` rejections by kind (fixture, helper, test module).
 
 ``--check N`` also runs ``benchmarks/repo_grader_agreement.py`` on the first N tasks of
 each library (stored answer substituted into the real test must pass; same-type wrong values
@@ -34,9 +38,9 @@ from pathlib import Path
 from typing import Any
 
 from execbench.dataset import Task
-from execbench.families.repo import prompt
+from execbench.families.repo import agent_copy, prompt
 
-GATES = ("answer_visible", "context_too_large", "trivial", "assertion_score", "collection_failed",
+GATES = ("answer_visible", "context_missing", "context_too_large", "trivial", "assertion_score", "collection_failed",
          "no_tests_collected")
 
 
@@ -57,6 +61,21 @@ def _visible_by_text(task: dict[str, Any]) -> bool:
     return False
 
 
+def _visible_in_copy(task: dict[str, Any]) -> bool | None:
+    """The answer's text in an agent copy of the task's modules (None: no loadable copy)."""
+    refs = task["prompt_fields"].get("agent_copies") or {}
+    answer = task["answer"].strip()
+    try:
+        copies = [agent_copy.load(ref) for ref in refs.values()]
+    except (OSError, ValueError):
+        return None
+    if not copies:
+        return None
+    if len(answer) < 3 or answer in ("True", "False", "None"):
+        return False
+    return any(re.search(r"(?<![\w.])" + re.escape(answer) + r"(?![\w])", text) for text in copies)
+
+
 def _quantiles(values: list[float]) -> str:
     if not values:
         return "-"
@@ -71,7 +90,8 @@ def summarise(directory: Path) -> dict[str, Any]:
     manifest = json.loads((directory / "manifest.json").read_text())
     libs: dict[str, dict[str, Any]] = defaultdict(lambda: {"tasks": 0, "stages": Counter(), "gates": Counter(),
                                                            "leaks": Counter(), "scores": [], "visible": 0,
-                                                           "messages": Counter()})
+                                                           "messages": Counter(), "in_copy": 0, "no_copy": 0, "tasks_with_copy": 0,
+                                                           "outside": Counter(), "missing": Counter()})
     for task in tasks:
         lib = libs[task["prompt_fields"]["library"]]
         lib["tasks"] += 1
@@ -80,6 +100,10 @@ def summarise(directory: Path) -> dict[str, Any]:
             lib["scores"].append(score)
         if _visible_by_text(task):
             lib["visible"] += 1
+        in_copy = _visible_in_copy(task)
+        lib["in_copy" if in_copy else "no_copy" if in_copy is None else "tasks_with_copy"] += 1
+        for path in re.findall(r"^# from (\S+)$", task["prompt_fields"].get("test_definitions", ""), re.M):
+            lib["outside"]["conftest" if path.endswith("conftest.py") else "other test module"] += 1
     for r in rejected:
         lib = libs[_library(r["candidate"])]
         lib["stages"][r["stage"]] += 1
@@ -88,6 +112,8 @@ def summarise(directory: Path) -> dict[str, Any]:
             lib["gates"][head] += 1
         if head == "answer_visible":
             lib["leaks"][r["reason"].split(":", 1)[1].strip()] += 1
+        if head == "context_missing":
+            lib["missing"][r["reason"].split(":", 1)[1].split()[0]] += 1
         if head in ("collection_failed", "no_tests_collected"):
             lib["messages"][r["reason"][:160]] += 1
     return {"manifest": manifest, "libraries": libs}
@@ -124,7 +150,9 @@ def main() -> None:
             entry = {
                 "tasks": lib["tasks"], "rejected_by_stage": dict(lib["stages"]), "gates": dict(lib["gates"]),
                 "answer_visible": dict(lib["leaks"]), "assertion_score_quantiles": _quantiles(lib["scores"]),
-                "answer_text_in_prompt": lib["visible"], "zero_tasks_reason": manifest.get("zero_tasks_reason"),
+                "answer_text_in_prompt": lib["visible"], "answer_text_in_agent_copy": lib["in_copy"],
+                "no_agent_copy": lib["no_copy"], "carried_from_other_files": dict(lib["outside"]),
+                "context_missing": dict(lib["missing"]), "zero_tasks_reason": manifest.get("zero_tasks_reason"),
                 "collection_messages": dict(lib["messages"].most_common(3)), "test_environment": env,
                 "substitution": {"tasks": check.get("tasks"),
                                  "oracle_pass": oracle.get("True/True", 0) + oracle.get("False/True", 0),
@@ -135,22 +163,26 @@ def main() -> None:
             }
             report[name] = entry
             rows.append((name, entry, manifest.get("build_seconds")))
-    print("| library | tasks | rejected | answer_visible (where) | context_too_large | trivial | assertion_score "
-          "| collection_failed | answer text in prompt | assertion Score min/q1/med/q3/max | build s |")
-    print("| --- " * 11 + "|")
+    print("| library | tasks | rejected | answer_visible (where) | context_missing | context_too_large | trivial "
+          "| assertion_score | collection_failed | answer text in prompt | answer text in agent copy "
+          "| assertion Score min/q1/med/q3/max | build s |")
+    print("| --- " * 13 + "|")
     for name, e, seconds in rows:
         leaks = ", ".join(f"{k} {v}" for k, v in sorted(e["answer_visible"].items())) or "0"
         g = e["gates"]
         print(f"| {name} | {e['tasks']} | {sum(e['rejected_by_stage'].values())} | {g.get('answer_visible', 0)} "
-              f"({leaks}) | {g.get('context_too_large', 0)} | {g.get('trivial', 0)} | {g.get('assertion_score', 0)} "
-              f"| {g.get('collection_failed', 0)} | {e['answer_text_in_prompt']} | {e['assertion_score_quantiles']} "
-              f"| {seconds} |")
+              f"({leaks}) | {g.get('context_missing', 0)} | {g.get('context_too_large', 0)} | {g.get('trivial', 0)} "
+              f"| {g.get('assertion_score', 0)} | {g.get('collection_failed', 0)} | {e['answer_text_in_prompt']} "
+              f"| {e['answer_text_in_agent_copy']} | {e['assertion_score_quantiles']} | {seconds} |")
     print()
     for name, e, _ in rows:
         stages = ", ".join(f"{k} {v}" for k, v in sorted(e["rejected_by_stage"].items()))
         print(f"- {name}: rejections by stage: {stages}")
         if e["tasks"] == 0:
             print(f"  - 0 tasks: {e['zero_tasks_reason']}")
+        print(f"  - agent copies: answer text in {e['answer_text_in_agent_copy']} of them, no copy for "
+              f"{e['no_agent_copy']} tasks; carried from other files (tasks): {e['carried_from_other_files'] or 0}; "
+              f"context_missing: {e['context_missing'] or 0}")
         for message, n in e["collection_messages"].items():
             print(f"  - {n}x {message}")
         if e["test_environment"]:

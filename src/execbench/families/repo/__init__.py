@@ -29,7 +29,9 @@ class RepoFamily(Family):
     # 12: pytest runs are job-runner jobs (a failed module run's rejection reason is worded by it).
     # 13: leak gate (answer_visible: ...), test-file definitions carried (context_too_large), per-assertion
     #     Score and trivial, collection_failed, stored traces without run-dependent values, local roots.
-    version = "13"
+    # 14: the agent's masked copy of the test module (prompt_fields.agent_copies, answer_visible: agent_copy),
+    #     conftest fixtures and test-side helpers carried (context_missing), comments stating containers.
+    version = "14"
     variants = tuple(prompt.VARIANTS)
     default_options = build.DEFAULT_OPTIONS
     build_in_processes = True  # admission, slicing and metrics are parent-side Python: ~60% of a build

@@ -1,13 +1,20 @@
 """Read-only repository browsing for agent mode: list, read and search, confined to one
 repository's source tree.
 
-Every path is resolved (symlinks followed) and must stay inside the tree; the test file of
-the task (and anything else in ``refused``) cannot be read, listed or searched, and
-neither can any file whose text contains a refused file's text (copies left by builds:
-``build/lib/...``) nor build artefacts (top-level ``build/``, ``dist/``, ``*.egg-info``,
-``__pycache__``). Regular-expression search uses RE2 (linear time: ``(.+)+#NOPE#`` cannot
-hang the evaluator). Errors are returned as :class:`ToolError` with a short message an
-agent can act on. No code runs.
+Every path is resolved (symlinks followed) and must stay inside the tree. The task's test
+file and the module holding its function are never shown as they are: when the task
+carries their masked copies (``prompt_fields.agent_copies``, :mod:`.agent_copy`: every
+masked value of the module's tasks hidden) reading, listing and searching them shows the
+copy, by any spelling of the path (``./``, ``..``, a symlink); without a loadable copy they
+are refused (``refused``). Also refused, so no other route shows an answer: any file whose
+text contains a refused or copied file's text or one of the lines the masking changed (a
+copy left by a build in ``build/lib/...``, a backup, a hard link, an uncompressed archive),
+build artefacts (top-level ``build/``, ``dist/``, ``*.egg-info``, ``__pycache__``),
+compiled and archived files (``*.pyc``, ``*.tar``, ``*.whl``, ...), version-control
+history (``.git``, ``.hg``, ``.svn``) and installed copies (``site-packages``, any
+directory holding a ``pyvenv.cfg``). Regular-expression search uses RE2 (linear time:
+``(.+)+#NOPE#`` cannot hang the evaluator). Errors are returned as :class:`ToolError` with a
+short message an agent can act on. No code runs.
 The eval engineer wraps these as Inspect tools (FIELD-NOTES: Inspect's ``local`` sandbox
 is no boundary, so the confinement lives here).
 """
@@ -22,18 +29,21 @@ from typing import Any
 
 import re2
 
+from execbench.families.repo import agent_copy
 from execbench.sources import repos
 
 MAX_READ_CHARS = 16_000
 MAX_LIST = 500
 MAX_MATCHES = 100
 MAX_FILE_BYTES = 2_000_000
-_SKIP_DIRS = {".git", "__pycache__", ".tox", ".venv", "node_modules", ".mypy_cache", ".pytest_cache"}
+_SKIP_DIRS = {".git", ".hg", ".svn", ".bzr", "__pycache__", ".tox", ".nox", ".venv", "node_modules", ".mypy_cache",
+              ".pytest_cache", ".eggs", "site-packages", "dist-packages"}
 _ARTIFACT_TOP = {"build", "dist"}  # what pip/setuptools write into a tree
+_BINARY_SUFFIXES = (".pyc", ".pyo", ".so", ".tar", ".tgz", ".gz", ".bz2", ".xz", ".zip", ".whl", ".egg")
 
 
 def _artifact(rel: tuple[str, ...]) -> bool:
-    return bool(rel) and (rel[0] in _ARTIFACT_TOP or any(
+    return bool(rel) and (rel[0] in _ARTIFACT_TOP or rel[-1].endswith(_BINARY_SUFFIXES) or any(
         p in _SKIP_DIRS or p.endswith(".egg-info") for p in rel))
 
 
@@ -45,29 +55,46 @@ class ToolError(ValueError):
 class RepoBrowser:
     root: Path
     refused: set[str] = field(default_factory=set)  # paths relative to root
+    copies: dict[str, str] = field(default_factory=dict)  # path relative to root -> the text shown instead
 
     def __post_init__(self) -> None:
         self.root = Path(os.path.realpath(self.root))
         if not self.root.is_dir():
             raise ToolError(f"repository root {self.root} is not a directory")
-        self._refused = {Path(os.path.realpath(self.root / r)) for r in self.refused}
+        self._copies = {Path(os.path.realpath(self.root / r)): text for r, text in self.copies.items()}
+        self._refused = {Path(os.path.realpath(self.root / r)) for r in self.refused} - set(self._copies)
         self._refused_texts = []
-        for path in self._refused:
+        self._answer_lines: set[str] = set()
+        self._inodes: set[tuple[int, int]] = set()
+        for path in self._refused | set(self._copies):
             try:
-                text = path.read_text(encoding="utf-8", errors="replace").strip()
+                text = path.read_text(encoding="utf-8", errors="replace")
+                info = path.stat()
             except OSError:
                 continue
-            if text:
-                self._refused_texts.append(text)
+            self._inodes.add((info.st_dev, info.st_ino))
+            if text.strip():
+                self._refused_texts.append(text.strip())
+            if path in self._copies:
+                self._answer_lines |= agent_copy.answer_lines(text, self._copies[path])
 
     @classmethod
     def for_task(cls, task: Any) -> "RepoBrowser":
-        """The browser a repo task asks for: its source tree, minus its test file."""
+        """The browser a repo task asks for: its source tree, its test file (and the module
+        holding the function) shown as their masked copies, or refused when a copy cannot
+        be loaded (an older dataset, a cache without the copies)."""
         fields = task.prompt_fields
         refused = {fields["test_file"]}
         if fields.get("function_file"):
             refused.add(fields["function_file"])
-        return cls(repos.from_portable(fields["repo_root"]), refused)
+        copies = {}
+        for path, ref in (fields.get("agent_copies") or {}).items():
+            if path in refused:
+                try:
+                    copies[path] = agent_copy.load(ref)
+                except (OSError, ValueError, EOFError):
+                    continue  # stays refused
+        return cls(repos.from_portable(fields["repo_root"]), refused, copies)
 
     # -- confinement ---------------------------------------------------------------------
     def _resolve(self, path: str) -> Path:
@@ -86,10 +113,30 @@ class RepoBrowser:
         return real
 
     def _is_refused(self, real: Path) -> bool:
-        return real in self._refused
+        if real in self._copies:
+            return False
+        if real in self._refused:
+            return True
+        try:
+            info = real.stat()
+        except OSError:
+            return False
+        if (info.st_dev, info.st_ino) in self._inodes:
+            return True  # a hard link of the test file
+        return real.is_dir() and (real / "pyvenv.cfg").is_file() or any(
+            (parent / "pyvenv.cfg").is_file() for parent in real.parents if self.root in parent.parents)
 
     def _copies_refused(self, text: str) -> bool:
-        return any(refused in text for refused in self._refused_texts)
+        """The text holds a refused file's text or a line its masked copy hides."""
+        if any(refused in text for refused in self._refused_texts):
+            return True
+        return bool(self._answer_lines) and any(line.strip() in self._answer_lines for line in text.splitlines())
+
+    def _text(self, real: Path) -> str:
+        """A file's text as the agent sees it (the masked copy for the test module)."""
+        if real in self._copies:
+            return self._copies[real]
+        return real.read_text(encoding="utf-8")
 
     def _rel(self, real: Path) -> str:
         return real.relative_to(self.root).as_posix() or "."
@@ -121,10 +168,10 @@ class RepoBrowser:
         if real.stat().st_size > MAX_FILE_BYTES:
             raise ToolError(f"{path!r} is too large to read")
         try:
-            text = real.read_text(encoding="utf-8")
+            text = self._text(real)
         except UnicodeDecodeError:
             raise ToolError(f"{path!r} is not a text file") from None
-        if self._copies_refused(text):
+        if real not in self._copies and self._copies_refused(text):
             raise ToolError(f"{path!r} is not available (it contains the test being asked about)")
         lines = text.splitlines()
         start = max(1, int(start_line))
@@ -160,10 +207,10 @@ class RepoBrowser:
             if real.stat().st_size > MAX_FILE_BYTES:
                 continue
             try:
-                text = real.read_text(encoding="utf-8")
+                text = self._text(real)
             except (UnicodeDecodeError, OSError):
                 continue
-            if self._copies_refused(text):
+            if real not in self._copies and self._copies_refused(text):
                 continue
             for number, line in enumerate(text.splitlines(), 1):
                 if matcher.search(line):

@@ -37,7 +37,7 @@ from execbench.dataset import make_id
 from execbench.dataset.cache import cache_dir
 from execbench.contract import Candidate, Outcome, SourceError
 from execbench.families.repo import assertions as A
-from execbench.families.repo import context, dvp, leaks, packages
+from execbench.families.repo import agent_copy, context, dvp, leaks, packages
 from execbench.families.repo.records import (AnswerCandidate, Item, Module, Pending, RepoPayload,
                                              TestFilePayload)
 from execbench.families.repo.runner import run_tests
@@ -399,10 +399,11 @@ def build_test_file(repo: Repo, rel: str, source: str, options: dict[str, Any], 
         admitted.append(dataclasses.replace(p, answer=chosen, aliases=aliases, spellings=spellings))
     _disambiguate(admitted, outcome)
     analysis, store = slice_cache(), TraceStore()
+    copies = _agent_copies(modules, items, [p for p in admitted if not p.dropped])
     for p in admitted:
         if p.dropped:
             continue
-        task = _task(repo, rel, modules, items, p, options, origin, analysis, store, outcome)
+        task = _task(repo, rel, modules, items, p, options, origin, analysis, store, outcome, copies)
         if task is not None:
             outcome.tasks.append(task)
     return outcome
@@ -840,6 +841,32 @@ def _hidden_spans(items: dict[str, Item], it: Item, answer: str | None = None) -
     return kept
 
 
+def _agent_copies(modules: list[Module], items: dict[str, Item], admitted: list[Pending]) -> dict[str, str]:
+    """Each module's masked copy for the agent (:mod:`.agent_copy`): the expected operand of
+    every maskable assertion and every span an admitted task's prompt hides."""
+    spans: dict[str, list[A.Span]] = defaultdict(list)
+    for it in items.values():
+        if isinstance(it.choice, dvp.Choice):
+            spans[it.module.rel] += [A.Span.of(it.assertion.operands[it.choice.masked]), *_hidden_spans(items, it)]
+    for p in admitted:
+        assert p.answer is not None
+        spans[p.item.module.rel] += _hidden_spans(items, p.item, p.answer["text"])
+    return {m.rel: agent_copy.masked_copy(m.source, spans[m.rel]) for m in modules}
+
+
+def _library_check(repo: Repo) -> Callable[[str], bool]:
+    """Whether a path of the tree (relative to its root) is one of the library's modules."""
+    key = (str(repo.root), str(repo.import_root), repo.packages)
+    if key not in _LIBRARY_FILES:
+        _LIBRARY_FILES.clear()  # one repository at a time per process
+        _LIBRARY_FILES[key] = {p.relative_to(repo.root).as_posix() for p in repo.library_files()}
+    files = _LIBRARY_FILES[key]
+    return lambda rel: rel in files
+
+
+_LIBRARY_FILES: dict[tuple, set[str]] = {}
+
+
 def _bound_names(stmt: ast.AST) -> set[str]:
     """Names a statement binds or may change (targets, and the names of a bare call)."""
     targets: list[ast.AST] = []
@@ -1058,10 +1085,11 @@ def _safe(text: str) -> str:
 
 def _task(repo: Repo, rel: str, modules: list[Module], items: dict[str, Item], p: Pending,
           options: dict[str, Any], origin: str, analysis: Any = None, store: TraceStore | None = None,
-          outcome: Outcome | None = None) -> dict[str, Any] | None:
+          outcome: Outcome | None = None, copies: dict[str, str] | None = None) -> dict[str, Any] | None:
     """The task of an admitted assertion, or None when the last gates reject it (they are
-    recorded in ``outcome``): ``context_too_large``, ``answer_visible: <where>``
-    (:mod:`.leaks`), the assertion's own complexity score and ``trivial``."""
+    recorded in ``outcome``): ``context_missing``/``context_too_large``, ``answer_visible:
+    <where>`` (:mod:`.leaks`, and on the agent's copies ``copies``: :mod:`.agent_copy`), the
+    assertion's own complexity score and ``trivial``."""
     it: Item = p.item
     record, answer = p.record, p.answer
     assert answer is not None
@@ -1077,13 +1105,21 @@ def _task(repo: Repo, rel: str, modules: list[Module], items: dict[str, Item], p
     test_context = A.context_text(module.source, function)
     definitions = context.needed_definitions(module.source, function,
                                              [*hidden, A.Span.of(assertion.operands[choice.masked])])
-    carried = context.render(module.source, definitions)
+    outside, missing = context.outside_definitions(
+        repo.root, module.rel, module.source, function, definitions, _library_check(repo),
+        [*hidden, A.Span.of(assertion.operands[choice.masked])], leaks.parametrized(function))
+    if missing:
+        outcome.reject(p.label, "context", missing, **p.base)
+        return None
+    carried = "\n\n".join(t for t in (context.render(module.source, definitions), context.render_outside(outside)) if t)
     budget = int(options.get("context_budget", DEFAULT_OPTIONS["context_budget"]))
     if context.tokens(carried) > budget:
         outcome.reject(p.label, "context", f"context_too_large: the test-file definitions the test reads take "
                        f"~{context.tokens(carried)} tokens > {budget}",
-                       definitions=[d.name for d in definitions][:50], **p.base)
+                       definitions=[d.name for d in definitions][:50] + [f"{o.file}:{o.definition.name}"
+                                                                         for o in outside][:50], **p.base)
         return None
+    definitions += [o.definition for o in outside]
     input_parameters = json.dumps(trace.get("args", {}), ensure_ascii=False)
     inputs = _inputs(function, assertion.operands[choice.actual])
     for d in definitions:  # names the carried helpers read feed the computation too
@@ -1094,6 +1130,10 @@ def _task(repo: Repo, rel: str, modules: list[Module], items: dict[str, Item], p
         actual=assertion.operands[choice.actual], answer=answer["text"], inputs=inputs, hidden=hidden,
         input_parameters=input_parameters, shown_texts=[masked_source, test_context, carried],
         context_nodes=[(d.name, d.node) for d in definitions if d.kind == "constant"])
+    copies = copies or {}
+    for path in dict.fromkeys([rel, module.rel]):
+        if leak is None and path in copies:
+            leak = agent_copy.leak(answer["text"], copies[path], inputs)
     if leak:
         outcome.reject(p.label, "leak", leak, answer=answer["text"], **p.base)
         return None
@@ -1148,6 +1188,8 @@ def _task(repo: Repo, rel: str, modules: list[Module], items: dict[str, Item], p
         "repo_root": repos.portable(repo.root),  # relative to the repos cache when inside it
         "test_file": rel,
         "function_file": module.rel,
+        "agent_copies": {path: agent_copy.store(copies[path]) for path in dict.fromkeys([rel, module.rel])
+                         if path in copies},
         "test_id": nodeid,
         "function": function.qualname,
         "assertion_line": assertion.line,

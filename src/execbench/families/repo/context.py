@@ -14,6 +14,17 @@ them in file order. The caller rejects a task whose context is over its token bu
 
 Imports are not definitions here (the prompt shows the module's imports already); neither
 are other test functions or test classes.
+
+Beyond the module (:func:`outside_definitions`): pytest fixtures the test (or a carried
+fixture) requests that live in a ``conftest.py`` of the test's directory or above, the
+autouse fixtures of those conftests, and names imported from test-side files of the tree
+(any ``.py`` in the repository outside the library's packages: ``from .helpers import
+make_cache``, ``from tests.util import DATA``). They are carried too, under a ``# from
+<file>`` line, with their own closure in their file. What cannot be found statically is a
+rejection, never a silent gap: ``context_missing: fixture NAME`` (a requested fixture that no
+module, test class or conftest defines and pytest does not provide), ``context_missing:
+helper NAME from FILE`` (a test-side import whose definition is not in FILE),
+``context_missing: test module NAME`` (a test-side module imported as a whole).
 """
 
 from __future__ import annotations
@@ -21,7 +32,8 @@ from __future__ import annotations
 import ast
 import builtins
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import Any, Callable, Iterable
 
 from execbench.families.repo.assertions import TestFunction
 
@@ -51,6 +63,14 @@ def _is_fixture(node: ast.AST) -> bool:
         if isinstance(target, ast.Name) and target.id == "fixture":
             return True
     return False
+
+
+def _is_autouse(node: ast.AST) -> bool:
+    if not _is_fixture(node):
+        return False
+    return any(isinstance(d, ast.Call) and any(k.arg == "autouse" and isinstance(k.value, ast.Constant)
+                                               and k.value.value is True for k in d.keywords)
+               for d in node.decorator_list)  # type: ignore[attr-defined] - a fixture is a def
 
 
 def _module_definitions(tree: ast.Module) -> dict[str, list[ast.stmt]]:
@@ -130,6 +150,16 @@ def needed_definitions(source: str, function: TestFunction, hidden: list[Any] = 
                     and cls is not function.class_node:
                 target = node.targets[0] if isinstance(node, ast.Assign) else node.target
                 found.setdefault(id(node), Definition(f"{cls.name}.{ast.unparse(target)}", node, "constant"))
+    for name in sorted(fixtures):  # fixtures defined as methods of the test class (or its bases)
+        qual, method = methods.get(name, ("", None))
+        if method is not None and _is_fixture(method) and id(method) not in found:
+            found[id(method)] = Definition(qual, method, "fixture")
+            todo.append(method)
+    for nodes in module_defs.values():  # autouse fixtures run for every test of the module
+        for d in nodes:
+            if _is_autouse(d) and id(d) not in found:
+                found[id(d)] = Definition(d.name, d, "fixture")  # type: ignore[attr-defined] - a fixture is a def
+                todo.append(d)
     seen_names: set[str] = set()
     while todo:
         node = todo.pop()
@@ -181,3 +211,251 @@ def tokens(text: str) -> int:
     """The budget's estimate of a text's tokens."""
     return (len(text) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
 
+
+
+# --- beyond the module: conftest.py fixtures and test-side imports ----------------------------
+
+# Fixtures pytest itself provides (and those of pytest plugins every build installs): their
+# behaviour is pytest's documented one, nothing of the repository.
+PYTEST_FIXTURES = frozenset({
+    "request", "tmp_path", "tmp_path_factory", "tmpdir", "tmpdir_factory", "monkeypatch", "capsys", "capsysbinary",
+    "capfd", "capfdbinary", "caplog", "recwarn", "pytestconfig", "cache", "record_property",
+    "record_testsuite_property", "record_xml_attribute", "doctest_namespace", "testdir", "pytester", "subtests"})
+MAX_HOPS = 4  # files followed from the test module (helper of a helper of ...)
+
+
+@dataclass(frozen=True)
+class Outside:
+    """A definition carried from another test-side file of the tree."""
+
+    file: str  # relative to the repository root
+    definition: Definition
+    source: str  # that file's text
+
+
+def _imports(tree: ast.Module) -> tuple[dict[str, tuple[str, str | None, int]], list[tuple[str, int]]]:
+    """Import-bound module-level names → (module, imported name or None for a module, level),
+    and the ``from M import *`` modules."""
+    names: dict[str, tuple[str, str | None, int]] = {}
+    stars: list[tuple[str, int]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                if alias.name == "*":
+                    stars.append((node.module or "", node.level))
+                else:
+                    names.setdefault(alias.asname or alias.name, (node.module or "", alias.name, node.level))
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    names.setdefault(alias.asname, (alias.name, None, 0))
+                else:
+                    top = alias.name.split(".")[0]
+                    names.setdefault(top, (top, None, 0))
+    return names, stars
+
+
+def _module_file(root: Path, importer: str, module: str, level: int) -> Path | None:
+    """The file an import names, when it lies in the tree: relative imports from the
+    importer's package, absolute ones from the importer's directory or any directory above
+    it up to the root (pytest's ``prepend`` import mode and a ``src``-less layout)."""
+    parts = [p for p in module.split(".") if p]
+    here = (root / importer).parent
+    if level:
+        bases = [here.parents[level - 2] if level > 1 else here]
+    else:
+        bases = [here, *[p for p in here.parents if p == root or root in p.parents], root / "src"]
+    for base in bases:
+        target = base.joinpath(*parts) if parts else base
+        for candidate in (target.with_suffix(".py") if parts else None, target / "__init__.py"):
+            if candidate is not None and candidate.is_file():
+                return candidate
+    return None
+
+
+def _locals(node: ast.AST) -> set[str]:
+    out = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
+    for n in ast.walk(node):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            a = n.args
+            out |= {x.arg for x in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg] if x is not None}
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n is not node:
+            out.add(n.name)
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            out.add(n.name)
+    return out
+
+
+def _fixture_args(node: ast.AST) -> set[str]:
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return set()
+    return {a.arg for a in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]} - {"self", "cls"}
+
+
+class _Files:
+    """Parsed files of the tree, read once."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._parsed: dict[str, tuple[str, ast.Module, dict[str, list[ast.stmt]]] | None] = {}
+
+    def get(self, rel: str) -> tuple[str, ast.Module, dict[str, list[ast.stmt]]] | None:
+        if rel not in self._parsed:
+            try:
+                text = (self.root / rel).read_text(encoding="utf-8")
+                tree = ast.parse(text)
+                self._parsed[rel] = (text, tree, _module_definitions(tree))
+            except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+                self._parsed[rel] = None
+        return self._parsed[rel]
+
+    def conftests(self, rel: str) -> list[str]:
+        """``conftest.py`` files that apply to ``rel``: its directory first, then upwards."""
+        out = []
+        here = (self.root / rel).parent
+        for d in [here, *here.parents]:
+            if d != self.root and self.root not in d.parents:
+                break
+            if (d / "conftest.py").is_file():
+                out.append((d / "conftest.py").relative_to(self.root).as_posix())
+        return out
+
+
+def _resolve_import(root: Path, files: _Files, asker: str, name: str, tree: ast.Module | None,
+                    is_library: Callable[[str], bool]) -> tuple[str, str] | None:
+    """Where the test-side definition of ``name`` (read in ``asker``) lives: (file, name
+    there), ``("missing", reason)`` when it cannot be found, None when ``name`` is not
+    test-side (an installed package, the library, a builtin or a local)."""
+    if tree is None:
+        parsed = files.get(asker)
+        imports, stars = _imports(parsed[1]) if parsed else ({}, [])
+    else:
+        imports, stars = _imports(tree)
+    if name in imports:
+        module, attr, level = imports[name]
+        target = _module_file(root, asker, module, level)
+        if target is None:
+            return ("missing", f"context_missing: helper {name} from .{module} (not found in the tree)") if level \
+                else None
+        path = target.relative_to(root).as_posix()
+        if is_library(path):
+            return None
+        if attr is None:
+            return "missing", f"context_missing: test module {name} ({path}) imported as a whole"
+        sub = _module_file(root, path, attr, 1) if target.name == "__init__.py" else None
+        if sub is not None and attr not in (files.get(path) or ("", None, {}))[2]:
+            return "missing", (f"context_missing: test module {attr} ({sub.relative_to(root).as_posix()}) "
+                               "imported as a whole")
+        return path, attr
+    for module, level in stars:  # maybe from a star import of a test-side module
+        target = _module_file(root, asker, module, level)
+        if target is not None and not is_library(target.relative_to(root).as_posix()):
+            got = files.get(target.relative_to(root).as_posix())
+            if got and name in got[2]:
+                return target.relative_to(root).as_posix(), name
+    return None
+
+
+def outside_definitions(root: Path, rel: str, source: str, function: TestFunction, found: list[Definition],
+                        is_library: Callable[[str], bool], hidden: Iterable[Any] = (),
+                        parametrized: Iterable[str] = ()) -> tuple[list[Outside], str | None]:
+    """Definitions from other test-side files the test reads (module doc), and the
+    ``context_missing`` reason when one cannot be found (then the list is partial).
+
+    ``found`` is :func:`needed_definitions`' result for the module at ``rel`` (its text is
+    ``source``, which may be a mutated text); ``is_library(rel)`` says whether a file of the
+    tree belongs to the library (its imports are the library's API: not carried);
+    ``parametrized`` names the test's parametrize arguments (not fixtures)."""
+    files = _Files(root)
+    tree = ast.parse(source)
+    module_defs = _module_definitions(tree)
+    hidden = list(hidden)
+    reads = {n.id for n in ast.walk(function.node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+             and not (hidden and _within(n, hidden))} - function.local_names
+    for d in found:
+        reads |= _reads(d.node) - _locals(d.node)
+    fixtures = set(_fixture_args(function.node)) - set(parametrized)
+    for d in found:
+        if d.kind == "fixture":
+            fixtures |= _fixture_args(d.node)
+    defined_here = set(module_defs) | {d.name.rsplit(".", 1)[-1] for d in found}
+    out: list[Outside] = []
+    carried: set[tuple[str, int]] = set()
+    # work items: (kind, name, file that asks, hops) with kind "import" or "fixture"
+    work: list[tuple[str, str, str, int]] = [("fixture", f, rel, 0) for f in sorted(fixtures - defined_here)]
+    work += [("import", n, rel, 0) for n in sorted(reads - defined_here - _BUILTINS)]
+    for path in files.conftests(rel):  # autouse fixtures of the conftests run for this test too
+        parsed = files.get(path)
+        for nodes in (parsed[2].values() if parsed else []):
+            for d in nodes:
+                if _is_autouse(d):
+                    work.append(("carry", f"{path}:{d.name}", path, 1))  # type: ignore[attr-defined] - a def
+    done: set[tuple[str, str, str]] = set()
+    while work:
+        kind, name, asker, hops = work.pop(0)
+        if (kind, name, asker) in done or hops > MAX_HOPS:
+            continue
+        done.add((kind, name, asker))
+        if kind == "fixture":
+            if name in PYTEST_FIXTURES:
+                continue
+            where = next((c for c in files.conftests(asker) if files.get(c) and any(
+                _is_fixture(d) for d in files.get(c)[2].get(name, []))), None)  # type: ignore[index] - checked
+            if where is None:
+                return out, f"context_missing: fixture {name} (no definition in the module, its class or a conftest.py)"
+            kind, name, asker = "carry", f"{where}:{name}", where
+        if kind == "carry":
+            path, _, wanted = name.rpartition(":")
+        else:
+            found_at = _resolve_import(root, files, asker, name, tree if asker == rel else None, is_library)
+            if found_at is None:
+                continue  # a builtin, a local of a carried def, an installed package or a library name
+            if found_at[0] == "missing":
+                return out, found_at[1]
+            path, wanted = found_at
+        parsed = files.get(path)
+        nodes = parsed[2].get(wanted, []) if parsed else []
+        if not nodes:
+            if parsed and wanted in _imports(parsed[1])[0]:  # re-exported: follow the other file's import
+                work.append(("import", wanted, path, hops + 1))
+                continue
+            return out, f"context_missing: helper {wanted} from {path}"
+        text, ftree, fdefs = parsed  # type: ignore[misc] - checked above
+        todo = list(nodes)
+        while todo:
+            node = todo.pop()
+            if (path, id(node)) in carried:
+                continue
+            carried.add((path, id(node)))
+            label = getattr(node, "name", wanted)
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                label = ", ".join(n.id for t in getattr(node, "targets", [getattr(node, "target", None)])
+                                  if t is not None for n in ast.walk(t) if isinstance(n, ast.Name)) or wanted
+            dkind = ("fixture" if _is_fixture(node) else "helper" if isinstance(node, (ast.FunctionDef,
+                     ast.AsyncFunctionDef)) else "class" if isinstance(node, ast.ClassDef) else "constant")
+            out.append(Outside(path, Definition(label, node, dkind), text))
+            for n in sorted(_reads(node) - _locals(node) - _BUILTINS):
+                if n in fdefs:
+                    todo += [d for d in fdefs[n] if (path, id(d)) not in carried]
+                else:
+                    work.append(("import", n, path, hops + 1))
+            if dkind == "fixture":
+                for f in sorted(_fixture_args(node)):
+                    local = [d for d in fdefs.get(f, []) if _is_fixture(d)]
+                    if local:
+                        todo += [d for d in local if (path, id(d)) not in carried]
+                    else:
+                        work.append(("fixture", f, path, hops + 1))
+    return out, None
+
+
+def render_outside(outside: list[Outside]) -> str:
+    """The carried outside definitions, file by file (``# from tests/conftest.py``), in file order."""
+    by_file: dict[str, list[Outside]] = {}
+    for o in outside:
+        by_file.setdefault(o.file, []).append(o)
+    parts = []
+    for path in sorted(by_file):
+        group = sorted(by_file[path], key=lambda o: o.definition.node.lineno)
+        parts.append(f"# from {path}\n" + render(group[0].source, [o.definition for o in group]))
+    return "\n\n".join(parts)

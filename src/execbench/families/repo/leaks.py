@@ -192,12 +192,17 @@ def in_comments(answer: str, texts: Iterable[str]) -> bool:
             squeezed = re.sub(r"\s+", "", comment)
             for s in spellings:
                 hay = squeezed if not re.match(r"^[\w.-]+$", s) and " " not in s else comment
-                if re.search(r"(?<![\w.])" + re.escape(s) + r"(?![\w])", hay):
+                # word boundaries only where the spelling has a word edge: a squeezed comment
+                # ("gives[3,2,1]") still states a container
+                before = r"(?<![\w.])" if re.match(r"[\w.]", s) else ""
+                after = r"(?![\w])" if re.search(r"\w$", s) else ""
+                if re.search(before + re.escape(s) + after, hay):
                     return True
     return False
 
 
-def _parametrized(function: TestFunction) -> set[str]:
+def parametrized(function: TestFunction) -> set[str]:
+    """Argument names of the function's ``@pytest.mark.parametrize`` decorators."""
     out: set[str] = set()
     for d in function.node.decorator_list:
         if isinstance(d, ast.Call) and isinstance(d.func, ast.Attribute) and d.func.attr == "parametrize" and d.args:
@@ -223,7 +228,7 @@ def answer_visible(*, function: TestFunction, source: str, masked: ast.expr, act
     params = {a.arg for a in [*function.node.args.posonlyargs, *function.node.args.args,
                               *function.node.args.kwonlyargs]}
     if isinstance(masked, ast.Name) and masked.id in params and masked.id not in inputs:
-        if masked.id in _parametrized(function):
+        if masked.id in parametrized(function):
             return "answer_visible: parametrize"
         try:
             shown = json.loads(input_parameters)

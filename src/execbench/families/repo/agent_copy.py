@@ -1,0 +1,130 @@
+"""The agent's masked copy of a test module: what ``--mode agent`` reads instead of the original.
+
+The original test module shows every answer (``assert cache.currsize == 7``), so the agent
+never reads it. It reads a copy built with the tasks (:func:`masked_copy`): every expected
+operand of every maskable assertion of the module replaced by ``___`` (the values of the
+module's tasks, and those of assertions that became no task: a sibling test with the same
+assertion would show the answer), every span a task's prompt hides (literal definitions of
+the question's variable, compared values equal to the answer), and module- or class-level
+constants that only hidden spans read (boltons' ``NORM_DATA_OUTPUT``, the histogram an
+assertion compares with). The copy is stored content-addressed beside the traces
+(:func:`store`); a task names the copies of its test file and of the module holding its
+function in ``prompt_fields.agent_copies`` (``{path: ref}``), and the browser serves them at
+those paths (``agent_tools.RepoBrowser``). A copy that cannot be loaded is not replaced by
+the original: the path is refused.
+
+:func:`answer_lines` are the original's lines the masking changed: any other file of the
+tree holding one of them (a copy left beside the module, a backup, an old version of it) is
+refused to the agent. :func:`leak` is the leak gate on the copy (``answer_visible:
+agent_copy ...``): a comment or docstring of the copy stating the answer, or a module or
+class constant of the copy equal to the answer that the asked computation does not read
+(only answers distinctive enough for the comment check: ``LIMIT = 6`` beside an answer 6
+shows nothing).
+"""
+
+from __future__ import annotations
+
+import ast
+import gzip
+import json
+from typing import Any, Iterable
+
+from execbench.families.repo import assertions as A
+from execbench.families.repo import context, leaks
+from execbench.families.repo.traces import _store_json
+from execbench.sources import repos
+
+MIN_ANSWER_LINE = 8  # shorter changed lines (``1,`` inside a literal) identify no file
+
+
+def outermost(spans: Iterable[A.Span]) -> list[A.Span]:
+    """The spans without those nested in (or overlapping) an earlier one."""
+    ordered = sorted(set(spans), key=lambda s: (s.lineno, s.col, -s.end_lineno, -s.end_col))
+    kept: list[A.Span] = []
+    for s in ordered:
+        if kept and (s.lineno, s.col) < (kept[-1].end_lineno, kept[-1].end_col):
+            continue
+        kept.append(s)
+    return kept
+
+
+def _only_hidden_constants(source: str, spans: list[A.Span]) -> list[A.Span]:
+    """Values of module- and class-level assignments whose names are read somewhere, and
+    only inside ``spans`` (the constant an assertion compares with is its answer)."""
+    tree = ast.parse(source)
+    loads: dict[str, list[ast.Name]] = {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+            loads.setdefault(n.id, []).append(n)
+    out = []
+    bodies = [tree.body] + [n.body for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]
+    for body in bodies:
+        for stmt in body:
+            if not isinstance(stmt, (ast.Assign, ast.AnnAssign)) or stmt.value is None:
+                continue
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            names = [t.id for t in targets if isinstance(t, ast.Name)]
+            if not names or len(names) != len(targets):
+                continue
+            # class-level names are read as attributes (self.EXPECTED): count those reads too
+            attr_reads = [n for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr in names]
+            reads = [n for name in names for n in loads.get(name, [])] + attr_reads
+            if reads and all(context._within(n, spans) for n in reads):
+                out.append(A.Span.of(stmt.value))
+    return out
+
+
+def masked_copy(source: str, spans: Iterable[A.Span]) -> str:
+    """``source`` with ``spans`` and the constants only they read replaced by ``___``."""
+    spans = list(spans)
+    try:
+        spans += _only_hidden_constants(source, spans)
+    except SyntaxError:
+        pass
+    return A.apply(source, [A.Splice(s, "___") for s in outermost(spans)])
+
+
+def store(text: str) -> str:
+    """Stores a copy; returns its ref (relative to the repos cache)."""
+    return _store_json({"agent_copy": text})
+
+
+def load(ref: str) -> str:
+    with gzip.open(repos.from_portable(ref), "rb") as fh:
+        data = json.loads(fh.read())
+    text = data.get("agent_copy") if isinstance(data, dict) else None
+    if not isinstance(text, str):
+        raise ValueError(f"{ref} is not an agent copy")
+    return text
+
+
+def answer_lines(original: str, masked: str) -> set[str]:
+    """Stripped lines of ``original`` that the masking changed (at least
+    :data:`MIN_ANSWER_LINE` characters)."""
+    kept = {line.strip() for line in masked.splitlines()}
+    return {s for line in original.splitlines() if len(s := line.strip()) >= MIN_ANSWER_LINE and s not in kept}
+
+
+def leak(answer: str, copy: str, inputs: set[str]) -> str | None:
+    """The leak gate on an agent copy (module doc), or None."""
+    if leaks.in_comments(answer, [copy]):
+        return "answer_visible: agent_copy comment"
+    want = leaks._parse(answer)
+    if want is None or not leaks._distinctive_texts(answer):
+        return None  # a module constant 0 or True next to such an answer shows nothing
+    try:
+        tree = ast.parse(copy)
+    except SyntaxError:
+        return None
+    bodies: list[Any] = [tree.body] + [n.body for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]
+    for body in bodies:
+        for stmt in body:
+            if not isinstance(stmt, (ast.Assign, ast.AnnAssign)) or stmt.value is None:
+                continue
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            names = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+            if names & inputs:
+                continue  # a genuine input of the asked computation (a round trip) is fair
+            if leaks._equal(ast.unparse(stmt.value), want):
+                return "answer_visible: agent_copy constant"
+    return None
