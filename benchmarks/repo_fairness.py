@@ -18,7 +18,13 @@ outside the blank? The same text check runs on the agent's masked copies of the 
 modules (``prompt_fields.agent_copies``: what ``--mode agent`` reads instead of the test file;
 a copy missing from the cache counts as ``no copy``). Context from other files: tasks whose
 prompt carries conftest.py fixtures or helpers of other test modules (``# from FILE`` in the
-carried definitions) and ``context_missing`` rejections by kind (fixture, helper, test module).
+carried definitions) and ``context_missing`` rejections by kind (fixture, helper, test module);
+and what the agent's browser refuses beyond the test module, per task: the ``.py`` files of the
+tree it will not read because they hold the original's text or a line the masking changed
+(``refused .py files per task``: the price of closing every route to the answer).
+
+``--band LO HI N`` prints N rejections per dataset (seeded sample) whose per-assertion Score
+lies in [LO, HI): what a lower ``assertion_threshold`` would admit.
 
 ``--check N`` also runs ``benchmarks/repo_grader_agreement.py`` on the first N tasks of
 each library (stored answer substituted into the real test must pass; same-type wrong values
@@ -76,6 +82,28 @@ def _visible_in_copy(task: dict[str, Any]) -> bool | None:
     return any(re.search(r"(?<![\w.])" + re.escape(answer) + r"(?![\w])", text) for text in copies)
 
 
+def _refused_files(task: dict[str, Any], cache: dict[str, list[Path]]) -> int:
+    """``.py`` files of the tree (other than the task's own modules) the agent may not read."""
+    from execbench.families.repo.agent_tools import RepoBrowser, ToolError
+
+    t = Task.from_json(task)
+    browser = RepoBrowser.for_task(t)
+    root = str(browser.root)
+    if root not in cache:
+        cache[root] = sorted(browser.root.rglob("*.py"))
+    own = {t.prompt_fields["test_file"], t.prompt_fields.get("function_file")}
+    refused = 0
+    for path in cache[root]:
+        rel = path.relative_to(browser.root).as_posix()
+        if rel in own:
+            continue
+        try:
+            browser.read_file(rel, 1, 1)
+        except ToolError as exc:
+            refused += "contains the test" in str(exc)
+    return refused
+
+
 def _quantiles(values: list[float]) -> str:
     if not values:
         return "-"
@@ -91,7 +119,9 @@ def summarise(directory: Path) -> dict[str, Any]:
     libs: dict[str, dict[str, Any]] = defaultdict(lambda: {"tasks": 0, "stages": Counter(), "gates": Counter(),
                                                            "leaks": Counter(), "scores": [], "visible": 0,
                                                            "messages": Counter(), "in_copy": 0, "no_copy": 0, "tasks_with_copy": 0,
-                                                           "outside": Counter(), "missing": Counter()})
+                                                           "outside": Counter(), "missing": Counter(),
+                                                           "refused": []})
+    trees: dict[str, list[Path]] = {}
     for task in tasks:
         lib = libs[task["prompt_fields"]["library"]]
         lib["tasks"] += 1
@@ -100,6 +130,8 @@ def summarise(directory: Path) -> dict[str, Any]:
             lib["scores"].append(score)
         if _visible_by_text(task):
             lib["visible"] += 1
+        if task["prompt_fields"].get("agent_copies"):
+            lib["refused"].append(_refused_files(task, trees))
         in_copy = _visible_in_copy(task)
         lib["in_copy" if in_copy else "no_copy" if in_copy is None else "tasks_with_copy"] += 1
         for path in re.findall(r"^# from (\S+)$", task["prompt_fields"].get("test_definitions", ""), re.M):
@@ -129,12 +161,34 @@ def agreement(directory: Path, library: str, limit: int) -> dict[str, Any]:
         return json.loads(Path(out.name).read_text() or "{}")
 
 
+def band_sample(datasets: list[str], low: float, high: float, n: int) -> None:
+    """Seeded sample of ``assertion_score`` rejections with a Score in [low, high) per dataset."""
+    import random
+
+    rng = random.Random(23)
+    for d in datasets:
+        rows = []
+        for line in open(Path(d) / "rejected.jsonl", encoding="utf-8"):
+            r = json.loads(line)
+            m = re.match(r"assertion_score: ([\d.]+)", r.get("reason", ""))
+            if m and low <= float(m.group(1)) < high:
+                rows.append(r)
+        print(f"{Path(d).name}: {len(rows)} in [{low}, {high})")
+        for r in rng.sample(rows, min(n, len(rows))):
+            print(f"  {r['reason'][17:22]} | {r['assertion'][:100]!r} | answer {str(r.get('answer'))[:40]} | "
+                  f"{r['candidate'].split('::')[-1][:60]}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("datasets", nargs="+")
     ap.add_argument("--check", type=int, default=0, help="substitution check on the first N tasks per library")
     ap.add_argument("--json", dest="json_out")
+    ap.add_argument("--band", nargs=3, metavar=("LO", "HI", "N"), help="sample N assertion_score rejections in [LO, HI)")
     args = ap.parse_args()
+    if args.band:
+        band_sample(args.datasets, float(args.band[0]), float(args.band[1]), int(args.band[2]))
+        return
     rows = []
     report: dict[str, Any] = {}
     for d in args.datasets:
@@ -152,7 +206,8 @@ def main() -> None:
                 "answer_visible": dict(lib["leaks"]), "assertion_score_quantiles": _quantiles(lib["scores"]),
                 "answer_text_in_prompt": lib["visible"], "answer_text_in_agent_copy": lib["in_copy"],
                 "no_agent_copy": lib["no_copy"], "carried_from_other_files": dict(lib["outside"]),
-                "context_missing": dict(lib["missing"]), "zero_tasks_reason": manifest.get("zero_tasks_reason"),
+                "context_missing": dict(lib["missing"]), "refused_py_files_per_task": _quantiles(lib["refused"]),
+                "zero_tasks_reason": manifest.get("zero_tasks_reason"),
                 "collection_messages": dict(lib["messages"].most_common(3)), "test_environment": env,
                 "substitution": {"tasks": check.get("tasks"),
                                  "oracle_pass": oracle.get("True/True", 0) + oracle.get("False/True", 0),
@@ -182,7 +237,8 @@ def main() -> None:
             print(f"  - 0 tasks: {e['zero_tasks_reason']}")
         print(f"  - agent copies: answer text in {e['answer_text_in_agent_copy']} of them, no copy for "
               f"{e['no_agent_copy']} tasks; carried from other files (tasks): {e['carried_from_other_files'] or 0}; "
-              f"context_missing: {e['context_missing'] or 0}")
+              f"context_missing: {e['context_missing'] or 0}; refused .py files per task (min/q1/med/q3/max): "
+              f"{e['refused_py_files_per_task']}")
         for message, n in e["collection_messages"].items():
             print(f"  - {n}x {message}")
         if e["test_environment"]:
