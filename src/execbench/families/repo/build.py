@@ -851,7 +851,13 @@ def _agent_copies(modules: list[Module], items: dict[str, Item], admitted: list[
     for p in admitted:
         assert p.answer is not None
         spans[p.item.module.rel] += _hidden_spans(items, p.item, p.answer["text"])
-    return {m.rel: agent_copy.masked_copy(m.source, spans[m.rel]) for m in modules}
+    copies = {}
+    for m in modules:
+        try:
+            copies[m.rel] = agent_copy.masked_copy(m.source, spans[m.rel])
+        except ValueError:  # spans that do not splice: no copy, so the agent is refused the module
+            continue
+    return copies
 
 
 def _library_check(repo: Repo) -> Callable[[str], bool]:
