@@ -54,10 +54,19 @@ def manifest(path) -> dict:
 
 
 def workers_running(name_part: str) -> list[int]:
-    """PIDs of Ray workers whose process title names a candidate containing ``name_part``."""
-    listing = subprocess.run(["ps", "-eo", "pid=,args="], capture_output=True, text=True).stdout
-    return [int(line.split(None, 1)[0]) for line in listing.splitlines()
-            if f"ray::{TASK_NAME_PREFIX}" in line and name_part in line]
+    """PIDs of Ray workers whose process title names a candidate containing ``name_part``.
+
+    A worker's sandbox children carry its title until they exec (the sandbox's outer
+    process, which forwards the status, never does); killing one of those is not a lost
+    worker (the sandbox reports it, the worker lives on), so only processes whose parent
+    is not itself such a worker count."""
+    listing = subprocess.run(["ps", "-eo", "pid=,ppid=,args="], capture_output=True, text=True).stdout
+    titled = {}
+    for line in listing.splitlines():
+        pid, ppid, *args = line.split(None, 2)
+        if args and f"ray::{TASK_NAME_PREFIX}" in args[0] and name_part in args[0]:
+            titled[int(pid)] = int(ppid)
+    return [pid for pid, ppid in titled.items() if ppid not in titled]
 
 
 def kill_when_running(proc: subprocess.Popen, name_part: str, times: int, deadline: float = 240) -> int:
