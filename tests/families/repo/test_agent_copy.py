@@ -157,3 +157,16 @@ def test_masked_copy_hides_constants_only_assertions_read_and_the_gate_checks_th
     assert agent_copy.answer_lines(SOURCE, copy) == {"EXPECTED = [3, 2, 1]", "assert rev(DATA) == EXPECTED",
                                                      "assert f(4) == 12"}
     ast.parse(copy)
+
+
+def test_arguments_with_defaults_are_not_fixtures(tmp_path):
+    from execbench.families.repo import context
+
+    source = "def test_valid(check_valid=len, *, strict=True):\n    assert check_valid([1]) == 1\n"
+    (tmp_path / "test_x.py").write_text(source)
+    fn = next(iter(A.test_functions(source).values()))
+    assert context.outside_definitions(tmp_path, "test_x.py", source, fn, [], lambda rel: False) == ([], None)
+    missing = "def test_valid(tally):\n    assert tally.total() == 1\n"
+    fn = next(iter(A.test_functions(missing).values()))
+    assert context.outside_definitions(tmp_path, "test_x.py", missing, fn, [], lambda rel: False)[1] == \
+        "context_missing: fixture tally (no definition in the module, its class or a conftest.py)"

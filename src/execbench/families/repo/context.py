@@ -287,9 +287,15 @@ def _locals(node: ast.AST) -> set[str]:
 
 
 def _fixture_args(node: ast.AST) -> set[str]:
+    """The arguments pytest fills with fixtures: those without a default value (toolz's
+    ``def test_is_valid(check_valid=is_valid_args)`` requests nothing)."""
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return set()
-    return {a.arg for a in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]} - {"self", "cls"}
+    a = node.args
+    positional = [*a.posonlyargs, *a.args]
+    required = positional[:len(positional) - len(a.defaults)]
+    required += [k for k, d in zip(a.kwonlyargs, a.kw_defaults) if d is None]
+    return {x.arg for x in required} - {"self", "cls"}
 
 
 class _Files:
