@@ -1,7 +1,7 @@
 """A living benchmark (issue 26): repo tasks from the releases of the last six months.
 
     python benchmarks/living.py [--list benchmarks/living_packages.txt] [--after 2026-06-01]
-        [--before 2026-12-01] [--max-modules 1] [--jobs 2] [--runs local,ray,local-warm] [--out DIR]
+        [--before 2026-12-01] [--max-modules 1] [--jobs 2] [--runs local,ray,local-warm] [--limit N] [--out DIR]
 
 Builds ``execbench build repo list:LIST --set released_after=... --set released_before=...
 --set new_tests_only=true --set max_modules_per_package=N`` (the list holds bare names: the
@@ -15,8 +15,9 @@ reason, and the wall time of each run:
 - ``local-warm``: ``--no-cache`` on the local pool (sdists and venvs warm): the fair
   comparison with ``ray``.
 
-Every run asks the index once per package. The summary is printed as JSON and written to
-``OUT/summary.json``.
+Every run asks the index once per package of the whole list (``packages``, ``with_release``
+count all of them); ``--limit N`` builds only the first N lines (``built``). The summary is
+printed as JSON and written to ``OUT/summary.json``.
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ def build(listing: Path, out: Path, args: argparse.Namespace, extra: list[str]) 
     command = [sys.executable, "-m", "execbench.cli", "build", "repo", f"list:{listing}", "-o", str(out),
                "--jobs", str(args.jobs), "--set", f"released_after={args.after}",
                "--set", f"released_before={args.before}", "--set", "new_tests_only=true",
-               "--set", f"max_modules_per_package={args.max_modules}", *extra]
+               "--set", f"max_modules_per_package={args.max_modules}",
+               *(["--limit", str(args.limit)] if args.limit else []), *extra]
     proc = subprocess.run(command, capture_output=True, text=True)
     seconds = time.perf_counter() - started
     (out.parent / f"{out.name}.log").write_text(proc.stdout + proc.stderr, encoding="utf-8")
@@ -63,7 +65,7 @@ def summarise(out: Path) -> dict:
                                  for r in rejected if r["stage"] == "package")
     existed = sum(p["existed_before"] for p in per_package.values())
     return {
-        "packages": len(window["packages"]), "with_release": len(releases),
+        "packages": len(window["packages"]), "with_release": len(releases), "built": manifest["candidates"],
         "with_new_tasks": sum(1 for p in per_package.values() if p["new_tasks"]),
         "tasks_before_diff": manifest["tasks"] + existed, "new_only_tasks": manifest["tasks"],
         "existed_before": existed, "rejected_by_stage": manifest["rejected_by_stage"],
@@ -81,11 +83,12 @@ def main() -> None:
     parser.add_argument("--max-modules", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--runs", default="local,ray,local-warm")
+    parser.add_argument("--limit", type=int, default=0, help="build only the first N list lines (all are looked up)")
     parser.add_argument("--out", type=Path, default=Path("/tmp/execbench-living"))
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     extras = {"local": [], "ray": ["--no-cache", "--executor", "ray"], "local-warm": ["--no-cache"]}
-    summary: dict = {"list": str(args.list), "window": [args.after, args.before],
+    summary: dict = {"list": str(args.list), "window": [args.after, args.before], "limit": args.limit,
                      "max_modules_per_package": args.max_modules, "jobs": args.jobs, "runs": {}}
     for run in args.runs.split(","):
         out = args.out / run

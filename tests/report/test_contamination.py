@@ -63,5 +63,5 @@ def test_accuracy_by_month_and_before_after_a_cutoff(tmp_path, fast):
 
 def test_no_view_without_release_dates(tmp_path, fast):
     df = synthetic_frame(scale=0.3, families=("repo",))
-    assert contamination.section(df, "2026-06-01", []) is None
+    assert not contamination.has_dates(df) and contamination.by_month(df).empty
     assert 'id="contamination"' not in write_report(df, tmp_path / "r.html", options=fast).html.read_text()

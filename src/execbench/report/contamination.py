@@ -106,15 +106,18 @@ def model_cutoffs(df: pd.DataFrame) -> dict[str, str]:
     return found
 
 
-def section(df: pd.DataFrame, cutoff: str | None, headlines: list[str]) -> Any:
-    """The report section, or None when no sample carries a release date."""
-    from execbench.report.sections import Section
+#: The section's header (``report.sections.Section`` arguments; sections.py builds it).
+SECTION = {"id": "contamination", "title": "Contamination: accuracy by release date",
+           "paper": "issue 26; LiveCodeBench's time split at repository level", "nav": "Release dates"}
 
+
+def has_dates(df: pd.DataFrame) -> bool:
+    return not _dated(df).empty
+
+
+def fill(sec: Any, df: pd.DataFrame, cutoff: str | None, headlines: list[str]) -> Any:
+    """Fill the report section ``sec`` (figure, tables, notes; headlines appended)."""
     months = by_month(df)
-    if months.empty:
-        return None
-    sec = Section("contamination", "Contamination: accuracy by release date",
-                  "issue 26; LiveCodeBench's time split at repository level", nav="Release dates")
     order = sorted(months["month"].unique())
     colors = F.color_map(list(dict.fromkeys(months["setting"])))
     sec.figure(F.accuracy_lines(months, "month", order, colors, "Accuracy by release month", "release month"),

@@ -628,9 +628,8 @@ def build(df: pd.DataFrame, opts: Options | None = None) -> Report:
     sections.append(memorisation_section(df, opts, headlines))
     from execbench.report import contamination  # tasks with release dates, any family (issue 26)
 
-    dated = contamination.section(df, opts.cutoff, headlines)
-    if dated is not None:
-        sections.append(dated)
+    if contamination.has_dates(df):
+        sections.append(contamination.fill(Section(**contamination.SECTION), df, opts.cutoff, headlines))
     unknown = [f for f in present if f not in reported]
     if unknown:
         notes.append(f"Samples of unknown families ({', '.join(unknown)}) appear only in the overview.")
