@@ -9,6 +9,7 @@ import pytest
 from analysis.inspect_fixture import CALLS, FACT, LOOP, shared_logs
 from execbench.analysis.logs import LogReadError, read_logs
 from execbench.analysis.taxonomy import classify
+from execbench.dataset import content_hash, read_tasks
 from execbench.families.trace.prompt import TEMPLATES
 
 
@@ -132,3 +133,19 @@ def test_state_and_repo_records_map_onto_the_schema():
     joined = _join_dataset(frame, {task.id: task})
     assert joined.loc[0, "repository"] == "toolz"
     assert joined.loc[0, "original_id"] == "repo/toolz-orig/t1#masked-assertion"
+
+
+def test_a_dataset_edited_after_its_build_is_noted(tmp_path):
+    """Analysis recomputes a dataset's content hash (the one ``dataset.content_hash``) instead of
+    trusting its manifest: a hand-edited tasks.jsonl is noted, the log's hash is what eval computed."""
+    logs, dataset = shared_logs()
+    assert set(read_logs([logs]).samples["dataset_hash"]) == {content_hash(read_tasks(dataset))}
+    edited = tmp_path / "edited"
+    shutil.copytree(dataset, edited)
+    lines = (edited / "tasks.jsonl").read_text().splitlines()
+    first = json.loads(lines[0])
+    first["answer"] = [*first["answer"], 1]
+    (edited / "tasks.jsonl").write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n")
+    notes = read_logs([logs], datasets=[edited]).notes
+    assert [n for n in notes if n.startswith(f"dataset {edited}: its tasks hash to")], notes
+    assert not [n for n in read_logs([logs], datasets=[dataset]).notes if "its tasks hash to" in n]

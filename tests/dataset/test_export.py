@@ -12,7 +12,8 @@ import sys
 import pytest
 
 from execbench.dataset import DatasetError, Task, read_manifest, read_tasks
-from execbench.dataset.export import ExportInput, read_export_tasks, task_line, write_export
+from execbench.dataset.export import ExportInput, read_export_tasks, write_export
+from execbench.dataset.manifest import task_line
 
 pytestmark = pytest.mark.slow
 

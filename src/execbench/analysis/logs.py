@@ -23,6 +23,7 @@ import pandas as pd
 from execbench.contract import families
 from execbench.analysis.schema import METRIC_COLUMNS, facts, normalize
 from execbench.eval.logs import grade_of, read_records
+from execbench.dataset import DatasetError, content_hash, read_manifest, read_tasks
 
 
 
@@ -133,8 +134,9 @@ def row_from_records(eval_info: dict[str, Any], record: dict[str, Any], model: s
 
 # -- dataset join -----------------------------------------------------------------------------
 def _dataset_tasks(paths: Iterable[str | Path], notes: list[str], hashes: dict[str, str | None]) -> dict[str, Any]:
-    from execbench.dataset import DatasetError, read_manifest, read_tasks
-
+    """The tasks of the evaluated datasets, by id. Each directory's content hash is recomputed
+    (:func:`execbench.dataset.content_hash`): a directory whose tasks no longer match its own
+    manifest (edited by hand) is noted, and one that changed since it was evaluated is skipped."""
     tasks: dict[str, Any] = {}
     for path in dict.fromkeys(str(p) for p in paths if p):
         directory = Path(path)
@@ -142,16 +144,21 @@ def _dataset_tasks(paths: Iterable[str | Path], notes: list[str], hashes: dict[s
             continue
         try:
             manifest = read_manifest(directory) if directory.is_dir() else {}
-            expected = hashes.get(path)
-            if expected and manifest.get("content_hash") and manifest["content_hash"] != expected:
-                notes.append(f"dataset {path} changed since it was evaluated (content hash "
-                             f"{manifest['content_hash'][:19]}… vs {expected[:19]}… in the log); "
-                             "program texts and provenance were not taken from it")
-                continue
-            for task in read_tasks(directory):
-                tasks.setdefault(task.id, task)
+            found = list(read_tasks(directory))
         except (DatasetError, OSError) as exc:
             notes.append(f"dataset {path} could not be read: {exc}")
+            continue
+        actual, stored, expected = content_hash(found), manifest.get("content_hash"), hashes.get(path)
+        if stored and stored != actual:
+            notes.append(f"dataset {path}: its tasks hash to {actual[:19]}… but its manifest says "
+                         f"{str(stored)[:19]}… (tasks.jsonl was changed after the build)")
+        if expected and expected != actual:
+            notes.append(f"dataset {path} changed since it was evaluated (content hash "
+                         f"{actual[:19]}… vs {expected[:19]}… in the log); "
+                         "program texts and provenance were not taken from it")
+            continue
+        for task in found:
+            tasks.setdefault(task.id, task)
     return tasks
 
 

@@ -21,7 +21,6 @@ hash compared before the command returns.
 
 from __future__ import annotations
 
-import hashlib
 import html
 import io
 import json
@@ -33,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
+from execbench.dataset.manifest import content_hash
 from execbench.dataset.record import DatasetError, Task, parse_id
 
 MARKER = "execbench-export.json"
@@ -49,11 +49,6 @@ def is_export(directory: str | Path) -> bool:
 
 def config_name(task: Task) -> str:
     return f"{task.family}-{task.arm}"
-
-
-def task_line(data: dict[str, Any]) -> bytes:
-    """A task's line as the dataset writer hashes it."""
-    return (json.dumps(data, sort_keys=True, ensure_ascii=False) + "\n").encode()
 
 
 @dataclass
@@ -126,10 +121,7 @@ def write_export(inputs: Sequence[ExportInput], out: str | Path, *, licenses: di
         if task.id in seen:
             raise DatasetError(f"task id {task.id!r} appears in more than one exported dataset")
         seen.add(task.id)
-    digest = hashlib.sha256()
-    for task in ordered:
-        digest.update(task_line(task.to_json()))
-    content_hash = "sha256:" + digest.hexdigest()
+    ordered_hash = content_hash(ordered)
 
     configs: dict[str, list[tuple[int, Task]]] = {}
     for index, task in enumerate(ordered):
@@ -164,7 +156,7 @@ def write_export(inputs: Sequence[ExportInput], out: str | Path, *, licenses: di
     sources = sorted({f"{parts.family}/{parts.source}" for parts in (parse_id(task.id) for task in ordered)})
     marker = {
         "format": FORMAT_VERSION,
-        "content_hash": content_hash,
+        "content_hash": ordered_hash,
         "tasks": len(ordered),
         "configs": config_records,
         "sources": {source: licenses.get(source, "not recorded: see the source") for source in sources},
@@ -174,10 +166,7 @@ def write_export(inputs: Sequence[ExportInput], out: str | Path, *, licenses: di
     (staging / MARKER).write_text(json.dumps(marker, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     (staging / CARD).write_text(dataset_card(marker), encoding="utf-8")
 
-    back = hashlib.sha256()
-    for task in read_export_tasks(staging):
-        back.update(task_line(task.to_json()))
-    if "sha256:" + back.hexdigest() != content_hash:  # a bug here, never the user's data
+    if content_hash(read_export_tasks(staging)) != ordered_hash:  # a bug here, never the user's data
         raise DatasetError(f"the export in {staging} does not read back to the same tasks")
     if out.exists():
         shutil.rmtree(out)

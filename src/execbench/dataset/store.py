@@ -8,7 +8,6 @@ whole (the build cache keeps finished work, so a rerun is cheap). Reading stream
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import platform
@@ -20,6 +19,7 @@ from typing import Any, Iterable, Iterator
 from execbench import __version__
 from execbench.dataset import export
 from execbench.dataset.export import ExportInput
+from execbench.dataset.manifest import ContentHash, Manifest
 from execbench.dataset.record import DatasetError, Task, validate
 
 TASKS = "tasks.jsonl"
@@ -39,7 +39,7 @@ class DatasetWriter:
         self.settings = settings
         self._tasks = open(self.directory / f".{TASKS}.partial", "w", encoding="utf-8")
         self._rejected = open(self.directory / f".{REJECTED}.partial", "w", encoding="utf-8")
-        self._hash = hashlib.sha256()
+        self._hash = ContentHash()
         self._ids: set[str] = set()
         self.counts: Counter[str] = Counter()
         self.rejections: Counter[str] = Counter()
@@ -54,9 +54,8 @@ class DatasetWriter:
         if task.id in self._ids:
             raise DatasetError(f"duplicate task id {task.id!r}")
         self._ids.add(task.id)
-        line = json.dumps(data, sort_keys=True, ensure_ascii=False) + "\n"
-        self._hash.update(line.encode())
-        self._tasks.write(line)
+        self._hash.update(data)
+        self._tasks.write(json.dumps(data, sort_keys=True, ensure_ascii=False) + "\n")
         self.counts[f"{task.family}/{task.arm}"] += 1
         release = task.provenance.get("release")
         if isinstance(release, dict) and release.get("package") and release.get("version"):
@@ -70,32 +69,38 @@ class DatasetWriter:
         if isinstance(details.get("release"), str):
             self.releases.setdefault(details["release"], Counter())[stage] += 1
 
+    def manifest(self, **extra: Any) -> Manifest:
+        """The manifest of what was written so far; ``extra``: build-specific fields."""
+        return Manifest(
+            content_hash=self._hash.value(),
+            tasks=sum(self.counts.values()),
+            settings=self.settings,
+            execbench_version=__version__,
+            python=platform.python_version(),
+            created=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            tasks_by_arm=dict(sorted(self.counts.items())),
+            rejected=sum(self.rejections.values()),
+            rejected_by_stage=dict(sorted(self.rejections.items())),
+            rejected_by_reason=dict(sorted(self.reasons.items(), key=lambda kv: (-kv[1], kv[0]))[:30]),
+            extra=dict(extra),
+        )
+
     def close(self, **extra: Any) -> dict[str, Any]:
+        """Publish the dataset; returns its manifest's JSON object (:meth:`Manifest.to_json`)."""
         self._tasks.close()
         self._rejected.close()
-        manifest = {
-            "execbench_version": __version__,
-            "python": platform.python_version(),
-            "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            "content_hash": "sha256:" + self._hash.hexdigest(),
-            "tasks": sum(self.counts.values()),
-            "tasks_by_arm": dict(sorted(self.counts.items())),
-            "rejected": sum(self.rejections.values()),
-            "rejected_by_stage": dict(sorted(self.rejections.items())),
-            "rejected_by_reason": dict(sorted(self.reasons.items(), key=lambda kv: (-kv[1], kv[0]))[:30]),
-            "settings": self.settings,
-            **extra,
-        }
+        typed = self.manifest(**extra)
         if self.releases:
-            manifest["tasks_by_release"] = {k: dict(sorted(v.items())) for k, v in sorted(self.releases.items())}
+            typed.extra["tasks_by_release"] = {k: dict(sorted(v.items())) for k, v in sorted(self.releases.items())}
         pinned = (self.settings.get("release_window") or {}).get("pinned_list")
         if isinstance(pinned, str):  # the rebuild list of a release window
             (self.directory / f".{PINNED_LIST}.partial").write_text(pinned, encoding="utf-8")
             os.replace(self.directory / f".{PINNED_LIST}.partial", self.directory / PINNED_LIST)
-        if not manifest["tasks"]:  # a dataset without tasks says why
-            manifest["zero_tasks_reason"] = (
-                "; ".join(f"{k} ({v})" for k, v in list(manifest["rejected_by_reason"].items())[:3])
+        if not typed.tasks:  # a dataset without tasks says why
+            typed.extra["zero_tasks_reason"] = (
+                "; ".join(f"{k} ({v})" for k, v in list(typed.rejected_by_reason.items())[:3])
                 or "no candidates and no rejections (nothing was built)")
+        manifest = typed.to_json()
         os.replace(self.directory / f".{TASKS}.partial", self.directory / TASKS)
         os.replace(self.directory / f".{REJECTED}.partial", self.directory / REJECTED)
         tmp = self.directory / f".{MANIFEST}.partial"
@@ -166,3 +171,9 @@ def read_rejected(directory: str | Path) -> Iterator[dict[str, Any]]:
 def read_inputs(paths: Iterable[str | Path]) -> list[ExportInput]:
     """The dataset directories (or exports) at ``paths``, read for :func:`export.write_export`."""
     return [ExportInput(str(path), list(read_tasks(path)), read_manifest(path)) for path in paths]
+
+
+def load_manifest(directory: str | Path) -> Manifest | None:
+    """:func:`read_manifest` as a :class:`Manifest` (None when the directory has none)."""
+    data = read_manifest(directory)
+    return Manifest.from_json(data) if data else None

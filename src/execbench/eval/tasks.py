@@ -46,7 +46,7 @@ from inspect_ai.util import LimitExceededError
 
 from execbench import __version__
 from execbench.dataset import Task as BenchTask
-from execbench.dataset import read_manifest
+from execbench.dataset import content_hash, read_tasks
 from execbench.eval import protocol
 from execbench.grading.accounting import Accounting, account
 
@@ -223,12 +223,11 @@ def build_task(
                metadata=item.metadata())
         for item in rendered
     ]
-    manifest = read_manifest(path) if path.is_dir() else {}
     name = path.name if path.is_dir() else path.parent.name
     metadata = {
         "execbench": {
             "version": __version__,
-            "dataset": {"path": str(path), "name": name, "content_hash": manifest.get("content_hash"),
+            "dataset": {"path": str(path), "name": name, "content_hash": content_hash(read_tasks(path)),
                         "tasks": len(tasks), "families": sorted({t.family for t in tasks})},
             "variant": chosen,
             "mode": mode,
