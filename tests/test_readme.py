@@ -19,7 +19,7 @@ def test_exactly_two_commands_demo_first():
     venv = "python3 -m venv .venv && . .venv/bin/activate && "
     assert commands[0].startswith(venv + "pip install -e . ") and commands[0].endswith("execbench demo")
     assert commands[1].startswith(venv + "pip install -e '.[test]'") and commands[1].endswith(
-        "&& ruff check src tests benchmarks && python -m pytest")
+        "&& ruff check src tests benchmarks && mypy && python -m pytest")
 
 
 def test_ci_runs_the_second_command_verbatim():

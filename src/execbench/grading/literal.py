@@ -70,7 +70,7 @@ def _convert(node: ast.AST) -> Any:
     if isinstance(node, ast.Set):
         return {_convert(e) for e in node.elts}
     if isinstance(node, ast.Dict) and None not in node.keys:
-        return {_convert(k): _convert(v) for k, v in zip(node.keys, node.values)}
+        return {_convert(k): _convert(v) for k, v in zip(node.keys, node.values) if k is not None}
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         v = _convert(node.operand)
         if _number(v):

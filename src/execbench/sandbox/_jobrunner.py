@@ -50,7 +50,7 @@ import stat
 import sys
 import time
 import traceback
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from execbench.sandbox import _linux, wire
 from execbench.sandbox._cleanup import remove_tree
@@ -207,7 +207,9 @@ class _Group:
     """The current group's directory and the files its jobs kept (memory files)."""
 
     def __init__(self, base: str) -> None:
-        self.base, self.name, self.kept = base, None, {}
+        self.base = base
+        self.name: str | None = None
+        self.kept: dict[str, tuple[int, int]] = {}  # relative path -> (memory file fd, mode)
         self.directory = os.path.join(base, GROUP_DIR)
 
     def start(self, name: str) -> None:
@@ -330,29 +332,30 @@ def run_job(control: dict[str, Any], group: _Group, scope_signals: bool) -> bool
     """Fork the job's child, wait for it, write its record (see the module docs)."""
     size = int(control["payload"])
     payload = _payload(size)
-    fds = tuple(os.memfd_create(name, os.MFD_CLOEXEC) for name in ("stdout", "stderr", "value"))
+    fds = (os.memfd_create("stdout", os.MFD_CLOEXEC), os.memfd_create("stderr", os.MFD_CLOEXEC),
+           os.memfd_create("value", os.MFD_CLOEXEC))
     started = time.monotonic()
     _emit({"start": control["id"]})
     pid = os.fork()
     if pid == 0:
-        code = 1
+        child_code = 1
         try:
-            code = _child(control, _Sized(payload, size), fds, group.directory, scope_signals)
+            child_code = _child(control, _Sized(payload, size), fds, group.directory, scope_signals)
         except SystemExit as exc:   # a handler may end the job like a program does
-            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+            child_code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
         except BaseException:  # noqa: BLE001 - the job's failure is its result, whatever it is
             try:
                 traceback.print_exc()
             except BaseException:  # noqa: BLE001 - nothing left to report it with
                 pass
-            code = 1
+            child_code = 1
         finally:
             for stream in (sys.stdout, sys.stderr):
                 try:
                     stream.flush()
                 except BaseException:  # noqa: BLE001 - nothing left to report it with
                     pass
-            os._exit(code if 0 <= code < 256 else 1)
+            os._exit(child_code if 0 <= child_code < 256 else 1)
     payload.close()   # unmapped: the next job's fork holds nothing of this one's payload
     status, usage, timed_out = wait_or_kill(pid, started + float(control["wall"]))
     _kill_leftovers()
@@ -408,7 +411,7 @@ class _Sized:
         self.mapping.close()
 
 
-def _emit(record: dict[str, Any], blobs: list[tuple[int, int, int]] = ()) -> None:
+def _emit(record: dict[str, Any], blobs: Sequence[tuple[int, int, int]] = ()) -> None:
     """One line: a JSON header; then its blobs (fd, offset, length) copied in the kernel."""
     out = sys.stdout.buffer
     out.write(json.dumps(record).encode() + b"\n")

@@ -240,7 +240,7 @@ def landlock_abi() -> int:
 
 
 def landlock_restrict(abi: int, writable: list[str], readable: list[str] | None = None,
-                      connect_ports: tuple[int, ...] = (), list_only: list[str] = ()) -> None:
+                      connect_ports: tuple[int, ...] = (), list_only: tuple[str, ...] | list[str] = ()) -> None:
     """Only ``writable`` (directories or files) and a few device files may be modified.
     With ``readable`` (a list, possibly empty), reads and exec are confined too: allowed
     below ``readable`` and ``writable`` only; without it everything stays readable.
@@ -357,7 +357,8 @@ SECCOMP_SUPPORTED = platform.machine() in _SECCOMP_ARCH
 
 def _assemble(prog: list[tuple]) -> ctypes.Array:
     """BPF with symbolic jump targets: (code, "label"|0, "label"|0, k) or ("label:",)."""
-    labels, insns = {}, []
+    labels: dict[str, int] = {}
+    insns: list[tuple] = []
     for item in prog:
         if isinstance(item[0], str):
             labels[item[0].rstrip(":")] = len(insns)

@@ -145,7 +145,7 @@ _probe_lock = threading.Lock()
 _probed: dict[str, object] = {}
 
 
-def _fork_check(fn: Callable[[], None]) -> bool:
+def _fork_check(fn: Callable[[], object]) -> bool:
     """Run fn in a forked child; True if it returned without raising."""
     pid = os.fork()
     if pid == 0:
@@ -173,8 +173,11 @@ def _probe_seccomp() -> None:
 def _probe_newroot() -> bool:
     base = tempfile.mkdtemp(prefix=f"execbench-{os.getpid()}-probe-")
     try:
-        return _fork_check(lambda: (_linux.unshare(_linux.CLONE_NEWNS),
-                                    _linux.enter_new_root(base, ["/usr"], [])))
+        def enter_new_root() -> None:
+            _linux.unshare(_linux.CLONE_NEWNS)
+            _linux.enter_new_root(base, ["/usr"], [])
+
+        return _fork_check(enter_new_root)
     finally:
         os.rmdir(base)
 
@@ -203,7 +206,7 @@ def _probe() -> dict[str, object]:
         if not _probed:
             _remove_stale_workdirs()
             root = os.geteuid() == 0
-            ns = {name: _fork_check(lambda f=flag: _linux.unshare(f)) for name, flag in
+            ns = {name: _fork_check(functools.partial(_linux.unshare, flag)) for name, flag in
                   (("netns", _linux.CLONE_NEWNET), ("pidns", _linux.CLONE_NEWPID),
                    ("ipcns", _linux.CLONE_NEWIPC), ("mntns", _linux.CLONE_NEWNS),
                    ("utsns", _linux.CLONE_NEWUTS))}
@@ -233,7 +236,7 @@ def _forced() -> frozenset[str]:
 def _plan() -> _Plan:
     p, off = _probe(), _forced()
     use = lambda name: bool(p[name]) and name not in off  # noqa: E731 - a one-line helper
-    abi = 0 if "landlock" in off else int(p["landlock_abi"])  # type: ignore[arg-type] - the probe's values are typed as a union; this key is an int
+    abi = 0 if "landlock" in off else int(p["landlock_abi"])  # type: ignore[call-overload]  # the probe's values are typed as a union; this key is an int
     return _Plan(root=bool(p["root"]), netns=use("netns"), pidns=use("pidns"), ipcns=use("ipcns"),
                  cgroup=use("cgroup"), landlock_abi=abi, newroot=use("mntns"),
                  seccomp=bool(p["seccomp"]),
@@ -674,7 +677,7 @@ def run(argv: list[str], *, stdin: bytes | str = b"", limits: Limits = Limits(),
                 proc.wait()
             for stream in (proc.stdin, proc.stdout, proc.stderr):
                 try:
-                    stream.close()  # type: ignore[union-attr] - the pipes are None when not requested; close() is guarded
+                    stream.close()  # type: ignore[union-attr]  # the pipes are None when not requested; close() is guarded
                 except OSError:
                     pass
         try:

@@ -246,7 +246,8 @@ def _read_records(stdout: bytes, jobs: Sequence[Job]) -> _Progress:
             if raw.get("start") in wanted and raw["start"] not in progress.results:
                 progress.started = raw["start"]
                 continue
-            job = wanted.get(raw.get("id"))
+            job_id = raw.get("id")
+            job = wanted.get(job_id) if isinstance(job_id, str) else None
             if job is None or job.id in progress.results:
                 break
             progress.results[job.id] = _result(raw, job, stream)

@@ -17,7 +17,7 @@ import os
 import signal
 import sys
 import traceback
-from typing import Any
+from typing import Any, cast
 
 from execbench.sandbox import wire
 from execbench.tracing import script
@@ -123,9 +123,9 @@ def _run_calls(spec: dict[str, Any], files: list[str], code: Any, encode: Any, s
                 alarm(timeout)
                 result = _trace_call(spec, files, namespace, call)
                 result["call"] = call
-                data = memoryview(encode(result))
-                while data:
-                    data = data[write(w, data):]
+                pending = memoryview(encode(result))
+                while pending:
+                    pending = pending[write(w, pending):]
             except BaseException:  # noqa: BLE001 - the program's failure is the result, whatever it is
                 traceback.print_exc()
                 code_ = 1
@@ -192,10 +192,11 @@ def trace_job(spec: dict[str, Any]) -> dict[str, Any] | None:
         source = fh.read()
     sys.path.insert(0, os.path.dirname(files[0]))
     code = compile(source, files[0], "exec", dont_inherit=True)  # no flags leak from this module
-    tree = compile(source, files[0], "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+    tree = cast(ast.Module, compile(source, files[0], "exec", ast.PyCF_ONLY_AST, dont_inherit=True))
     found = script.tampering(tree)
     if found is not None:  # reaches for the tracer: never run it
         return {"module": {"status": "tampered", "tampered": found}, "calls": []}
     if spec["mode"] == "script":
         return _run_script(spec, files, code, tree, source)
-    return _run_calls(spec, files, code, encode, send)
+    _run_calls(spec, files, code, encode, send)  # sends its own value
+    return None

@@ -190,7 +190,7 @@ class Tracer:
     def stop(self) -> None:
         current = _GETTRACE()
         _SETTRACE(None)
-        _THREADING_SETTRACE(None)  # type: ignore[arg-type] - typeshed wants a function; None clears the hook
+        _THREADING_SETTRACE(None)  # None clears the hook
         self._unpatch_threading()
         if self.guard:
             self._check_untouched(current)
@@ -323,7 +323,7 @@ class Tracer:
                     tracer._thread_sink[me] = segment
                     tracer._segments_open[me] = (segment, set())
                     sink = segment
-                thread._execbench_segment = sink  # type: ignore[attr-defined] - our own attribute on the Thread object
+                thread._execbench_segment = sink  # type: ignore[attr-defined]  # our own attribute on the Thread object
                 opened = tracer._segments_open.get(me)
                 if opened is not None:
                     opened[1].add(id(thread))
@@ -515,7 +515,7 @@ class Tracer:
     def _abort(self, reason: str) -> None:
         self.too_large = reason
         _SETTRACE(None)
-        _THREADING_SETTRACE(None)  # type: ignore[arg-type] - typeshed wants a function; None clears the hook
+        _THREADING_SETTRACE(None)  # None clears the hook
         self.lines = []
         self.calls = []
         self._active.clear()
