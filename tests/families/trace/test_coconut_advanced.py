@@ -8,6 +8,7 @@ rows of each topic are built and compared with the published traces too.
 
 from __future__ import annotations
 
+import ast
 import csv
 import difflib
 import importlib.util
@@ -249,6 +250,16 @@ def test_built_concurrency_keys_grade_any_interleaving_but_not_a_moved_boundary(
     assert trace.grade_as(observed, interleaving, coconut.VARIANT).correct is False  # as published: order counts
     assert trace.grade_as(observed, "[5, 6, 7, (, 8, 2, 7, 8, 2, 7, 9, 10, 9, 10, 9, ), 11]",
                           coconut.VARIANT).correct
+
+
+def test_prelude_provides_what_the_papers_runner_did_and_only_that():
+    assert coconut_advanced.prelude("import threading\nx = threading.Lock()\n") is None
+    assert coconut_advanced.prelude("q = Queue(1)\nt = Thread(target=print)\nsleep(0)\n") == \
+        "from threading import Thread; from time import sleep; from queue import Queue"
+    line = coconut_advanced.prelude("out = sys.stdout\nprint(1)\nx = out.getvalue()\n")
+    assert line is not None and line.startswith("import sys; ")
+    (capture,) = [node for node in ast.parse(line).body if isinstance(node, ast.Assign)]
+    assert ast.unparse(capture) == "_coconut_io_sys.stdout = _coconut_io.StringIO()"
 
 
 def test_source_spelling_and_a_missing_clone(tmp_path):

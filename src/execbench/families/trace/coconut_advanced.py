@@ -24,6 +24,8 @@ Line numbers are the paper's
     the names it uses and never binds), and the payload's ``line_offset`` (1) makes the
     build subtract it again: answers are numbered as the published file, as the paper's
     traces are. The prelude line's own event (a script without a main guard) is dropped.
+    The runner also captured standard output in a ``StringIO``; programs that read it back
+    (``sys.stdout.getvalue()``) get that capture in the same line.
 
 What the model is shown
     ``layout=execbench``: the file as published (``#START`` / ``#END`` markers included).
@@ -73,6 +75,7 @@ PROVIDERS = {
 MODULES = {"collections", "threading", "time", "math", "random", "heapq", "itertools", "functools", "queue",
            "sys", "os", "bisect", "string", "re", "copy", "asyncio", "operator", "typing", "io"}
 PACKAGES = {"concurrent": "concurrent.futures"}  # a package used through its submodule
+CAPTURE = "_coconut_io"  # the stdout capture's own names: they shadow none of the program's
 
 
 @dataclass(frozen=True)
@@ -172,13 +175,17 @@ def undefined_names(source: str) -> set[str]:
 
 
 def prelude(source: str) -> str | None:
-    """One line importing what the paper's runner provided and the program uses unbound."""
+    """One line importing what the paper's runner provided and the program uses unbound; a
+    program that reads back its own standard output (``sys.stdout`` and ``.getvalue()``)
+    also gets the runner's capture, ``sys.stdout = io.StringIO()``."""
     missing = undefined_names(source)
     parts = [f"from {module} import {', '.join(sorted(names & missing))}"
              for module, names in PROVIDERS.items() if names & missing]
     modules = sorted(missing & MODULES) + sorted(PACKAGES[name] for name in missing & set(PACKAGES))
     if modules:
         parts.append("import " + ", ".join(modules))
+    if "sys.stdout" in source and ".getvalue()" in source:
+        parts.append(f"import io as {CAPTURE}, sys as {CAPTURE}_sys; {CAPTURE}_sys.stdout = {CAPTURE}.StringIO()")
     return "; ".join(parts) if parts else None
 
 
