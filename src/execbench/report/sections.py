@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from execbench.contract import families
+from execbench.contract import AnalysisFacts, families
 from execbench.analysis import compare, correlations, logistic, mann_whitney, memorisation, paired, taxonomy
 from execbench.analysis import tables as T
 from execbench.analysis.schema import ARM_ORDER, DIFFICULTY_ORDER, facts, families_present, ordered
@@ -424,6 +424,21 @@ def relations_section(df: pd.DataFrame, family: str, colors: dict, opts: Options
         sec.note(f"No difficulty metrics recorded for {family} tasks.")
         return sec
     labels = ", ".join(METRIC_LABELS[m] for m in metrics)
+    _correlation_tables(sec, rows, metrics, family, declared, headlines)
+    binned = {METRIC_LABELS[m]: correlations.binned_accuracy(rows, m) for m in metrics}
+    sec.figure(F.metric_panels(binned, colors, f"Accuracy over binned {labels}"),
+               "Accuracy (C/R) over equal-count bins of each metric (bins from all settings), Wilson intervals.",
+               f"accuracy versus {labels}")
+    _theta_tables(sec, theta_rows_source, theta_by, family, declared, opts, headlines)
+    if declared.logistic_models:
+        _logistic_models(sec, rows, declared)
+    return sec
+
+
+def _correlation_tables(sec: Section, rows: pd.DataFrame, metrics: list[str], family: str, declared: AnalysisFacts,
+                        headlines: list[str]) -> None:
+    """Pearson and partial correlations of ``metrics`` with correctness (and the partial headline)."""
+    labels = ", ".join(METRIC_LABELS[m] for m in metrics)
     sec.h(f"Correlation of {labels} with correctness")
     pearson = correlations.pearson_table(rows, metrics)
     wide: dict[str, dict] = {}
@@ -458,11 +473,11 @@ def relations_section(df: pd.DataFrame, family: str, colors: dict, opts: Options
                 f"<b>{esc(str(family))}</b>: the strongest independent difficulty signal is {METRIC_LABELS[strongest['metric']]} "
                 f"(partial r = {strongest['r']:.3f}, p = {fmt_p(strongest['p'])}, setting {esc(str(strongest['setting']))}, "
                 f"controlling for {', '.join(METRIC_LABELS.get(x.strip(), x) for x in strongest['controls'].split(','))}).")
-    binned = {METRIC_LABELS[m]: correlations.binned_accuracy(rows, m) for m in metrics}
-    sec.figure(F.metric_panels(binned, colors, f"Accuracy over binned {labels}"),
-               "Accuracy (C/R) over equal-count bins of each metric (bins from all settings), Wilson intervals.",
-               f"accuracy versus {labels}")
-    # Mann-Whitney theta
+
+
+def _theta_tables(sec: Section, theta_rows_source: pd.DataFrame, theta_by: tuple[str, ...], family: str,
+                  declared: Any, opts: Options, headlines: list[str]) -> None:
+    """Normalised Mann-Whitney θ of the dynamic metrics (arms pooled) and the static ones (per arm)."""
     sec.h("Normalised Mann-Whitney θ")
     dynamic = [m for m in declared.theta_metrics if theta_rows_source[m].notna().any()]
     theta_rows = []
@@ -495,39 +510,40 @@ def relations_section(df: pd.DataFrame, family: str, colors: dict, opts: Options
         if not est.empty and "theta" in declared.headlines:
             headlines.append(f"<b>{esc(str(family))}</b>: {int((est['supported'] == 'yes').sum())} of {len(est)} estimable θ series "
                              "show larger metric values among failures (θ > 0.5, p < 0.05, unadjusted).")
-    # logistic models
-    if declared.logistic_models:
-        sec.h("Exploratory logistic models of error")
-        fits = []
-        for name, predictors in declared.logistic_models:
-            missing = [METRIC_LABELS[p] for p in predictors if not rows[p].notna().any()]
-            if missing:
-                sec.note(f"Model “{name}” cannot be fitted: no {', '.join(missing)} recorded for these tasks.")
-            else:
-                fits.append(logistic.fit_error_model(rows, predictors, name))
-        term_rows, forest_rows = [], []
-        for fit in fits:
-            if fit.status != "ok":
-                sec.note(f"Model “{fit.name}” (n = {fit.n}, {fit.clusters} clusters): {fit.status}: {fit.message}. "
-                         "No coefficients are reported.")
-                continue
-            for term in fit.terms:
-                term_rows.append({"model": fit.name, "n": fit.n, "clusters": fit.clusters, "iterations": fit.iterations,
-                                  "condition": fit.condition, **term})
-                forest_rows.append({**term, "label": f"{fit.name}: {term['term']}"})
-        if term_rows:
-            sec.table(Table("Error odds ratio per doubling", [
-                Col("Model", "model"), Col("Predictor", "term"), Col("n", "n", "int"), Col("Clusters", "clusters", "int"),
-                Col("Odds ratio", ("odds_ratio", "low", "high"), "or_ci", "95% interval, t with G-1 df, source-clustered"),
-                Col("p", "p", "pval"), Col("Iterations", "iterations", "int"),
-                Col("Cond. number", "condition", "num", "information matrix")], term_rows,
-                paper=declared.logistic_paper,
-                caption="Outcome: wrong answer (completed responses). Intercepts for study, arm and setting; "
-                        "mean-centred log2 predictors; sandwich covariance clustered by clean source with the "
-                        "G/(G-1)·(N-1)/(N-p) factor."))
-            sec.figure(F.forest(forest_rows, "Error odds ratios per doubling"),
-                       "Odds ratios with source-clustered 95% intervals (log scale).", "odds ratio forest plot")
-    return sec
+
+
+def _logistic_models(sec: Section, rows: pd.DataFrame, declared: AnalysisFacts) -> None:
+    """The family's exploratory logistic models of error: odds ratios per doubling and their forest plot."""
+    sec.h("Exploratory logistic models of error")
+    fits = []
+    for name, predictors in declared.logistic_models:
+        missing = [METRIC_LABELS[p] for p in predictors if not rows[p].notna().any()]
+        if missing:
+            sec.note(f"Model “{name}” cannot be fitted: no {', '.join(missing)} recorded for these tasks.")
+        else:
+            fits.append(logistic.fit_error_model(rows, predictors, name))
+    term_rows, forest_rows = [], []
+    for fit in fits:
+        if fit.status != "ok":
+            sec.note(f"Model “{fit.name}” (n = {fit.n}, {fit.clusters} clusters): {fit.status}: {fit.message}. "
+                     "No coefficients are reported.")
+            continue
+        for term in fit.terms:
+            term_rows.append({"model": fit.name, "n": fit.n, "clusters": fit.clusters, "iterations": fit.iterations,
+                              "condition": fit.condition, **term})
+            forest_rows.append({**term, "label": f"{fit.name}: {term['term']}"})
+    if term_rows:
+        sec.table(Table("Error odds ratio per doubling", [
+            Col("Model", "model"), Col("Predictor", "term"), Col("n", "n", "int"), Col("Clusters", "clusters", "int"),
+            Col("Odds ratio", ("odds_ratio", "low", "high"), "or_ci", "95% interval, t with G-1 df, source-clustered"),
+            Col("p", "p", "pval"), Col("Iterations", "iterations", "int"),
+            Col("Cond. number", "condition", "num", "information matrix")], term_rows,
+            paper=declared.logistic_paper,
+            caption="Outcome: wrong answer (completed responses). Intercepts for study, arm and setting; "
+                    "mean-centred log2 predictors; sandwich covariance clustered by clean source with the "
+                    "G/(G-1)·(N-1)/(N-p) factor."))
+        sec.figure(F.forest(forest_rows, "Error odds ratios per doubling"),
+                   "Odds ratios with source-clustered 95% intervals (log scale).", "odds ratio forest plot")
 
 
 # -- comparisons and memorisation -----------------------------------------------------------------------

@@ -21,7 +21,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from typing import Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from . import _cgroup, _interpreters, _linux
 from ._cleanup import remove_tree
@@ -593,23 +593,11 @@ def run(argv: list[str], *, stdin: bytes | str = b"", limits: Limits = Limits(),
     tmp = tempfile.mkdtemp(prefix=f"execbench-{os.getpid()}-")
     group: _cgroup.PidsCgroup | None = None
     proc: subprocess.Popen | None = None
-    status = None
+    status: int | None = None
     uid = _fresh_uid() if plan.fresh_uid else None
     try:
         workdir = os.path.join(tmp, cwd_name)
-        os.makedirs(workdir)
-        for name, content in files.items():
-            target = os.path.join(workdir, name)
-            os.makedirs(os.path.dirname(target), exist_ok=True)
-            data = content.encode() if isinstance(content, str) else bytes(content)
-            with open(target, "wb") as f:
-                f.write(data)
-            if data.startswith((b"\x7fELF", b"#!")):   # binaries / scripts: executable
-                os.chmod(target, 0o755)
-        if uid is not None:   # the program may modify (chmod, rename, ...) its own files
-            for dirpath, dirnames, filenames in os.walk(workdir):
-                for name in [dirpath, *(os.path.join(dirpath, n) for n in dirnames + filenames)]:
-                    os.lchown(name, uid, uid)
+        _write_workdir(workdir, files, uid)
         writable = [workdir, *(os.path.abspath(p) for p in read_write_paths)]
         hostname, tz, user = _run_identity()
         child_env = _child_env(env, workdir, tz, user)
@@ -619,55 +607,13 @@ def run(argv: list[str], *, stdin: bytes | str = b"", limits: Limits = Limits(),
         rootdir = tempfile.mkdtemp(dir=tmp, prefix=".root-") if plan.newroot else ""
         if plan.cgroup:
             group = _cgroup.PidsCgroup(limits.max_tasks + (1 if plan.pidns else 0))
-        error_r, error_w = os.pipe()
-        try:
-            setup = _child_setup(plan, limits, workdir, writable, readable, rootdir,
-                                 group.procs_fd if group else -1, uid, os.getpid(), error_w, ports,
-                                 hostname)
-            start = time.monotonic()
-            proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE, cwd=workdir,
-                                    env=child_env, preexec_fn=setup,
-                                    start_new_session=True, close_fds=True)
-        except subprocess.SubprocessError as exc:
-            os.set_blocking(error_r, False)  # children of concurrent runs may hold error_w
-            try:
-                detail = os.read(error_r, 4096).decode(errors="replace")
-            except BlockingIOError:
-                detail = "?"
-            raise SandboxError(f"sandbox setup failed: {detail}") from exc
-        finally:
-            os.close(error_r)
-            os.close(error_w)
+        setup = functools.partial(_child_setup, plan, limits, workdir, writable, readable, rootdir,
+                                  group.procs_fd if group else -1, uid, os.getpid())
+        proc, start = _start(argv, workdir, child_env, setup, ports, hostname)
         streams = _Streams(proc, stdin_bytes, limits.output_bytes)
-        pidfd = os.pidfd_open(proc.pid)
-        streams.poller.register(pidfd, select.POLLIN)
-        deadline, killed_for, rusage, end = start + limits.wall_seconds, None, None, start
-        try:
-            while status is None or streams.open:
-                now = time.monotonic()
-                if status is None and killed_for is None and now >= deadline:
-                    killed_for = "wall_time"
-                if status is None and killed_for is not None:
-                    _kill(proc, group, uid, plan)
-                if status is not None and now > end + 2.0:
-                    break                  # something outside our reach holds a pipe
-                wait = (deadline if status is None and killed_for is None else now + 0.05) - now
-                for fd, _ in streams.poller.poll(max(0.0, wait) * 1000):
-                    if fd != pidfd:
-                        streams.handle(fd)
-                        continue
-                    _, status, rusage = os.wait4(proc.pid, 0)
-                    end = time.monotonic()
-                    proc.returncode = os.waitstatus_to_exitcode(status)
-                    streams.poller.unregister(pidfd)
-                    # The program is over: kill what it left running (with a PID namespace
-                    # the kernel has already done so).
-                    _kill(proc, group, uid, plan, main_reaped=True)
-                if killed_for is None and streams.flooded():
-                    killed_for = "output"
-        finally:
-            os.close(pidfd)
+        status, rusage, end, killed_for = _supervise(proc, streams, start + limits.wall_seconds, start,
+                                                     lambda reaped: _kill(proc, group, uid, plan,
+                                                                          main_reaped=reaped))
         tasks_refused = group is not None and group.hit_max()
         collected = _collect(workdir, collect, limits.file_size_bytes)
     finally:
@@ -700,6 +646,89 @@ def run(argv: list[str], *, stdin: bytes | str = b"", limits: Limits = Limits(),
                          isolation={**plan.isolation(), **({"network": "tcp-ports:" + ",".join(
                              map(str, ports))} if ports else {})},
                          files=collected, limits=limits)
+
+
+def _write_workdir(workdir: str, files: Mapping[str, bytes | str], uid: int | None) -> None:
+    """The run's fresh work dir holding ``files`` (binaries and scripts executable), owned by
+    the run's uid when it has one: the program may modify (chmod, rename, ...) its own files."""
+    os.makedirs(workdir)
+    for name, content in files.items():
+        target = os.path.join(workdir, name)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        data = content.encode() if isinstance(content, str) else bytes(content)
+        with open(target, "wb") as f:
+            f.write(data)
+        if data.startswith((b"\x7fELF", b"#!")):   # binaries / scripts: executable
+            os.chmod(target, 0o755)
+    if uid is not None:
+        for dirpath, dirnames, filenames in os.walk(workdir):
+            for name in [dirpath, *(os.path.join(dirpath, n) for n in dirnames + filenames)]:
+                os.lchown(name, uid, uid)
+
+
+def _start(argv: list[str], workdir: str, child_env: dict[str, str],
+           setup: Callable[..., Callable[[], None]], ports: tuple[int, ...], hostname: str
+           ) -> tuple[subprocess.Popen, float]:
+    """The confined child, started, and its start time; ``setup(error_w, ports, hostname)``
+    makes its pre-exec step, which reports a failure on ``error_w`` (a :class:`SandboxError` here)."""
+    error_r, error_w = os.pipe()
+    try:
+        preexec = setup(error_w, ports, hostname)
+        start = time.monotonic()
+        proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, cwd=workdir,
+                                env=child_env, preexec_fn=preexec,
+                                start_new_session=True, close_fds=True)
+        return proc, start
+    except subprocess.SubprocessError as exc:
+        os.set_blocking(error_r, False)  # children of concurrent runs may hold error_w
+        try:
+            detail = os.read(error_r, 4096).decode(errors="replace")
+        except BlockingIOError:
+            detail = "?"
+        raise SandboxError(f"sandbox setup failed: {detail}") from exc
+    finally:
+        os.close(error_r)
+        os.close(error_w)
+
+
+def _supervise(proc: subprocess.Popen, streams: _Streams, deadline: float, start: float,
+               kill: Callable[[bool], None]) -> tuple[int, Any, float, str | None]:
+    """Feed and drain the child until it is over and its pipes are closed; kill it at the
+    ``deadline`` or when it floods its output. Returns (wait status, rusage, end time, what it
+    was killed for). ``kill(main_reaped)`` kills the run's processes."""
+    status: int | None = None
+    pidfd = os.pidfd_open(proc.pid)
+    streams.poller.register(pidfd, select.POLLIN)
+    killed_for: str | None = None
+    rusage, end = None, start
+    try:
+        while status is None or streams.open:
+            now = time.monotonic()
+            if status is None and killed_for is None and now >= deadline:
+                killed_for = "wall_time"
+            if status is None and killed_for is not None:
+                kill(False)
+            if status is not None and now > end + 2.0:
+                break                  # something outside our reach holds a pipe
+            wait = (deadline if status is None and killed_for is None else now + 0.05) - now
+            for fd, _ in streams.poller.poll(max(0.0, wait) * 1000):
+                if fd != pidfd:
+                    streams.handle(fd)
+                    continue
+                _, status, rusage = os.wait4(proc.pid, 0)
+                end = time.monotonic()
+                proc.returncode = os.waitstatus_to_exitcode(status)
+                streams.poller.unregister(pidfd)
+                # The program is over: kill what it left running (with a PID namespace
+                # the kernel has already done so).
+                kill(True)
+            if killed_for is None and streams.flooded():
+                killed_for = "output"
+    finally:
+        os.close(pidfd)
+    assert status is not None  # the loop ends only once the child is reaped
+    return status, rusage, end, killed_for
 
 
 def _kill(proc: subprocess.Popen, group: _cgroup.PidsCgroup | None, uid: int | None,
