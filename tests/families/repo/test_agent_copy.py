@@ -157,6 +157,10 @@ def test_masked_copy_hides_constants_only_assertions_read_and_the_gate_checks_th
     assert agent_copy.answer_lines(SOURCE, copy) == {"EXPECTED = [3, 2, 1]", "assert rev(DATA) == EXPECTED",
                                                      "assert f(4) == 12"}
     ast.parse(copy)
+    signatures = agent_copy.copy_signatures(SOURCE, copy)
+    backup = "def test_b():\n    assert f(4) == 12\n"  # an old version of one test: its answer line, half its lines
+    sibling = "def test_c():\n    g = 5\n    h = g * 2\n    k = h + 1\n    assert f(4) == 12\n"
+    assert agent_copy.holds_copy(backup, signatures) and not agent_copy.holds_copy(sibling, signatures)
 
 
 def test_arguments_with_defaults_are_not_fixtures(tmp_path):

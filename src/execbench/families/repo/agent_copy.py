@@ -13,9 +13,10 @@ function in ``prompt_fields.agent_copies`` (``{path: ref}``), and the browser se
 those paths (``agent_tools.RepoBrowser``). A copy that cannot be loaded is not replaced by
 the original: the path is refused.
 
-:func:`answer_lines` are the original's lines the masking changed: any other file of the
-tree holding one of them (a copy left beside the module, a backup, an old version of it) is
-refused to the agent. :func:`leak` is the leak gate on the copy (``answer_visible:
+:func:`answer_lines` are the original's lines the masking changed: another file of the
+tree holding one of them together with at least half of the lines of its test function
+(:func:`copy_signatures`, :func:`holds_copy`: a copy left beside the module, a backup, an
+old version of it) is refused to the agent. :func:`leak` is the leak gate on the copy (``answer_visible:
 agent_copy ...``): a comment or docstring of the copy stating the answer, or a module or
 class constant of the copy equal to the answer that the asked computation does not read
 (only answers distinctive enough for the comment check: ``LIMIT = 6`` beside an answer 6
@@ -103,6 +104,45 @@ def answer_lines(original: str, masked: str) -> set[str]:
     :data:`MIN_ANSWER_LINE` characters)."""
     kept = {line.strip() for line in masked.splitlines()}
     return {s for line in original.splitlines() if len(s := line.strip()) >= MIN_ANSWER_LINE and s not in kept}
+
+
+def copy_signatures(original: str, masked: str) -> list[tuple[frozenset[str], frozenset[str]]]:
+    """Per function of ``original`` that holds answer lines (and once for the module-level
+    lines): (its stripped lines of at least :data:`MIN_ANSWER_LINE` characters, its answer
+    lines). A file holding one of those answer lines and at least half of the lines around
+    it (:func:`holds_copy`) is a copy of that test: a backup, an old version, a paste. A
+    sibling test module that repeats one line (jinja2's ``assert tmpl.render() == "bar"``)
+    is not."""
+    answers = answer_lines(original, masked)
+    if not answers:
+        return []
+    lines = original.splitlines()
+    try:
+        tree = ast.parse(original)
+    except SyntaxError:
+        return [(frozenset(s for line in lines if len(s := line.strip()) >= MIN_ANSWER_LINE), frozenset(answers))]
+    inside: set[int] = set()
+    groups: list[list[str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            numbers = range(node.lineno, (node.end_lineno or node.lineno) + 1)
+            inside.update(numbers)
+            groups.append([lines[n - 1] for n in numbers])
+    groups.append([line for n, line in enumerate(lines, 1) if n not in inside])
+    out = []
+    for group in groups:
+        stripped = frozenset(s for line in group if len(s := line.strip()) >= MIN_ANSWER_LINE)
+        if stripped & answers:
+            out.append((stripped, frozenset(stripped & answers)))
+    return out
+
+
+def holds_copy(text: str, signatures: list[tuple[frozenset[str], frozenset[str]]]) -> bool:
+    """``text`` holds a copy of a test with answer lines (:func:`copy_signatures`)."""
+    if not signatures:
+        return False
+    present = {line.strip() for line in text.splitlines()}
+    return any(answers & present and 2 * len(group & present) >= len(group) for group, answers in signatures)
 
 
 def leak(answer: str, copy: str, inputs: set[str]) -> str | None:

@@ -7,8 +7,9 @@ carries their masked copies (``prompt_fields.agent_copies``, :mod:`.agent_copy`:
 masked value of the module's tasks hidden) reading, listing and searching them shows the
 copy, by any spelling of the path (``./``, ``..``, a symlink); without a loadable copy they
 are refused (``refused``). Also refused, so no other route shows an answer: any file whose
-text contains a refused or copied file's text or one of the lines the masking changed (a
-copy left by a build in ``build/lib/...``, a backup, a hard link, an uncompressed archive),
+text contains a refused or copied file's text, or a line the masking changed together with
+half of its test function's lines (a copy left by a build in ``build/lib/...``, a backup,
+an old version, a hard link, an uncompressed archive; ``agent_copy.holds_copy``),
 build artefacts (top-level ``build/``, ``dist/``, ``*.egg-info``, ``__pycache__``),
 compiled and archived files (``*.pyc``, ``*.tar``, ``*.whl``, ...), version-control
 history (``.git``, ``.hg``, ``.svn``) and installed copies (``site-packages``, any
@@ -64,7 +65,7 @@ class RepoBrowser:
         self._copies = {Path(os.path.realpath(self.root / r)): text for r, text in self.copies.items()}
         self._refused = {Path(os.path.realpath(self.root / r)) for r in self.refused} - set(self._copies)
         self._refused_texts = []
-        self._answer_lines: set[str] = set()
+        self._signatures: list[tuple[frozenset[str], frozenset[str]]] = []
         self._inodes: set[tuple[int, int]] = set()
         for path in self._refused | set(self._copies):
             try:
@@ -76,7 +77,7 @@ class RepoBrowser:
             if text.strip():
                 self._refused_texts.append(text.strip())
             if path in self._copies:
-                self._answer_lines |= agent_copy.answer_lines(text, self._copies[path])
+                self._signatures += agent_copy.copy_signatures(text, self._copies[path])
 
     @classmethod
     def for_task(cls, task: Any) -> "RepoBrowser":
@@ -127,10 +128,11 @@ class RepoBrowser:
             (parent / "pyvenv.cfg").is_file() for parent in real.parents if self.root in parent.parents)
 
     def _copies_refused(self, text: str) -> bool:
-        """The text holds a refused file's text or a line its masked copy hides."""
+        """The text holds a refused file's text or a copy of a test whose values the masked
+        copy hides (one of its answer lines among half of its lines)."""
         if any(refused in text for refused in self._refused_texts):
             return True
-        return bool(self._answer_lines) and any(line.strip() in self._answer_lines for line in text.splitlines())
+        return agent_copy.holds_copy(text, self._signatures)
 
     def _text(self, real: Path) -> str:
         """A file's text as the agent sees it (the masked copy for the test module)."""
