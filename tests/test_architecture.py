@@ -248,3 +248,31 @@ def test_the_literal_check_catches_a_planted_name(tmp_path):
     assert named_literals(planted, names) == [(6, "inside-loop-state"), (6, "trace")]
     assert in_a_family_folder(SRC / "families" / "trace" / "mutate.py")
     assert not in_a_family_folder(SRC / "families" / "build.py")
+
+
+# -- small functions ----------------------------------------------------------------------------
+MAX_FUNCTION_LINES = 100  # a longer function is split into named steps (issue 25)
+
+
+def long_functions(path: Path, limit: int = MAX_FUNCTION_LINES) -> list[tuple[str, int]]:
+    """(name, lines) of every function or method in ``path`` longer than ``limit`` lines
+    (from its ``def`` line to its last line; decorators and nested functions included)."""
+    tree = ast.parse(path.read_text(), str(path))
+    return [(node.name, node.end_lineno - node.lineno + 1) for node in ast.walk(tree)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno is not None
+            and node.end_lineno - node.lineno + 1 > limit]
+
+
+def test_no_function_is_longer_than_100_lines():
+    found = [f"{path.relative_to(SRC.parent)}: {name} ({lines} lines)"
+             for path in sources() for name, lines in long_functions(path)]
+    assert found == [], "split them into named steps"
+
+
+def test_the_length_check_counts_lines(tmp_path):
+    planted = tmp_path / "planted.py"
+    lines = [f"x{i} = {i}" for i in range(99)]
+    planted.write_text("def short():\n" + "".join(f"    {line}\n" for line in lines)  # 100 lines: allowed
+                       + "\n\nclass C:\n    def long(self):\n" + "".join(f"        {line}\n" for line in lines)
+                       + "        y = 1\n")
+    assert long_functions(planted) == [("long", 101)]

@@ -183,10 +183,45 @@ def build_test_file(repo: Repo, rel: str, source: str, options: dict[str, Any], 
 
     For ``origin != "original"`` (a mutated test whose expected values are stale) the probe
     run does not assert: the maskable assertions become probes (RepoReason D.4 stage 1),
-    their values are captured, and the verify run re-checks each rebuilt assertion."""
+    their values are captured, and the verify run re-checks each rebuilt assertion.
+    The steps: read the module and its helpers, the probe run (traced, hash seed 0), the
+    answer candidates per reached assertion, the verification run (hash seed 1), admission."""
     outcome = Outcome()
     label = f"{repo.key}/{rel}"
     test_path = repo.root / rel
+    modules = _read_modules(repo, test_path, source, label, outcome)
+    if modules is None:
+        return outcome
+    sympy = repo.name.lower() == "sympy"
+    items, nondet = _analyse(modules, sympy)
+    served = _probe_sources(modules, items, origin)
+    first = run_tests(repo, test_path, served, trace=True, options=options, hash_seed=0)
+    if not first.records:
+        _reject_run_without_records(first, label, outcome)
+        return outcome
+    pending = _pending_assertions(repo, first.records, modules, items, nondet, options, sympy, outcome)
+    if not pending:
+        return outcome
+    verification = _Verification.of(pending)
+    keep = sorted({p.record["nodeid"] for p in pending})
+    second = run_tests(repo, test_path, verification.sources(modules, items, origin), trace=False,
+                       options=options, keep=keep, hash_seed=1)
+    admitted = _admitted(pending, second, verification, outcome)
+    _disambiguate(admitted, outcome)
+    analysis, store = slice_cache(), TraceStore()
+    copies = _agent_copies(modules, items, [p for p in admitted if not p.dropped])
+    for p in admitted:
+        if p.dropped:
+            continue
+        task = _task(repo, rel, modules, items, p, options, origin, analysis, store, outcome, copies)
+        if task is not None:
+            outcome.tasks.append(task)
+    return outcome
+
+
+def _read_modules(repo: Repo, test_path: Path, source: str, label: str, outcome: Outcome) -> list[Module] | None:
+    """The test module (text ``source``) and its helper modules, parsed; None when the test
+    module itself does not parse (a ``source`` rejection; a helper that does not is left out)."""
     modules: list[Module] = []
     for path, text in [(test_path, source)] + [(p, p.read_text(encoding="utf-8")) for p in _helper_modules(repo, test_path)]:
         try:
@@ -194,11 +229,15 @@ def build_test_file(repo: Repo, rel: str, source: str, options: dict[str, Any], 
         except SyntaxError as exc:
             if path == test_path:
                 outcome.reject(label, "source", f"syntax error: {exc}")
-                return outcome
+                return None
             continue
         modules.append(Module(path.relative_to(repo.root).as_posix(), path, text, functions))
-    sympy = repo.name.lower() == "sympy"
-    items, nondet = _analyse(modules, sympy)
+    return modules
+
+
+def _probe_sources(modules: list[Module], items: dict[str, Item], origin: str) -> dict[str, str]:
+    """The texts the probe run serves: each module with its maskable assertions turned into
+    probes (and, for a mutated test, every assertion neutralised)."""
     probed = [(k, it) for k, it in items.items() if isinstance(it.choice, dvp.Choice)]
     served = {}
     for module in modules:
@@ -207,50 +246,39 @@ def build_test_file(repo: Repo, rel: str, source: str, options: dict[str, Any], 
         if origin != "original":
             splices += A.neutralize_splices([a for f in module.functions.values() for a in f.assertions])
         served[str(module.path)] = A.apply(module.source, splices)
+    return served
 
-    first = run_tests(repo, test_path, served, trace=True, options=options, hash_seed=0)
-    if not first.ok and not first.records:
+
+def _reject_run_without_records(first: Any, label: str, outcome: Outcome) -> None:
+    """The rejection of a probe run that ended without a test record: never a silent "no tasks"."""
+    if not first.ok:
         outcome.reject(label, "execution", f"test run failed: {first.fatal or first.reason}",
                        output=first.stderr_tail[-1500:])
-        return outcome
-    if not first.records:  # pytest ended without a test record: never a silent "no tasks"
-        code = first.result.exit_code
-        if code == 5:
-            outcome.reject(label, "execution", "no_tests_collected: pytest collected no test in the module",
-                           output=first.stderr_tail[-1500:])
-        elif code != 0:
-            outcome.reject(label, "execution", f"collection_failed: {pytest_message(first)}",
-                           exit_code=code, output=first.stderr_tail[-1500:])
-        return outcome
+        return
+    code = first.result.exit_code
+    if code == 5:
+        outcome.reject(label, "execution", "no_tests_collected: pytest collected no test in the module",
+                       output=first.stderr_tail[-1500:])
+    elif code != 0:
+        outcome.reject(label, "execution", f"collection_failed: {pytest_message(first)}",
+                       exit_code=code, output=first.stderr_tail[-1500:])
+
+
+def _pending_assertions(repo: Repo, records: list[dict[str, Any]], modules: list[Module], items: dict[str, Item],
+                        nondet: dict[Any, str], options: dict[str, Any], sympy: bool,
+                        outcome: Outcome) -> list[Pending]:
+    """Per (test instance, maskable assertion) of the probe run: its answer candidates and the
+    wrong values the admission gate substitutes, awaiting verification; the rest rejected."""
     by_function = {(str(Path(m.path).resolve()), fl): (m, f) for m in modules for (q, fl), f in m.functions.items()}
     pending: list[Pending] = []  # per (test instance, item) awaiting verification
     environment = environment_patterns(repo)
     instances: dict[tuple[str, str], int] = defaultdict(int)
-    for record in first.records:
-        nodeid = record["nodeid"]
-        test_label = f"{repo.key}/{nodeid}"
-        phases = record.get("phases", {})
-        failed = [(w, p) for w, p in phases.items() if p["outcome"] != "passed"]
-        if failed:
-            when, phase = failed[0]
-            outcome.reject(test_label, "execution", f"{phase['outcome']} in {when}: {phase.get('message', '')}".strip())
-            continue
-        fn = record.get("function")
-        found = by_function.get((os.path.realpath(fn[0]), fn[1])) if fn else None
+    for record in records:
+        found = _traced_test_function(repo, record, by_function, options, outcome)
         if found is None:
-            outcome.reject(test_label, "execution", "test function is not defined in the test module or its helpers")
             continue
         module, function = found
-        trace = record.get("trace") or {}
-        if trace.get("status") != "ok":
-            reason = {"too_large": f"trace over the caps: {trace.get('too_large')}",
-                      "no_entry": "test function not found in the trace"}.get(trace.get("status"), "no trace")
-            outcome.reject(test_label, "execution", reason)
-            continue
-        if trace["score"] < options["threshold"]:
-            outcome.reject(test_label, "selection", f"complexity score {trace['score']:.3f} < {options['threshold']}",
-                           **trace["stats"])
-            continue
+        test_label = f"{repo.key}/{record['nodeid']}"
         fkey = (module.rel, function.qualname)
         mine = [it for it in items.values() if it.function is function and it.module is module]
         if not mine:
@@ -287,58 +315,112 @@ def build_test_file(repo: Repo, rel: str, source: str, options: dict[str, Any], 
             wrong, guard = _wrong_values(runs, it, sympy, cands)
             pending.append(Pending(record=record, item=it, candidates=cands, label=at, base=base, values=runs,
                                    wrong=wrong, guards=guard))
-    if not pending:
-        return outcome
+    return pending
 
-    # --- verification run -------------------------------------------------------------------
-    # Candidates first (the first that passes is the answer), then the admission gate's wrong
-    # values (same type, and an unrelated sentinel): one of them passing means many solutions.
-    verify_served = {}
-    union: dict[str, list[str]] = defaultdict(list)
-    extra: dict[str, list[str]] = defaultdict(list)  # "candidate == sentinel" per text candidate
-    names: dict[str, list[str]] = defaultdict(list)  # dotted names to resolve to aliases
-    for p in pending:
-        key = p.item.key
-        for c in p.candidates:
-            if c["text"] not in union[key]:
-                union[key].append(c["text"])
-            if c["kind"] != "python-literal" and c["text"] not in extra[key]:
-                extra[key].append(c["text"])
-            for name in _dotted_names(c["text"]) if c["kind"] == "text" else []:
-                if name not in names[key]:
-                    names[key].append(name)
-    guards: dict[str, dict[str, str]] = defaultdict(dict)  # wrong text → "it differs from the answer"
-    respell: dict[str, dict[str, dict[str, str]]] = defaultdict(dict)  # key → candidate → {rule: text}
-    for p in pending:
-        key = p.item.key
-        for c in p.candidates:
-            if c["kind"] == "text" and c["form"] == "constructor":
-                respell[key][c["text"]] = spelling_variants(c["text"])
-        for text in p.wrong:
-            if text not in union[key]:
-                union[key].append(text)
-            if text in p.guards:
-                guards[key][text] = p.guards[text]
-    for key, per_candidate in respell.items():  # after the wrong values: their indexes stay put
-        for variants in per_candidate.values():
-            for text in variants.values():
+
+def _traced_test_function(repo: Repo, record: dict[str, Any], by_function: dict[Any, Any], options: dict[str, Any],
+                          outcome: Outcome) -> tuple[Module, Any] | None:
+    """The (module, test function) of a probe-run record that passed, was traced within the caps
+    and scores over the threshold; None (and a rejection) otherwise."""
+    nodeid = record["nodeid"]
+    test_label = f"{repo.key}/{nodeid}"
+    phases = record.get("phases", {})
+    failed = [(w, p) for w, p in phases.items() if p["outcome"] != "passed"]
+    if failed:
+        when, phase = failed[0]
+        outcome.reject(test_label, "execution", f"{phase['outcome']} in {when}: {phase.get('message', '')}".strip())
+        return None
+    fn = record.get("function")
+    found = by_function.get((os.path.realpath(fn[0]), fn[1])) if fn else None
+    if found is None:
+        outcome.reject(test_label, "execution", "test function is not defined in the test module or its helpers")
+        return None
+    module, function = found
+    trace = record.get("trace") or {}
+    if trace.get("status") != "ok":
+        reason = {"too_large": f"trace over the caps: {trace.get('too_large')}",
+                  "no_entry": "test function not found in the trace"}.get(trace.get("status"), "no trace")
+        outcome.reject(test_label, "execution", reason)
+        return None
+    if trace["score"] < options["threshold"]:
+        outcome.reject(test_label, "selection", f"complexity score {trace['score']:.3f} < {options['threshold']}",
+                       **trace["stats"])
+        return None
+    return module, function
+
+
+@dataclasses.dataclass
+class _Verification:
+    """What the verification run substitutes per item key: the texts (candidates first, the first
+    that passes is the answer; then the admission gate's wrong values and the respellings), the
+    "candidate == sentinel" checks, the dotted names to resolve to aliases, the guards ("it
+    differs from the answer") of wrong values, and the respelling variants per candidate.
+    One of the wrong values passing means many solutions."""
+
+    union: dict[str, list[str]]
+    extra: dict[str, list[str]]
+    names: dict[str, list[str]]
+    guards: dict[str, dict[str, str]]
+    respell: dict[str, dict[str, dict[str, str]]]
+
+    @classmethod
+    def of(cls, pending: list[Pending]) -> _Verification:
+        union: dict[str, list[str]] = defaultdict(list)
+        extra: dict[str, list[str]] = defaultdict(list)  # "candidate == sentinel" per text candidate
+        names: dict[str, list[str]] = defaultdict(list)  # dotted names to resolve to aliases
+        for p in pending:
+            key = p.item.key
+            for c in p.candidates:
+                if c["text"] not in union[key]:
+                    union[key].append(c["text"])
+                if c["kind"] != "python-literal" and c["text"] not in extra[key]:
+                    extra[key].append(c["text"])
+                for name in _dotted_names(c["text"]) if c["kind"] == "text" else []:
+                    if name not in names[key]:
+                        names[key].append(name)
+        guards: dict[str, dict[str, str]] = defaultdict(dict)  # wrong text → "it differs from the answer"
+        respell: dict[str, dict[str, dict[str, str]]] = defaultdict(dict)  # key → candidate → {rule: text}
+        for p in pending:
+            key = p.item.key
+            for c in p.candidates:
+                if c["kind"] == "text" and c["form"] == "constructor":
+                    respell[key][c["text"]] = spelling_variants(c["text"])
+            for text in p.wrong:
                 if text not in union[key]:
                     union[key].append(text)
-    for module in modules:
-        splices = []
-        for key, texts in union.items():
-            it = items[key]
-            if it.module is module:
-                equal_everything = [f"({text}) == {A.SENTINEL}()" for text in extra[key]]
-                splices.append(A.verify_splice(module.source, key, it.assertion, it.choice.masked, texts,
-                                               equal_everything + list(guards[key].values()), names[key]))
-        if origin != "original":  # stale expected values elsewhere must not fail the test
-            verified = {id(items[key].assertion) for key in union}
-            splices += A.neutralize_splices([a for f in module.functions.values() for a in f.assertions
-                                             if id(a) not in verified])
-        verify_served[str(module.path)] = A.apply(module.source, splices)
-    keep = sorted({p.record["nodeid"] for p in pending})
-    second = run_tests(repo, test_path, verify_served, trace=False, options=options, keep=keep, hash_seed=1)
+                if text in p.guards:
+                    guards[key][text] = p.guards[text]
+        for key, per_candidate in respell.items():  # after the wrong values: their indexes stay put
+            for variants in per_candidate.values():
+                for text in variants.values():
+                    if text not in union[key]:
+                        union[key].append(text)
+        return cls(union, extra, names, guards, respell)
+
+    def sources(self, modules: list[Module], items: dict[str, Item], origin: str) -> dict[str, str]:
+        """The texts the verification run serves."""
+        union, extra, names, guards = self.union, self.extra, self.names, self.guards
+        verify_served = {}
+        for module in modules:
+            splices = []
+            for key, texts in union.items():
+                it = items[key]
+                if it.module is module:
+                    equal_everything = [f"({text}) == {A.SENTINEL}()" for text in extra[key]]
+                    splices.append(A.verify_splice(module.source, key, it.assertion, it.choice.masked, texts,
+                                                   equal_everything + list(guards[key].values()), names[key]))
+            if origin != "original":  # stale expected values elsewhere must not fail the test
+                verified = {id(items[key].assertion) for key in union}
+                splices += A.neutralize_splices([a for f in module.functions.values() for a in f.assertions
+                                                 if id(a) not in verified])
+            verify_served[str(module.path)] = A.apply(module.source, splices)
+        return verify_served
+
+
+def _admitted(pending: list[Pending], second: Any, verification: _Verification, outcome: Outcome) -> list[Pending]:
+    """The pending assertions the verification run admits, with their answer, aliases and
+    respellings; the rest rejected (unstable value, no passing candidate, many solutions)."""
+    union, extra, guards, respell = verification.union, verification.extra, verification.guards, verification.respell
     by_node = {r["nodeid"]: r for r in second.records}
     admitted: list[Pending] = []
     for p in pending:
@@ -397,16 +479,7 @@ def build_test_file(repo: Repo, rel: str, source: str, options: dict[str, Any], 
         variants = respell.get(it.key, {}).get(chosen["text"], {})
         spellings = sorted(rule for rule, text in variants.items() if passes(texts.index(text)))
         admitted.append(dataclasses.replace(p, answer=chosen, aliases=aliases, spellings=spellings))
-    _disambiguate(admitted, outcome)
-    analysis, store = slice_cache(), TraceStore()
-    copies = _agent_copies(modules, items, [p for p in admitted if not p.dropped])
-    for p in admitted:
-        if p.dropped:
-            continue
-        task = _task(repo, rel, modules, items, p, options, origin, analysis, store, outcome, copies)
-        if task is not None:
-            outcome.tasks.append(task)
-    return outcome
+    return admitted
 
 
 def pytest_message(report: Any) -> str:
@@ -1089,66 +1162,15 @@ def _safe(text: str) -> str:
     return cleaned
 
 
-def _task(repo: Repo, rel: str, modules: list[Module], items: dict[str, Item], p: Pending,
-          options: dict[str, Any], origin: str, analysis: Any = None, store: TraceStore | None = None,
-          outcome: Outcome | None = None, copies: dict[str, str] | None = None) -> dict[str, Any] | None:
-    """The task of an admitted assertion, or None when the last gates reject it (they are
-    recorded in ``outcome``): ``context_missing``/``context_too_large``, ``answer_visible:
-    <where>`` (:mod:`.leaks`, and on the agent's copies ``copies``: :mod:`.agent_copy`), the
-    assertion's own complexity score and ``trivial``."""
-    it: Item = p.item
-    record, answer = p.record, p.answer
-    assert answer is not None
-    choice = it.choice
-    assert isinstance(choice, dvp.Choice)
-    module, function, assertion = it.module, it.function, it.assertion
-    nodeid = record["nodeid"]
+def _metrics_unless_trivial(p: Pending, modules: list[Module], sliced: Any, calls: Any, sources: dict[str, str],
+                            options: dict[str, Any], outcome: Outcome) -> dict[str, float | int | None] | None:
+    """The task's metrics (the trace's, the slice's, the assertion's own difficulty), or None when
+    the difficulty gates reject the assertion (recorded in ``outcome``): ``trivial`` or an
+    ``assertion_score`` below the threshold."""
+    it, record, answer = p.item, p.record, p.answer
+    assert answer is not None and isinstance(it.choice, dvp.Choice)
+    module, function, assertion, choice = it.module, it.function, it.assertion, it.choice
     trace = record["trace"]
-    outcome = outcome if outcome is not None else Outcome()
-    hidden = _hidden_spans(items, it, answer["text"])
-    masked_source = A.mask_text(module.source, function, (assertion, choice.masked), hidden)
-    blank = A.statement_text(module.source, assertion, choice.masked)
-    test_context = A.context_text(module.source, function)
-    definitions = context.needed_definitions(module.source, function,
-                                             [*hidden, A.Span.of(assertion.operands[choice.masked])])
-    outside, missing = context.outside_definitions(
-        repo.root, module.rel, module.source, function, definitions, _library_check(repo),
-        [*hidden, A.Span.of(assertion.operands[choice.masked])], leaks.parametrized(function))
-    if missing:
-        outcome.reject(p.label, "context", missing, **p.base)
-        return None
-    carried = "\n\n".join(t for t in (context.render(module.source, definitions), context.render_outside(outside)) if t)
-    budget = int(options.get("context_budget", DEFAULT_OPTIONS["context_budget"]))
-    if context.tokens(carried) > budget:
-        outcome.reject(p.label, "context", f"context_too_large: the test-file definitions the test reads take "
-                       f"~{context.tokens(carried)} tokens > {budget}",
-                       definitions=[d.name for d in definitions][:50] + [f"{o.file}:{o.definition.name}"
-                                                                         for o in outside][:50], **p.base)
-        return None
-    definitions += [o.definition for o in outside]
-    input_parameters = json.dumps(trace.get("args", {}), ensure_ascii=False)
-    inputs = _inputs(function, assertion.operands[choice.actual])
-    for d in definitions:  # names the carried helpers read feed the computation too
-        if d.kind != "constant":
-            inputs |= {n.id for n in ast.walk(d.node) if isinstance(n, ast.Name)}
-    leak = leaks.answer_visible(
-        function=function, source=module.source, masked=assertion.operands[choice.masked],
-        actual=assertion.operands[choice.actual], answer=answer["text"], inputs=inputs, hidden=hidden,
-        input_parameters=input_parameters, shown_texts=[masked_source, test_context, carried],
-        context_nodes=[(d.name, d.node) for d in definitions if d.kind == "constant"])
-    copies = copies or {}
-    for path in dict.fromkeys([rel, module.rel]):
-        if leak is None and path in copies:
-            leak = agent_copy.leak(answer["text"], copies[path], inputs)
-    if leak:
-        outcome.reject(p.label, "leak", leak, answer=answer["text"], **p.base)
-        return None
-    store = store or TraceStore()
-    calls, sources = store.calls_and_sources(repo, nodeid, trace.get("calls", []), ((m.rel, m.source) for m in modules))
-    expr = A.segment(module.source, assertion.operands[choice.masked])
-    target = {"file": module.rel, "line": assertion.line, "expr": expr, "end_line": assertion.span.end_lineno,
-              "function": function.qualname}
-    sliced, slice_status = slice_for(calls, sources, target, analysis)
     stats = trace["stats"]
     metrics: dict[str, float | int | None] = {
         "complexity_score": trace["score"], "n_files": stats["files"], "n_funcs": stats["funcs"],
@@ -1176,6 +1198,123 @@ def _task(repo: Repo, rel: str, modules: list[Module], items: dict[str, Item], p
             outcome.reject(p.label, "difficulty", f"assertion_score: {score:.3f} < {threshold} over the "
                            "assertion's own slice", answer=answer["text"], **p.base)
             return None
+    return metrics
+
+
+def _answer_provenance(p: Pending, expr: str) -> dict[str, Any]:
+    """The provenance of an admitted assertion's answer: where it came from, what was masked and
+    how the admission checked it."""
+    answer, choice, assertion = p.answer, p.item.choice, p.item.assertion
+    assert answer is not None and isinstance(choice, dvp.Choice)
+    return {
+        "answer_source": answer["source"],
+        "resolved_from_variable": choice.variable,
+        "masked_operand": expr if len(expr) <= 2000 else expr[:2000] + "...",
+        "masked_side": "left" if choice.masked == 0 else "right",
+        "operator": assertion.op,
+        "assertion_kind": assertion.kind + (f":{assertion.method}" if assertion.method else ""),
+        "morphology": {"form": choice.form.name, "priority": choice.form.priority},
+        "executions": len(p.values),
+        "answer_aliases": [list(g) for g in p.aliases],
+        "answer_spellings": list(p.spellings),  # verified argument respellings the grader accepts
+        "admission_wrong_values": list(p.wrong),  # substituted; none that differs from the answer passed
+    }
+
+
+def _carried_context(repo: Repo, p: Pending, definitions: list[Any], hidden: list[A.Span], options: dict[str, Any],
+                     outcome: Outcome) -> tuple[str, list[Any]] | None:
+    """The definitions the test reads, rendered (the test file's and those outside it), and the
+    outside ones; None when the context gates reject the assertion (recorded in ``outcome``):
+    ``context_missing`` or ``context_too_large``."""
+    module, function, assertion, choice = p.item.module, p.item.function, p.item.assertion, p.item.choice
+    assert isinstance(choice, dvp.Choice)
+    outside, missing = context.outside_definitions(
+        repo.root, module.rel, module.source, function, definitions, _library_check(repo),
+        [*hidden, A.Span.of(assertion.operands[choice.masked])], leaks.parametrized(function))
+    if missing:
+        outcome.reject(p.label, "context", missing, **p.base)
+        return None
+    carried = "\n\n".join(t for t in (context.render(module.source, definitions), context.render_outside(outside)) if t)
+    budget = int(options.get("context_budget", DEFAULT_OPTIONS["context_budget"]))
+    if context.tokens(carried) > budget:
+        outcome.reject(p.label, "context", f"context_too_large: the test-file definitions the test reads take "
+                       f"~{context.tokens(carried)} tokens > {budget}",
+                       definitions=[d.name for d in definitions][:50] + [f"{o.file}:{o.definition.name}"
+                                                                         for o in outside][:50], **p.base)
+        return None
+    return carried, outside
+
+
+def _record(repo: Repo, case: str, source_id: str, fields: dict[str, Any], answer: dict[str, Any],
+            metrics: dict[str, float | int | None], provenance: dict[str, Any]) -> dict[str, Any]:
+    """The task record of an admitted assertion."""
+    return {
+        "id": make_id("repo", repo.key, case, "masked-assertion"),
+        "family": "repo",
+        "arm": "masked-assertion",
+        "source_id": source_id,
+        "language": "python",
+        "prompt_fields": fields,
+        "answer": answer["text"],
+        "answer_kind": answer["kind"],
+        "metrics": metrics,
+        "provenance": provenance,
+    }
+
+
+def _task(repo: Repo, rel: str, modules: list[Module], items: dict[str, Item], p: Pending,
+          options: dict[str, Any], origin: str, analysis: Any = None, store: TraceStore | None = None,
+          outcome: Outcome | None = None, copies: dict[str, str] | None = None) -> dict[str, Any] | None:
+    """The task of an admitted assertion, or None when the last gates reject it (they are
+    recorded in ``outcome``): ``context_missing``/``context_too_large``, ``answer_visible:
+    <where>`` (:mod:`.leaks`, and on the agent's copies ``copies``: :mod:`.agent_copy`), the
+    assertion's own complexity score and ``trivial``."""
+    it: Item = p.item
+    record, answer = p.record, p.answer
+    assert answer is not None
+    choice = it.choice
+    assert isinstance(choice, dvp.Choice)
+    module, function, assertion = it.module, it.function, it.assertion
+    nodeid = record["nodeid"]
+    trace = record["trace"]
+    outcome = outcome if outcome is not None else Outcome()
+    hidden = _hidden_spans(items, it, answer["text"])
+    masked_source = A.mask_text(module.source, function, (assertion, choice.masked), hidden)
+    blank = A.statement_text(module.source, assertion, choice.masked)
+    test_context = A.context_text(module.source, function)
+    definitions = context.needed_definitions(module.source, function,
+                                             [*hidden, A.Span.of(assertion.operands[choice.masked])])
+    shown = _carried_context(repo, p, definitions, hidden, options, outcome)
+    if shown is None:
+        return None
+    carried, outside = shown
+    definitions += [o.definition for o in outside]
+    input_parameters = json.dumps(trace.get("args", {}), ensure_ascii=False)
+    inputs = _inputs(function, assertion.operands[choice.actual])
+    for d in definitions:  # names the carried helpers read feed the computation too
+        if d.kind != "constant":
+            inputs |= {n.id for n in ast.walk(d.node) if isinstance(n, ast.Name)}
+    leak = leaks.answer_visible(
+        function=function, source=module.source, masked=assertion.operands[choice.masked],
+        actual=assertion.operands[choice.actual], answer=answer["text"], inputs=inputs, hidden=hidden,
+        input_parameters=input_parameters, shown_texts=[masked_source, test_context, carried],
+        context_nodes=[(d.name, d.node) for d in definitions if d.kind == "constant"])
+    copies = copies or {}
+    for path in dict.fromkeys([rel, module.rel]):
+        if leak is None and path in copies:
+            leak = agent_copy.leak(answer["text"], copies[path], inputs)
+    if leak:
+        outcome.reject(p.label, "leak", leak, answer=answer["text"], **p.base)
+        return None
+    store = store or TraceStore()
+    calls, sources = store.calls_and_sources(repo, nodeid, trace.get("calls", []), ((m.rel, m.source) for m in modules))
+    expr = A.segment(module.source, assertion.operands[choice.masked])
+    target = {"file": module.rel, "line": assertion.line, "expr": expr, "end_line": assertion.span.end_lineno,
+              "function": function.qualname}
+    sliced, slice_status = slice_for(calls, sources, target, analysis)
+    metrics = _metrics_unless_trivial(p, modules, sliced, calls, sources, options, outcome)
+    if metrics is None:
+        return None
     trace_ref = store.put(nodeid, calls, sources, target, repos.portable(repo.spec))
     case = f"{_safe(nodeid)}@L{assertion.line}"
     value_type = answer.get("type") or "object"
@@ -1202,17 +1341,7 @@ def _task(repo: Repo, rel: str, modules: list[Module], items: dict[str, Item], p
     }
     provenance = {
         "origin": origin,
-        "answer_source": answer["source"],
-        "resolved_from_variable": choice.variable,
-        "masked_operand": expr if len(expr) <= 2000 else expr[:2000] + "...",
-        "masked_side": "left" if choice.masked == 0 else "right",
-        "operator": assertion.op,
-        "assertion_kind": assertion.kind + (f":{assertion.method}" if assertion.method else ""),
-        "morphology": {"form": choice.form.name, "priority": choice.form.priority},
-        "executions": len(p.values),
-        "answer_aliases": [list(g) for g in p.aliases],
-        "answer_spellings": list(p.spellings),  # verified argument respellings the grader accepts
-        "admission_wrong_values": list(p.wrong),  # substituted; none that differs from the answer passed
+        **_answer_provenance(p, expr),
         "hash_seeds": [0, 1],
         "trace_ref": trace_ref,
         "slicing": slice_status,
@@ -1224,16 +1353,4 @@ def _task(repo: Repo, rel: str, modules: list[Module], items: dict[str, Item], p
         "threshold": options["threshold"],
         "pure_python": repo.config.note,
     }
-    task = {
-        "id": make_id("repo", repo.key, case, "masked-assertion"),
-        "family": "repo",
-        "arm": "masked-assertion",
-        "source_id": f"{repo.key}/{module.rel}::{function.qualname}",
-        "language": "python",
-        "prompt_fields": fields,
-        "answer": answer["text"],
-        "answer_kind": answer["kind"],
-        "metrics": metrics,
-        "provenance": provenance,
-    }
-    return task
+    return _record(repo, case, f"{repo.key}/{module.rel}::{function.qualname}", fields, answer, metrics, provenance)
