@@ -25,7 +25,7 @@ from typing import Any, Callable, Iterator
 from execbench.dataset import DatasetWriter, Task
 from execbench.dataset.cache import BuildCache
 from execbench.contract import Candidate, Family, Outcome, build_key, families, hashseeds
-from execbench.families.distributed import parse_executor, run_candidate
+from execbench.families.distributed import RayBuild, parse_executor, run_candidate
 from execbench.sources.errors import SourceError
 
 ProgressFn = Callable[[int, int, int, int], None]  # done, total, tasks, rejected
@@ -99,9 +99,9 @@ def _local_outcomes(family: Family, candidates: list[Candidate], options: dict, 
         return
     with _pool(family, jobs) as pool:
         # a worker process finds the plug-in by name; a thread is handed the plug-in itself
-        build, plugin = ((_build_in_process, family.name) if isinstance(pool, ProcessPoolExecutor)
-                         else (_build_batch, family))
-        futures = {pool.submit(build, plugin, [c for _, c in batch], options): batch
+        in_processes = isinstance(pool, ProcessPoolExecutor)
+        futures = {(pool.submit(_build_in_process, family.name, [c for _, c in batch], options) if in_processes
+                    else pool.submit(_build_batch, family, [c for _, c in batch], options)): batch
                    for batch in _batches(misses, family.batch_size(options), jobs)}
         for future in as_completed(futures):
             batch = futures[future]
@@ -113,8 +113,6 @@ def _local_outcomes(family: Family, candidates: list[Candidate], options: dict, 
 def _ray_outcomes(family: Family, candidates: list[Candidate], options: dict, cache: BuildCache,
                   jobs: int, address: str | None, checked: Counter[str]) -> Iterator[tuple[int, Outcome]]:
     """(index, outcome): cache hits first, then the rest as Ray workers finish them."""
-    from execbench.families.distributed import RayBuild
-
     misses: list[tuple[int, Candidate]] = []
     yield from _cache_hits(family, candidates, options, cache, misses, checked)
     if not misses:

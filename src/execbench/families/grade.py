@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 from execbench.contract import families
 from execbench.dataset import DatasetError, Task
@@ -36,7 +36,7 @@ def read_answers(path: str | Path) -> dict[str, str]:
     return answers
 
 
-def grade_tasks(tasks: Iterator[Task], answers: dict[str, str],
+def grade_tasks(tasks: Iterable[Task], answers: dict[str, str],
                 variant: str | None = None) -> Iterator[tuple[Task, Score]]:
     """Scores of every task; ``variant``: grade as that prompt variant scores (``Family.grade_as``)."""
     tasks = list(tasks)
@@ -66,8 +66,9 @@ def _grade_batches(tasks: list[Task], answers: dict[str, str]) -> dict[str, Scor
     for task in tasks:
         if task.id in answers and hasattr(families.get(task.family), "grade_many"):
             groups[task.family].append(task)
-    return {task.id: score for name, group in groups.items()
-            for task, score in zip(group, families.get(name).grade_many([(t, answers[t.id]) for t in group]))}
+    return {task.id: score for name, group in groups.items()  # grade_many: an optional hook, checked above
+            for task, score in zip(group, families.get(name).grade_many(  # type: ignore[attr-defined]
+                [(t, answers[t.id]) for t in group]))}
 
 
 def result_record(task: Task, score: Score) -> dict[str, Any]:

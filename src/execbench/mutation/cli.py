@@ -11,7 +11,9 @@ from rich.table import Table
 
 from execbench.dataset import DatasetError
 from execbench.contract import SourceError
-from execbench.mutation.engine import MutationSetupError
+from execbench.dataset.cache import BuildCache
+from execbench.mutation.engine import (MutationSetupError, OfflineSettings, TeacherSettings, mutate_dataset,
+                                       mutate_with_teacher)
 from execbench.progress import LoggedProgress
 
 USER_ERRORS: tuple[type[Exception], ...] = (MutationSetupError, DatasetError, SourceError, OSError)
@@ -19,9 +21,6 @@ USER_ERRORS: tuple[type[Exception], ...] = (MutationSetupError, DatasetError, So
 
 def run(dataset: Path, out: Path, *, offline: bool, teacher: str | None, seed: int, attempts: int | None, ops: str,
         drop_unchanged: bool, jobs: int, limit: int | None, no_cache: bool, console: Console) -> dict[str, Any]:
-    from execbench.dataset.cache import BuildCache
-    from execbench.mutation.engine import OfflineSettings, mutate_dataset
-
     if Path(out).resolve() == Path(dataset).resolve():
         raise MutationSetupError("the mutated dataset must go to a new directory, not over the original")
     cache = BuildCache(enabled=not no_cache)
@@ -40,8 +39,6 @@ def run(dataset: Path, out: Path, *, offline: bool, teacher: str | None, seed: i
                                            keep_unchanged=not drop_unchanged)
                 return mutate_dataset(dataset, out, settings=settings, jobs=jobs, cache=cache, progress=progress,
                                       limit=limit)
-            from execbench.mutation.engine import TeacherSettings, mutate_with_teacher
-
             return mutate_with_teacher(dataset, out, teacher=teacher or "local",
                                        settings=TeacherSettings(seed=seed, max_retries=attempts or 3,
                                                                 concurrency=jobs),

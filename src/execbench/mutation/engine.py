@@ -291,7 +291,9 @@ def mutate_with_teacher(dataset: str | Path, out: str | Path, **options: Any) ->
         raise MutationSetupError(
             f"{dataset}: teacher mutation needs tasks of exactly one of {', '.join(f.name for f in offering)} "
             f"(this dataset has {', '.join(names) or 'no tasks'}); use --offline for the others")
-    return chosen[0].teacher_mutation()(dataset, out, **options)
+    mutate = chosen[0].teacher_mutation()
+    assert mutate is not None  # (chosen among those offering it)
+    return mutate(dataset, out, **options)
 
 
 def write_dataset(out: str | Path, run_settings: dict[str, Any], results: Iterable[UnitResult], *,
