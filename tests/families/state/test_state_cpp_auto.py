@@ -96,13 +96,17 @@ def test_profile_snapshot_and_meter_programs_only_insert():
     loops = cpp_programs.loops(PROGRAM)
     for program in (cpp_programs.profile(PROGRAM, loops),
                     cpp_programs.snapshot(PROGRAM, [(loops[1], 3, ["counts", "i"])], 200),
-                    cpp_programs.metered(PROGRAM, 1000, (29, ["i", "a"], 3))):
+                    cpp_programs.metered(PROGRAM, 1000)):
         # insertions only: the clean program is a subsequence of the generated one
         rest = iter(program)
         assert all(char in rest for char in PROGRAM)
         assert len(program) > len(PROGRAM)
     metered = cpp_programs.metered(PROGRAM, 1000)
     assert metered.count("execbench_state::tick();") == len(cpp_scan.scan(PROGRAM).statements) + 3
+    # every loop counted (the profile), each with both checkpoints (chosen at run time)
+    assert [metered.count(f"execbench_state::enter({j});") for j in range(3)] == [1, 1, 1]
+    assert [metered.count(f"execbench_state::leave({j});") for j in range(3)] == [1, 1, 1]
+    assert cpp_programs.loop_index(loops, 29) == 1 and cpp_programs.loop_index(loops, 30) is None
     assert "static execbench_state::var" in metered   # the globals' guards
 
 
@@ -163,6 +167,49 @@ def test_cpp_case_without_checkpoint_is_chosen_automatically_and_measured(tmp_pa
     # the inside run stops before the body of iteration 201: 6 statements and 200 iterations
     assert inside["line_events"] == 6 + 3 * 200
     assert "state_meter" not in tasks["inside-loop-state"].provenance
+
+
+ENVIRONMENT_COUNT = """\
+#include <iostream>
+using namespace std;
+extern char** environ;
+
+int main() {
+    int n;
+    cin >> n;
+    int vars = 0;
+    for (char** e = environ; *e; ++e) {
+        ++vars;
+    }
+    long long total = 0;
+    int i = 0;
+    while (i < n) {
+        total += i;
+        ++i;
+    }
+    cout << total << " " << vars << "\\n";
+    return 0;
+}
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+def test_when_the_meter_cannot_count_a_profile_copy_chooses(tmp_path):
+    """The program prints how many environment variables it sees: the meter's runs (one
+    variable more: the arm) print another line than the clean runs, so the meter's counts
+    are not used; the automatic choice comes from a profile copy of its own (same choice
+    as the meter would give), and the state metrics are null, saying why."""
+    write_case(tmp_path / "cases", "envcount", ENVIRONMENT_COUNT, "3\n", "400\n", language="cpp")
+    manifest = build_dataset(STATE, [str(tmp_path / "cases")], tmp_path / "ds", options=dict(STATE.default_options))
+    assert manifest["tasks"] == 4, manifest
+    tasks = {t.arm: t for t in read_tasks(tmp_path / "ds")}
+    checkpoint = tasks["inside-loop-state"].provenance["checkpoint"]
+    assert checkpoint["chosen_by"] == "auto" and checkpoint["loop_line"] == 14
+    assert checkpoint["loop_iterations"] == 400 and checkpoint["inside_iteration"] == 201
+    assert tasks["inside-loop-state"].answer == {"i": 200, "total": sum(range(200))}
+    assert "its output differs from the arm's own run" in tasks["post-loop-state"].provenance["state_meter"]
+    assert tasks["long-trace-final"].metrics["state_load"] is None
 
 
 def test_every_shipped_cpp_program_has_loops_and_a_meter_copy():

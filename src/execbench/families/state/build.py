@@ -20,7 +20,10 @@ a rejection; the trace length is the sum of gcov line-execution counts of the pr
 source file (standard headers filtered out). Without ``[checkpoint]`` the loop and the
 projection are chosen by the Python rule from a profile and a snapshot run
 (:mod:`.choose_cpp`); the state metrics come from the C++ state meter
-(:mod:`.cpp_programs`), one more compile and four runs (null, with the reason in
+(:mod:`.cpp_programs`, :class:`_Meter`): compiled in the first step with the clean program,
+its clean long run also counts the loops (the automatic choice's profile, a declared loop's
+iterations: no profile or probe copy to compile unless the meter cannot count), and its
+compiled program runs the two state arms in their step (null metrics, with the reason in
 ``provenance.state_meter``, if it cannot be built or run).
 
 Admission (rejection stages): ``source`` (unreadable case), ``instrument`` (no
@@ -490,43 +493,42 @@ def _cpp(payload: dict[str, Any], options: dict[str, Any]) -> CaseRun:
     checkpoint = payload["checkpoint"]
     repeats = int(options["repeats"])
     sources: dict[str, str] = {}
-    jobs = [_compile_job("cc_clean", "clean", program, options)]
     loops: list[Any] = []
+    if checkpoint is None:  # automatic choice: the loops it can choose from
+        loops = cpp_programs.loops(program)
+        if not loops:
+            raise Reject("instrument", "the program has no instrumentable for/while loop (braced body)")
+    meter = _Meter(payload, options, loops or None)
+    jobs = [_compile_job("cc_clean", "clean", program, options), *meter.jobs()]
     k = checkpoint.get("inside_iteration") if checkpoint is not None else None
-    if checkpoint is None:  # automatic choice: the profile run goes with the clean runs
-        loops, profile = choose_cpp.profile_jobs(program, payload["long"], options)
-        jobs += profile
-    elif k is None:
-        jobs += [_compile_job("cc_probe", "probe", instrument_cpp.probe(program, checkpoint["loop_line"]), options,
-                              coverage=False),
-                 exec_job("probe", ["./prog"], cwd="probe", stdin=payload["long"], needs=["cc_probe"],
-                          collect=["checkpoint_probe.txt"], **_native_limits(options))]
-    else:
+    if checkpoint is not None and k is not None:
         jobs += _cpp_state_jobs(sources, payload, checkpoint["loop_line"], checkpoint["fields"], k, options)
+        jobs += meter.arm_jobs(checkpoint["loop_line"], k, first_step=True)
+    elif checkpoint is not None:
+        instrument_cpp.probe(program, checkpoint["loop_line"])   # refuses what it refuses before any run
     jobs += _cpp_run_jobs("short", "clean", payload["short"], repeats, options, ["cc_clean"])
     jobs += _cpp_run_jobs("long", "clean", payload["long"], repeats, options, ["cc_clean"])
     results = (yield {0: jobs})[0]
     _compiled(results, "cc_clean", "the program")
+    meter.take(results)
     if checkpoint is None:
-        choice = yield from choose_cpp.choose_cpp(program, payload["long"], loops, results, options)
+        counts = meter.profile(results, repeats)
+        if counts is None:  # the meter could not count: a profile copy of its own
+            loops, profile = choose_cpp.profile_jobs(program, payload["long"], options)
+            results.update((yield {0: profile})[0])
+            counts = choose_cpp.profile_counts(results, loops)
+        choice = yield from choose_cpp.choose_cpp(program, payload["long"], loops, *counts, options)
         k = choice["inside_iteration"]
-        results.update((yield {0: _cpp_state_jobs(sources, payload, choice["loop_line"], choice["fields"], k,
-                                                   options, after_clean=False)})[0])
     else:
         choice = {"chosen_by": "case", **checkpoint}
         if k is None:
-            _compiled(results, "cc_probe", "the loop probe")
-            probe = _need(results.get("probe"), "probe run")
-            try:
-                total = int(probe.files.get("checkpoint_probe.txt", b"").decode("utf-8", "replace").strip())
-            except ValueError:
-                raise Reject("checkpoint", "the loop probe wrote no iteration count") from None
-            if total < 1:
-                raise Reject("checkpoint", f"the loop on line {checkpoint['loop_line']} never iterates on the long input")
+            total = yield from _cpp_iterations(payload, checkpoint["loop_line"], meter, results, options)
             k = total // 2 + 1
             choice.update(loop_iterations=total, inside_iteration=k)
-            results.update((yield {0: _cpp_state_jobs(sources, payload, checkpoint["loop_line"],
-                                                       checkpoint["fields"], k, options, after_clean=False)})[0])
+    if "cc_inside" not in results:   # the state arms' step, now that K is known
+        line, fields = choice["loop_line"], choice["fields"]
+        results.update((yield {0: [*_cpp_state_jobs(sources, payload, line, fields, k, options, after_clean=False),
+                                   *meter.arm_jobs(line, k)]})[0])
     fields = choice["fields"]
     core = choice.get("core") or fields
     _compiled(results, "cc_inside", "the inside-instrumented program")
@@ -537,7 +539,7 @@ def _cpp(payload: dict[str, Any], options: dict[str, Any]) -> CaseRun:
     gcov = {label: [gcov_lines(_need(results.get(f"gcov_{label}{r}"), f"gcov of {label} run {r}"))
                     for r in range(repeats)] for label in ("short", "long", "inside", "post")}
     trace = {"short": gcov["short"], "long": gcov["long"]}
-    state, meter_error = _meter_metrics(results, runs)
+    state, meter_error = meter.metrics(results, runs)
     metrics = {arm: {"trace_length": gcov[label][0], **(state or {}).get(label, dict.fromkeys(METER_METRICS))}
                for arm, label in zip(ARMS, ("short", "long", "inside", "post"))}
     result = _finish(runs, choice, core, sources["inside"], sources["post"], trace, metrics,
@@ -547,61 +549,149 @@ def _cpp(payload: dict[str, Any], options: dict[str, Any]) -> CaseRun:
     return result
 
 
-METER_METRICS = ("line_events", "peak_state", "state_load", "state_stride")
-
-
-def _cpp_meter_jobs(payload: dict[str, Any], line: int, fields: list[str], k: int, options: dict[str, Any],
-                    needs: Sequence[str] = ()) -> list[Job]:
-    """Compile the state meter (:mod:`.cpp_programs`: the program with both checkpoints,
-    chosen at run time) and run it for the four arms; [] if it cannot be made."""
-    try:
-        source = cpp_programs.metered(payload["program"], int(options["state_budget"]), (line, fields, k))
-    except (instrument_cpp.InstrumentError, SourceError):
-        return []
-    t = float(options["trace_time_limit"])
-    limits = {"cpu": t, "wall": 2 * t + 5, "memory_mb": max(2048, int(options["memory_mb"])),
-              "max_output": int(options["max_output_bytes"])}
-    jobs = [_compile_job("cc_meter", "meter", source, options, coverage=False, needs=needs)]
-    for label, arm in (("short", "clean"), ("long", "clean"), ("inside", "inside"), ("post", "post")):
-        stdin = payload["short"] if label == "short" else payload["long"]
-        jobs.append(exec_job(f"meter_{label}", ["../../meter/prog"], cwd=f"meter_runs/{label}", stdin=stdin,
-                             env={cpp_programs.ARM_VARIABLE: arm}, needs=["cc_meter"],
-                             collect=[cpp_programs.METER_FILE], **limits))
-    return jobs
-
-
-def _meter_metrics(results: dict[str, JobResult], runs: dict[str, list[JobResult]]
-                   ) -> tuple[dict[str, dict[str, Any]] | None, str | None]:
-    """The four arms' state metrics from the meter runs, or (None, why not): the meter is a
-    measurement, its failure leaves the metrics null and does not reject the case."""
-    compiled = results.get("cc_meter")
-    if compiled is None:
-        return None, "the state meter could not be made from this source"
-    if not compiled.ok:
-        lines = compiled.stderr.strip().splitlines()
-        errors = [ln for ln in lines if "error" in ln] or lines[-1:] or [""]
-        return None, f"the state meter does not compile: {errors[0][:300]}"
-    out: dict[str, dict[str, Any]] = {}
-    for label in ("short", "long", "inside", "post"):
-        job = results.get(f"meter_{label}")
-        if job is None or not job.ok:
-            return None, f"state meter, {label} run: {job.reason() if job else 'did not happen'}"
-        if job.stdout != runs[label][0].stdout:
-            return None, f"state meter, {label} run: its output differs from the arm's own run"
+def _cpp_iterations(payload: dict[str, Any], line: int, meter: _Meter, results: dict[str, JobResult],
+                    options: dict[str, Any]) -> Generator[Step, Results, int]:
+    """Iterations of the declared loop on the long input: the meter's count, else (a step of
+    its own) a probe copy's, with the probe's checks."""
+    counts = meter.profile(results, int(options["repeats"]))
+    j = cpp_programs.loop_index(meter.counted, line)
+    if counts is not None and j is not None:
+        total = counts[0][j]
+    else:
+        probe = yield {0: [_compile_job("cc_probe", "probe", instrument_cpp.probe(payload["program"], line), options,
+                                        coverage=False),
+                           exec_job("probe", ["./prog"], cwd="probe", stdin=payload["long"], needs=["cc_probe"],
+                                    collect=["checkpoint_probe.txt"], **_native_limits(options))]}
+        _compiled(probe[0], "cc_probe", "the loop probe")
+        job = _need(probe[0].get("probe"), "probe run")
         try:
-            value = records.load_json(job.files.get(cpp_programs.METER_FILE, b""), max_bytes=1 << 16)
-            out[label] = {key: value[key] for key in METER_METRICS}
-            if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in out[label].values()):
-                raise ValueError("not counts")
-        except (records.RecordError, KeyError, TypeError, ValueError):
-            return None, f"state meter, {label} run: no readable measurement"
-    return out, None
+            total = int(job.files.get("checkpoint_probe.txt", b"").decode("utf-8", "replace").strip())
+        except ValueError:
+            raise Reject("checkpoint", "the loop probe wrote no iteration count") from None
+    if total < 1:
+        raise Reject("checkpoint", f"the loop on line {line} never iterates on the long input")
+    return total
+
+
+METER_METRICS = ("line_events", "peak_state", "state_load", "state_stride")
+MAX_BINARY = 64 << 20  # the meter's compiled program, carried to the state arms' step
+
+
+class _Meter:
+    """The C++ state meter of a case (:func:`cpp_programs.metered`): compiled in the first
+    step with the clean program and run clean on both inputs (the long run is also the loop
+    profile), then run on the long input for each state arm, in that step's sandbox (its
+    compiled program carried over as a file). A measurement: when it cannot be made or
+    run, the metrics are null (``error`` says why) and the case is not rejected."""
+
+    def __init__(self, payload: dict[str, Any], options: dict[str, Any], counted: list[Any] | None) -> None:
+        self.payload, self.options = payload, options
+        self.binary: bytes | None = None
+        self.error: str | None = None
+        t = float(options["trace_time_limit"])
+        self.limits = {"cpu": t, "wall": 2 * t + 5, "memory_mb": max(2048, int(options["memory_mb"])),
+                       "max_output": int(options["max_output_bytes"])}
+        try:
+            self.counted = counted if counted is not None else cpp_programs.loops(payload["program"])
+            self.source: str | None = cpp_programs.metered(payload["program"], int(options["state_budget"]),
+                                                           self.counted)
+        except (instrument_cpp.InstrumentError, SourceError):
+            self.counted, self.source = [], None
+            self.error = "the state meter could not be made from this source"
+
+    def jobs(self) -> list[Job]:
+        """The first step's: compile (keeping the program), the clean runs on both inputs."""
+        if self.source is None:
+            return []
+        compiled = _compile_job("cc_meter", "meter", self.source, self.options, coverage=False, needs=["cc_clean"])
+        return [replace(compiled, collect=["prog"], max_collect=MAX_BINARY),
+                self._run("short", "clean", self.payload["short"]), self._run("long", "clean", self.payload["long"])]
+
+    def _run(self, label: str, arm: str, stdin: str, selection: dict[str, str] | None = None) -> Job:
+        env = {cpp_programs.ARM_VARIABLE: arm, **(selection or {})}
+        job = exec_job(f"meter_{label}", ["../../meter/prog"], cwd=f"meter_runs/{label}", stdin=stdin, env=env,
+                       needs=[] if self.binary else ["cc_meter"], collect=[cpp_programs.METER_FILE], **self.limits)
+        job = replace(job, max_collect=1 << 20)
+        if self.binary:   # a later step: this job writes the compiled meter first
+            job = replace(job, files={"meter/prog": self.binary}, executable=["meter/prog"])
+        return job
+
+    def arm_jobs(self, line: int, k: int, *, first_step: bool = False) -> list[Job]:
+        """The inside and post runs (the checkpoint's loop chosen at run time), in the first
+        step (after the meter's compile) or in a later one (with its compiled program)."""
+        j = cpp_programs.loop_index(self.counted, line)
+        if self.source is None or (not first_step and self.binary is None):
+            return []
+        if j is None:
+            self.error = self.error or f"the state meter does not count the loop on line {line}"
+            return []
+        selection = {"EXECBENCH_STATE_LOOP": str(j), "EXECBENCH_STATE_K": str(k)}
+        return [self._run(label, label, self.payload["long"], selection) for label in ("inside", "post")]
+
+    def take(self, results: dict[str, JobResult]) -> None:
+        """Keep the compiled meter of the first step's ``results`` for a later step."""
+        compiled = results.get("cc_meter")
+        if compiled is not None and compiled.ok:
+            self.binary = compiled.files.get("prog") or None
+
+    def _file(self, job: JobResult | None) -> Any:
+        return records.load_json(job.files.get(cpp_programs.METER_FILE, b""), max_bytes=1 << 20) if job else None
+
+    def profile(self, results: dict[str, JobResult], repeats: int) -> tuple[list[int], list[int]] | None:
+        """(iterations, count at the last exit) of each counted loop from the clean long run,
+        when it ran as the clean program's own runs did (else None)."""
+        job = results.get("meter_long")
+        if job is None or not job.ok or not all(_ok(results.get(f"long{r}")) for r in range(repeats)):
+            return None
+        if job.stdout != results["long0"].stdout:
+            return None
+        try:
+            data = self._file(job)
+            counts, last_exit = data["counts"], data["last_exit"]
+            return choose._ints(counts, len(self.counted)), choose._ints(last_exit, len(self.counted))
+        except (records.RecordError, KeyError, TypeError, Reject):
+            return None
+
+    def metrics(self, results: dict[str, JobResult], runs: dict[str, list[JobResult]]
+                ) -> tuple[dict[str, dict[str, Any]] | None, str | None]:
+        """The four arms' state metrics, or (None, why not); each meter run's output must be
+        its arm's (for a state arm: the output before the state line)."""
+        if self.source is None:
+            return None, self.error
+        compiled = results.get("cc_meter")
+        if compiled is None or not compiled.ok:
+            lines = compiled.stderr.strip().splitlines() if compiled else []
+            errors = [ln for ln in lines if "error" in ln] or lines[-1:] or [""]
+            return None, f"the state meter does not compile: {errors[0][:300]}"
+        out: dict[str, dict[str, Any]] = {}
+        for label in ("short", "long", "inside", "post"):
+            job = results.get(f"meter_{label}")
+            if job is None and self.error:
+                return None, self.error
+            if job is None or not job.ok:
+                return None, f"state meter, {label} run: {job.reason() if job else 'did not happen'}"
+            expected = runs[label][0].stdout
+            if label in ("inside", "post"):   # the arm's output without its state line
+                expected = expected[:expected.rfind(b"\n", 0, len(expected) - 1) + 1]
+            if job.stdout != expected:
+                return None, f"state meter, {label} run: its output differs from the arm's own run"
+            try:
+                value = self._file(job)
+                out[label] = {key: value[key] for key in METER_METRICS}
+                if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in out[label].values()):
+                    raise ValueError("not counts")
+            except (records.RecordError, KeyError, TypeError, ValueError):
+                return None, f"state meter, {label} run: no readable measurement"
+        return out, None
+
+
+def _ok(job: JobResult | None) -> bool:
+    return job is not None and job.ok
 
 
 def _cpp_state_jobs(sources: dict[str, str], payload: dict[str, Any], line: int, fields: list[str], k: int,
                     options: dict[str, Any], after_clean: bool = True) -> list[Job]:
-    """Compile, run and gcov the inside and post programs (``sources`` gets their text),
-    and the state meter's runs."""
+    """Compile, run and gcov the inside and post programs (``sources`` gets their text)."""
     program = payload["program"]
     sources["inside"] = instrument_cpp.instrument(program, line, fields, "inside", k)
     sources["post"] = instrument_cpp.instrument(program, line, fields, "post", k)
@@ -610,8 +700,7 @@ def _cpp_state_jobs(sources: dict[str, str], payload: dict[str, Any], line: int,
     return [_compile_job("cc_inside", "inside", sources["inside"], options, needs=needs),
             _compile_job("cc_post", "post", sources["post"], options, needs=needs),
             *_cpp_run_jobs("inside", "inside", payload["long"], repeats, options, ["cc_inside"]),
-            *_cpp_run_jobs("post", "post", payload["long"], repeats, options, ["cc_post"]),
-            *_cpp_meter_jobs(payload, line, fields, k, options, needs=needs)]
+            *_cpp_run_jobs("post", "post", payload["long"], repeats, options, ["cc_post"])]
 
 
 # the checkpoint's iteration in an instrumented program; the complexity does not depend on

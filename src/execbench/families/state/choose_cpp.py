@@ -1,10 +1,12 @@
 """Automatic loop and projection choice for C++ cases without ``[checkpoint]``: the rule
 of :mod:`.choose` (Python), from measured runs of instrumented copies in the sandbox.
 
-1. Profile run (with the clean program's compile and runs, long input): a copy counting,
-   for every instrumentable loop (braced ``for``/``while``, the first loop on its line),
-   its iterations (cumulative over all executions of the statement) and the count at its
-   last exit (:func:`cpp_programs.profile`).
+1. Profile (long input): for every instrumentable loop (braced ``for``/``while``, the first
+   loop on its line), its iterations (cumulative over all executions of the statement) and
+   the count at its last exit. The state meter's clean long run, in the clean program's
+   first step, counts them (build.py, ``_Meter.profile``); when it cannot (it did not
+   compile, failed, or its output is not the clean program's), a profile copy of its own
+   (:func:`profile_jobs`, :func:`cpp_programs.profile`) runs in a step of its own.
 2. Eligible loops and ranking exactly as in Python: at least 2 iterations and an exit
    after iteration K = iterations // 2 + 1; most iterations first, then line; the top 3
    go to a snapshot run.
@@ -68,20 +70,24 @@ def _compiled(job: JobResult | None, what: str) -> None:
         raise Reject("instrument", f"{what} does not compile: {errors[0][:300]}")
 
 
-def choose_cpp(program: str, long: str, loops: list[cpp_scan.CppLoop], results: dict[str, JobResult],
-               options: dict[str, Any]) -> Generator[Any, Any, dict[str, Any]]:
-    """The choice (a step of the case's build: the snapshot run), from the profile run's
-    ``results``; raises Reject like :func:`choose.choose_python`."""
+def profile_counts(results: dict[str, JobResult], loops: list[cpp_scan.CppLoop]) -> tuple[list[int], list[int]]:
+    """(iterations, count at the last exit) per loop from the profile copy's run (used when
+    the state meter, whose clean long run gives the same counts, could not give them)."""
     _compiled(results.get("cc_profile"), "the loop profile")
     _failed(results.get("profile"), "profile run")
     from execbench.sandbox import records
 
     try:
         data = records.load_json(results["profile"].files.get(cpp_programs.PROFILE_FILE, b"{}"), max_bytes=1 << 20)
-        counts = choose._ints(data.get("counts"), len(loops))
-        last_exit = choose._ints(data.get("last_exit"), len(loops))
+        return choose._ints(data.get("counts"), len(loops)), choose._ints(data.get("last_exit"), len(loops))
     except (records.RecordError, AttributeError):
         raise Reject("execution", "profile run returned malformed counts") from None
+
+
+def choose_cpp(program: str, long: str, loops: list[cpp_scan.CppLoop], counts: list[int], last_exit: list[int],
+               options: dict[str, Any]) -> Generator[Any, Any, dict[str, Any]]:
+    """The choice (a step of the case's build: the snapshot run), from the loops' profile
+    (``counts``, ``last_exit``); raises Reject like :func:`choose.choose_python`."""
     ranking = choose.rank(counts, last_exit, [loop.line for loop in loops])
     if not ranking:
         raise Reject("checkpoint", "no loop iterates at least twice and exits after its middle iteration "

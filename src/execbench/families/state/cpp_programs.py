@@ -27,9 +27,15 @@ destructor, which runs at the normal end of ``main`` and at ``std::exit``.
 * The same budgeted sampling as Python: each time the walking work passes another
   ``budget`` slots the stride doubles, and ``state_load`` is the stride-weighted sum.
 
-The meter program carries both checkpoints, selected at run time by the environment
-variable ``EXECBENCH_STATE_ARM`` (``inside``/``post``; anything else: the clean program),
-so one compilation measures all four arms; its output must equal the arm's own run.
+The meter program is compiled once per case, before the checkpoint is known, with the
+clean program (build.py): it counts every instrumentable loop's iterations and the count at
+its last exit, so its clean run on the long input is also the loop profile (the automatic
+choice's, or the declared loop's iteration count); and it carries, for every such loop,
+both checkpoints, selected at run time by ``EXECBENCH_STATE_ARM`` (``inside``/``post``;
+anything else: the clean program), ``EXECBENCH_STATE_LOOP`` and ``EXECBENCH_STATE_K``. At a
+checkpoint it exits where the arm's own program prints the state and exits (same places,
+same order of insertions as :mod:`.instrument_cpp`), so its counts are the arm's; its
+output must equal the arm's own output (the state line aside).
 """
 
 from __future__ import annotations
@@ -188,14 +194,21 @@ template <class T> struct var {
 };
 template <class T> var(const T&) -> var<T>;
 
+long long counts[EXECBENCH_LOOPS], last_exit[EXECBENCH_LOOPS];   // the loop profile
 struct meter_t {
     long long events = 0, peak = 0, load = 0, stride = 1, samples = 0, work = 0;
     long long budget = EXECBENCH_STATE_BUDGET, next = EXECBENCH_STATE_BUDGET;
     ~meter_t() {
         if (FILE* f = std::fopen("execbench_state.json", "w")) {
             std::fprintf(f, "{\"line_events\": %lld, \"peak_state\": %lld, \"state_load\": %lld, "
-                            "\"state_stride\": %lld, \"state_samples\": %lld, \"state_work\": %lld}\n",
+                            "\"state_stride\": %lld, \"state_samples\": %lld, \"state_work\": %lld",
                          events, peak, load, stride, samples, work);
+            for (int pass = 0; pass < 2; ++pass) {
+                std::fputs(pass ? "], \"last_exit\": [" : ", \"counts\": [", f);
+                for (int j = 0; j < EXECBENCH_LOOPS; ++j)
+                    std::fprintf(f, "%s%lld", j ? ", " : "", pass ? last_exit[j] : counts[j]);
+            }
+            std::fputs("]}\n", f);
             std::fclose(f);
         }
     }
@@ -218,7 +231,15 @@ inline int arm_from_env() {
     if (a && std::strcmp(a, "post") == 0) return 2;
     return 0;
 }
+inline long long number_from_env(const char* name) {
+    const char* v = std::getenv(name);
+    return v && *v ? std::atoll(v) : -1;
+}
 const int arm = arm_from_env();
+const long long loop = number_from_env("EXECBENCH_STATE_LOOP"), k = number_from_env("EXECBENCH_STATE_K");
+// loop j: the start of an iteration's body (inside checkpoint) and its exit (post checkpoint)
+inline void enter(int j) { ++counts[j]; if (arm == 1 && j == loop && counts[j] == k) std::exit(0); }
+inline void leave(int j) { last_exit[j] = counts[j]; if (arm == 2 && j == loop && counts[j] >= k) std::exit(0); }
 }  // namespace execbench_state
 // ---- end of state meter header ----
 '''
@@ -361,23 +382,22 @@ def read_snapshots(text: str) -> dict[str, dict[str, dict[str, str]]]:
     return out
 
 
-def metered(source: str, budget: int, checkpoint: tuple[int, list[str], int] | None = None) -> str:
-    """The state meter program (module docs); with ``checkpoint`` (loop line, fields, K)
-    it also carries both checkpoints, chosen by ``EXECBENCH_STATE_ARM``."""
+def metered(source: str, budget: int, counted: list[cpp_scan.CppLoop] | None = None) -> str:
+    """The state meter program (module docs). It counts the iterations and last exits of
+    the loops ``counted`` (default: :func:`loops`; loop j is ``counted[j]``), so its run on
+    the long input is also the loop profile, and it carries both checkpoints of every
+    counted loop, chosen at run time (``EXECBENCH_STATE_ARM``, ``EXECBENCH_STATE_LOOP`` = j,
+    ``EXECBENCH_STATE_K``): where the arm's own program emits the state, it exits."""
     _check(source)
     result = cpp_scan.scan(source)
-    header = f"#define EXECBENCH_STATE_BUDGET {max(1, int(budget))}LL\n" + METER_HEADER
-    offset = instrument_cpp._header_offset(source)
-    inserts: list[tuple[int, int, str]] = []
-    if checkpoint is not None:
-        line, fields, k = checkpoint
-        inside = instrument_cpp.inserts(source, line, fields, "inside", k, when="execbench_state::arm == 1 && ")
-        post = instrument_cpp.inserts(source, line, fields, "post", k, when="execbench_state::arm == 2 && ")
-        increment = "\n" + "++" + instrument_cpp.COUNT + ";"
-        inserts += inside
-        inserts += [(o, p, t.replace(increment.strip(), "", 1) if p == 1 else t) for o, p, t in post if p != 0]
-        header = header  # the checkpoint header (json emitter) comes first, at order 0
-    inserts.append((offset, 0, header))
+    counted = loops(source) if counted is None else counted
+    header = (f"#define EXECBENCH_STATE_BUDGET {max(1, int(budget))}LL\n"
+              f"#define EXECBENCH_LOOPS {max(1, len(counted))}\n" + METER_HEADER)
+    inserts: list[tuple[int, int, str]] = [(instrument_cpp._header_offset(source), 0, header)]
+    for j, loop in enumerate(counted):   # the places (and orders) of instrument_cpp's checkpoints
+        anchor = instrument_cpp.find_loop(source, loop.line)
+        inserts.append((anchor.body_open, 1, f" execbench_state::enter({j});"))
+        inserts += _exit_inserts(source, loop, 3, f"execbench_state::leave({j});")
     for start in result.statements:
         inserts.append((start, 6, "execbench_state::tick(); "))
     for start, end in result.wraps:
@@ -389,3 +409,8 @@ def metered(source: str, budget: int, checkpoint: tuple[int, list[str], int] | N
             guard = "static " + guard
         inserts.append((decl.at, 5, " " + guard))
     return instrument_cpp._splice(source, inserts)
+
+
+def loop_index(counted: list[cpp_scan.CppLoop], loop_line: int) -> int | None:
+    """j of the loop on ``loop_line`` among the meter's ``counted`` loops (None: not counted)."""
+    return next((j for j, loop in enumerate(counted) if loop.line == loop_line), None)
