@@ -174,3 +174,17 @@ def test_arguments_with_defaults_are_not_fixtures(tmp_path):
     fn = next(iter(A.test_functions(missing).values()))
     assert context.outside_definitions(tmp_path, "test_x.py", missing, fn, [], lambda rel: False)[1] == \
         "context_missing: fixture tally (no definition in the module, its class or a conftest.py)"
+
+
+def test_a_fixture_named_by_its_decorator_is_found_in_the_conftest(tmp_path):
+    from execbench.families.repo import context
+
+    (tmp_path / "conftest.py").write_text(
+        "import pytest\n\n@pytest.fixture(name='slots', params=(True, False))\ndef _slots(request):\n"
+        "    return request.param\n")
+    source = "def test_x(slots):\n    assert make(slots) == 3\n"
+    (tmp_path / "test_x.py").write_text(source)
+    fn = next(iter(A.test_functions(source).values()))
+    outside, missing = context.outside_definitions(tmp_path, "test_x.py", source, fn, [], lambda rel: False)
+    assert missing is None and [(o.file, o.definition.name) for o in outside] == [("conftest.py", "_slots")]
+    assert context.render_outside(outside).startswith("# from conftest.py\n@pytest.fixture(name='slots'")

@@ -65,6 +65,15 @@ def _is_fixture(node: ast.AST) -> bool:
     return False
 
 
+def _fixture_alias(node: ast.AST) -> list[str]:
+    """The ``name=`` a fixture is requested by (attrs: ``@pytest.fixture(name="slots") def _slots``)."""
+    if not _is_fixture(node):
+        return []
+    return [k.value.value for d in node.decorator_list if isinstance(d, ast.Call)  # type: ignore[attr-defined] - a def
+            for k in d.keywords if k.arg == "name" and isinstance(k.value, ast.Constant)
+            and isinstance(k.value.value, str)]
+
+
 def _is_autouse(node: ast.AST) -> bool:
     if not _is_fixture(node):
         return False
@@ -85,7 +94,7 @@ def _module_definitions(tree: ast.Module) -> dict[str, list[ast.stmt]]:
                 continue
             names: list[str] = []
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                names = [node.name]
+                names = [node.name, *_fixture_alias(node)]
             elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 names = [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
