@@ -88,6 +88,7 @@ template <class K, class V> void put(std::ostringstream& o, const std::map<K, V>
 }
 }
 long long oracle_count = 0;
+const bool oracle_inside = [] { const char* m = std::getenv("ORACLE_MODE"); return m && m[0] == 'i'; }();
 #define ORACLE_FIELD(o, name) do { o << (oracle_first ? "" : ",") << '"' << #name << "\":"; oracle_first = false; \
     oracle_ns::put(o, name); } while (0)
 """
@@ -114,6 +115,10 @@ def _body_braces(source: str, loop_line: int) -> tuple[int, int]:
             i += 1
             while source[i] != c:
                 i += 2 if source[i] == "\\" else 1
+        elif source.startswith("//", i):
+            i = source.index("\n", i)
+        elif source.startswith("/*", i):
+            i = source.index("*/", i) + 1
         elif c == "{":
             depth += 1
         elif c == "}":
@@ -123,16 +128,17 @@ def _body_braces(source: str, loop_line: int) -> tuple[int, int]:
         i += 1
 
 
-def oracle_program(source: str, loop_line: int, fields: list[str], k: int, mode: str) -> str:
+def oracle_program(source: str, loop_line: int, fields: list[str], k: int) -> str:
+    """The program with the oracle's counter and both checkpoints; the environment variable
+    ORACLE_MODE (``inside`` or ``post``) chooses the one that writes ``oracle.json`` and exits,
+    so one compile serves both checks of a case."""
     open_, close = _body_braces(source, loop_line)
     dump = ("{ std::ostringstream oracle_o; bool oracle_first = true; oracle_o << '{'; "
             + " ".join(f"ORACLE_FIELD(oracle_o, {f});" for f in fields)
             + " oracle_o << '}'; if (FILE* f = std::fopen(\"oracle.json\", \"w\")) "
               "{ std::fputs(oracle_o.str().c_str(), f); std::fclose(f); } std::exit(0); }")
-    if mode == "inside":
-        edits = [(open_ + 1, f" if (++oracle_count == {k}) {dump}")]
-    else:
-        edits = [(open_ + 1, " ++oracle_count;"), (close + 1, f" if (oracle_count >= {k}) {dump}")]
+    edits = [(open_ + 1, f" if (++oracle_count == {k} && oracle_inside) {dump}"),
+             (close + 1, f" if (!oracle_inside && oracle_count >= {k}) {dump}")]
     out = source
     for offset, text in sorted(edits, reverse=True):
         out = out[:offset] + text + out[offset:]
@@ -166,7 +172,8 @@ def _same(a, b) -> bool:
 
 
 def check_states(dataset: Path) -> tuple[int, list[str]]:
-    """(checked states, mismatches) of every C++ state task of ``dataset``."""
+    """(checked states, mismatches) of every C++ state task of ``dataset``: per case one
+    compile of the oracle's program, run once per checkpoint on the long input."""
     tasks = [t for t in read_tasks(dataset) if t.language == "cpp" and t.answer_kind == "json"]
     cases: dict[str, dict[str, object]] = {}
     for task in tasks:
@@ -174,17 +181,20 @@ def check_states(dataset: Path) -> tuple[int, list[str]]:
     files: dict[str, str] = {}
     expected: dict[str, object] = {}
     for n, (source_id, arms) in enumerate(sorted(cases.items())):
+        first = next(iter(arms.values()))
+        checkpoint = first.provenance["checkpoint"]
+        files[f"c{n}/main.cpp"] = oracle_program(_clean_source(first), checkpoint["loop_line"], checkpoint["fields"],
+                                                 checkpoint["inside_iteration"])
+        files[f"c{n}/in.txt"] = first.prompt_fields["input"]
         for arm, task in arms.items():
+            assert task.prompt_fields["input"] == first.prompt_fields["input"]   # both: the long input
+            assert task.provenance["checkpoint"] == checkpoint
             mode = "inside" if arm.startswith("inside") else "post"
-            checkpoint = task.provenance["checkpoint"]
-            clean = _clean_source(task)
-            files[f"c{n}{mode}/main.cpp"] = oracle_program(clean, checkpoint["loop_line"], checkpoint["fields"],
-                                                           checkpoint["inside_iteration"], mode)
-            files[f"c{n}{mode}/in.txt"] = task.prompt_fields["input"]
-            expected[f"c{n}{mode}"] = (source_id, mode, task.answer)
-    files["job.sh"] = "g++ -std=c++17 -O0 -o prog main.cpp 2>err.txt && ./prog < in.txt > out.txt\n"
+            expected[f"c{n}/{mode}"] = (source_id, mode, task.answer)
+    files["job.sh"] = ("g++ -std=c++17 -O0 -o prog main.cpp 2>err.txt && for m in inside post; do mkdir $m && "
+                       "(cd $m && ORACLE_MODE=$m ../prog < ../in.txt > out.txt); done\n")
     script = ("ls -d c*/ | xargs -P 2 -I{} sh -c 'cd {} && sh ../job.sh'; "
-              "for d in c*/; do d=${d%/}; printf '%s\\t' $d; cat $d/oracle.json 2>/dev/null; echo; done")
+              "for d in c*/*/; do d=${d%/}; printf '%s\\t' $d; cat $d/oracle.json 2>/dev/null; echo; done")
     result = sandbox.run(["sh", "-c", script], files=files,
                          limits=sandbox.Limits(cpu_seconds=1800, wall_seconds=1800, memory_bytes=8 << 30,
                                                output_bytes=1 << 24, max_tasks=512))
@@ -214,10 +224,9 @@ def _clean_source(task) -> str:
 
 def test_the_oracle_instruments_by_itself():
     source = "int main() {\n    int s = 0;\n    for (int i = 0; i < 3; ++i) {\n        s += i; // }\n    }\n}\n"
-    inside = oracle_program(source, 3, ["s"], 2, "inside")
-    assert "if (++oracle_count == 2)" in inside and "execbench" not in inside
-    post = oracle_program(source, 3, ["s"], 2, "post")
-    assert post.index("++oracle_count;") < post.index("if (oracle_count >= 2)")
+    program = oracle_program(source, 3, ["s"], 2)
+    assert "if (++oracle_count == 2 && oracle_inside)" in program and "execbench" not in program
+    assert "// }\n    } if (!oracle_inside && oracle_count >= 2)" in program   # after the body, not the comment
     assert _plain({"a": {"map": [[1, 2]]}, "f": {"float": "0.10000000000000001"}}) == {"a": {"1": 2}, "f": 0.1}
     assert not _same({"a": 1}, {"a": 1.0}) and _same([0.5], [0.5])
 
@@ -267,14 +276,18 @@ def _sample(cases: list[str]) -> list[str]:
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
 @pytest.mark.parametrize("source", ["classic", "paired"])
-def test_every_cpp_state_answer_matches_the_independent_oracle(source, tmp_path, cache_dir):
+def test_every_cpp_state_answer_matches_the_independent_oracle(source, tmp_path, cache_dir, request):
     root = builtin_corpus("state", source)
     cpp_cases = sorted(str(p.parent) for p in root.rglob("case.toml") if 'language = "cpp"' in p.read_text())
-    if source == "paired":
+    if source == "classic":  # the session's build of the whole corpus (its hash is pinned in test_shipped_corpora)
+        manifest, dataset = request.getfixturevalue("shipped_state_classic")
+        cpp_tasks = sum(1 for t in read_tasks(dataset) if t.language == "cpp")
+    else:
         cpp_cases = _sample(cpp_cases)
-    manifest = build_dataset(STATE, cpp_cases, tmp_path / "ds", options={**STATE.default_options, "repeats": 1},
-                             jobs=2)
-    assert manifest["tasks"] >= 4 * (len(cpp_cases) - 2)
-    checked, mismatches = check_states(tmp_path / "ds")
-    assert checked == manifest["tasks"] // 2
+        dataset = tmp_path / "ds"
+        manifest = build_dataset(STATE, cpp_cases, dataset, options={**STATE.default_options, "repeats": 1}, jobs=2)
+        cpp_tasks = manifest["tasks"]
+    assert cpp_tasks >= 4 * (len(cpp_cases) - 2)
+    checked, mismatches = check_states(dataset)
+    assert checked == cpp_tasks // 2
     assert mismatches == []
