@@ -589,7 +589,7 @@ class _Meter:
         self.binary: bytes | None = None
         self.error: str | None = None
         t = float(options["trace_time_limit"])
-        self.limits = {"cpu": t, "wall": 2 * t + 5, "memory_mb": max(2048, int(options["memory_mb"])),
+        self.limits: dict[str, Any] = {"cpu": t, "wall": 2 * t + 5, "memory_mb": max(2048, int(options["memory_mb"])),
                        "max_output": int(options["max_output_bytes"])}
         try:
             self.counted = counted if counted is not None else cpp_programs.loops(payload["program"])
