@@ -10,6 +10,7 @@ name as a string constant (the families declare their facts on their plug-ins).
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "execbench"
@@ -276,3 +277,138 @@ def test_the_length_check_counts_lines(tmp_path):
                        + "\n\nclass C:\n    def long(self):\n" + "".join(f"        {line}\n" for line in lines)
                        + "        y = 1\n")
     assert long_functions(planted) == [("long", 101)]
+
+
+# -- family vocabulary stays in its folder ------------------------------------------------------
+# The consumers of the families name none of their metrics, arms, slices or layouts: they ask the
+# plug-in (``Family.analysis``: metrics, labels, slice columns, sections). Docstrings and comments may.
+CONSUMERS = ("analysis", "report", "dataset", "eval", "grading", "cli")
+# Family words besides what the families declare (names of papers' metrics and tables).
+OBVIOUS_FAMILY_WORDS = {"coconut", "esv", "mcl", "dfi", "state_load", "peak_state", "trace_length", "checkpoint",
+                        "humaneval", "slice_files", "intra-file", "cross-file", "repository-wide", "complexity_score"}
+NEUTRAL_METRICS = {"cyclomatic", "loc"}  # static metrics of any program (execbench.static), not a family's
+
+
+def family_vocabulary() -> set[str]:
+    """The metric, arm, layout and slice-value words the families declare, plus the obvious ones."""
+    from execbench.contract import families
+
+    words = set(OBVIOUS_FAMILY_WORDS)
+    for family in families.registered():
+        words.update(family.arms)
+        words.update(getattr(family, "paper_scoring_variants", ()))
+        facts = family.analysis
+        if facts is None:
+            continue
+        words.update(facts.metrics, facts.correlation_metrics, facts.theta_metrics, facts.cell_order)
+        words.add(facts.layout)
+        words.update(name for metric, others in facts.metric_fallbacks.items() for name in (metric, *others))
+        words.update(p for _, predictors in facts.logistic_models for p in predictors)
+    names = {family.name for family in families.registered()}  # names: test_no_family_or_arm_named_outside_its_folder
+    return {word.lower() for word in words} - NEUTRAL_METRICS - names
+
+
+def _word_pattern(words: set[str]) -> re.Pattern[str]:
+    """A word of ``words`` not inside a longer word (``_`` and ``-`` separate words; a plural s counts)."""
+    alternatives = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+    return re.compile(rf"(?<![a-z0-9])({alternatives})s?(?![a-z0-9])")
+
+
+def vocabulary_places(path: Path, pattern: re.Pattern[str]) -> list[tuple[int, str]]:
+    """(line, word) of every family word in ``path``'s identifiers and string constants (not its
+    docstrings or comments), once per line and word."""
+    tree = ast.parse(path.read_text(), str(path))
+    skip = _docstrings(tree)
+    found = set()
+    for node in ast.walk(tree):
+        texts: list[str] = []
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip:
+            texts.append(node.value)
+        elif isinstance(node, ast.Name):
+            texts.append(node.id)
+        elif isinstance(node, ast.Attribute):
+            texts.append(node.attr)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            texts.append(node.name)
+        elif isinstance(node, ast.arg):
+            texts.append(node.arg)
+        elif isinstance(node, ast.keyword) and node.arg:
+            texts.append(node.arg)
+        elif isinstance(node, ast.alias):
+            texts.append(node.asname or node.name)
+        for text in texts:
+            found.update((node.lineno, match.group(1)) for match in pattern.finditer(text.lower()))
+    return sorted(found)
+
+
+def consumer_vocabulary() -> dict[tuple[str, str], list[int]]:
+    """(module, word) -> lines, over the consumer packages."""
+    pattern = _word_pattern(family_vocabulary())
+    places: dict[tuple[str, str], list[int]] = {}
+    for path in sources():
+        if package_of(module_name(path)).split(".")[-1] not in CONSUMERS:
+            continue
+        for line, word in vocabulary_places(path, pattern):
+            places.setdefault((module_name(path), word), []).append(line)
+    return places
+
+
+# What is left (issue 25): (module, word) pairs still naming a family's vocabulary, with why. The
+# list only shrinks: a pair that no longer occurs must be removed from it (the test says so).
+VOCABULARY_LEFT: dict[tuple[str, str], str] = {
+    ("execbench.analysis.logistic", "peak_state"): "PREDICTORS: term labels",
+    ("execbench.analysis.logistic", "state_load"): "PREDICTORS: term labels",
+    ("execbench.analysis.logistic", "trace_length"): "PREDICTORS: term labels",
+    ("execbench.analysis.logs", "cross-file"): "scope rule",
+    ("execbench.analysis.logs", "intra-file"): "scope rule",
+    ("execbench.analysis.logs", "slice_files"): "scope rule",
+    ("execbench.analysis.tables", "trace_length"): "bucket table",
+    ("execbench.analysis.taxonomy", "concurrency"): "first-deviation category",
+    ("execbench.analysis.trace_metrics", "coconut"): "CoCoNUT metrics",
+    ("execbench.analysis.trace_metrics", "humaneval"): "CoCoNUT paper tables",
+    ("execbench.cli", "coconut"): "cli",
+    ("execbench.cli", "coconut-direct"): "cli",
+    ("execbench.cli", "humaneval"): "cli",
+    ("execbench.report.figures", "concurrency"): "first-deviation category colour",
+    ("execbench.report.sections", "arm-profile"): "LAYOUTS",
+    ("execbench.report.sections", "assertion"): "LAYOUTS",
+    ("execbench.report.sections", "checkpoint"): "layout text",
+    ("execbench.report.sections", "coconut"): "layout",
+    ("execbench.report.sections", "complexity_score"): "METRIC_LABELS",
+    ("execbench.report.sections", "cross-file"): "scope order",
+    ("execbench.report.sections", "dfi"): "METRIC_LABELS",
+    ("execbench.report.sections", "esv"): "METRIC_LABELS",
+    ("execbench.report.sections", "humaneval"): "layout",
+    ("execbench.report.sections", "intra-file"): "scope order",
+    ("execbench.report.sections", "line-trace"): "LAYOUTS",
+    ("execbench.report.sections", "mcl"): "METRIC_LABELS",
+    ("execbench.report.sections", "peak_state"): "METRIC_LABELS",
+    ("execbench.report.sections", "repository-wide"): "scope order",
+    ("execbench.report.sections", "state_load"): "METRIC_LABELS",
+    ("execbench.report.sections", "trace_length"): "METRIC_LABELS",
+}
+
+
+def test_consumers_name_no_family_vocabulary():
+    places = consumer_vocabulary()
+    print(f"family vocabulary in consumer packages: {sum(map(len, places.values()))} places, "
+          f"{len(places)} (module, word) pairs")
+    for (module, word), lines in sorted(places.items()):
+        print(f"  {module}: {word!r} at {lines}")
+    new = [f"{module}: {word!r} at lines {lines}" for (module, word), lines in sorted(places.items())
+           if (module, word) not in VOCABULARY_LEFT]
+    assert new == [], "family vocabulary belongs on the Family plug-in (Family.analysis), not in its consumers"
+    gone = sorted(pair for pair in VOCABULARY_LEFT if pair not in places)
+    assert gone == [], "no longer found: remove these from VOCABULARY_LEFT (the list only shrinks)"
+
+
+def test_the_vocabulary_check_catches_a_planted_word(tmp_path):
+    planted = tmp_path / "planted.py"
+    planted.write_text('"""The ESV metric."""\n\n'
+                       '# esv and mcl\n'
+                       'def esv_table(rows, peak_states):\n'
+                       '    """mcl"""\n'
+                       '    return rows["mcl"], f"{rows} dfi", rows.esv_value, "esvx", "line-trace"\n')
+    pattern = _word_pattern(family_vocabulary())
+    assert vocabulary_places(planted, pattern) == [
+        (4, "esv"), (4, "peak_state"), (6, "dfi"), (6, "esv"), (6, "line-trace"), (6, "mcl")]
