@@ -2,6 +2,7 @@
 
     python benchmarks/living.py [--list benchmarks/living_packages.txt] [--after 2026-06-01]
         [--before 2026-12-01] [--max-modules 1] [--jobs 2] [--runs local,ray,local-warm] [--limit N] [--out DIR]
+        [--eval-sample N [--eval-run local] [--cutoff 2026-09-01] [--seed 0] [--eval-max-tokens 64]]
 
 Builds ``execbench build repo list:LIST --set released_after=... --set released_before=...
 --set new_tests_only=true --set max_modules_per_package=N`` (the list holds bare names: the
@@ -17,13 +18,23 @@ reason, and the wall time of each run:
 
 Every run asks the index once per package of the whole list (``packages``, ``with_release``
 count all of them); ``--limit N`` builds only the first N lines (``built``). The summary is
-printed as JSON and written to ``OUT/summary.json``.
+printed as JSON and written to ``OUT/summary.json`` (a later call on the same ``--out`` adds
+its runs; ``--runs ''`` builds nothing).
+
+``--eval-sample N`` then evaluates the offline default model (``execbench eval --model
+local``) on N tasks of one run's dataset (seeded; spread over the packages in release
+order) and writes ``execbench report --cutoff`` to ``OUT/report.html``: the contamination
+view end to end; the summary's ``eval`` holds the sample's accuracy before and after the
+cutoff and by release month, read from the report's per-sample table.
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
 import json
+import random
+import re
 import subprocess
 import sys
 import time
@@ -40,11 +51,13 @@ def build(listing: Path, out: Path, args: argparse.Namespace, extra: list[str]) 
                "--set", f"released_before={args.before}", "--set", "new_tests_only=true",
                "--set", f"max_modules_per_package={args.max_modules}",
                *(["--limit", str(args.limit)] if args.limit else []), *extra]
-    proc = subprocess.run(command, capture_output=True, text=True)
+    log = out.parent / f"{out.name}.log"
+    with log.open("w", encoding="utf-8") as sink:  # streamed: a long build can be watched with tail -f
+        proc = subprocess.run(command, stdout=sink, stderr=subprocess.STDOUT, text=True)
     seconds = time.perf_counter() - started
-    (out.parent / f"{out.name}.log").write_text(proc.stdout + proc.stderr, encoding="utf-8")
     if proc.returncode != 0:
-        raise SystemExit(f"build failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
+        tail = log.read_text(encoding="utf-8")[-3000:]
+        raise SystemExit(f"build failed ({proc.returncode}), {log}:\n{tail}")
     return seconds
 
 
@@ -75,6 +88,72 @@ def summarise(out: Path) -> dict:
     }
 
 
+def eval_sample(dataset: Path, size: int, seed: int) -> list[str]:
+    """A seeded sample of ``size`` task ids spread over the packages: packages in release
+    order, each package's tasks shuffled, dealt round-robin (so every month with tasks is
+    in it before any package gives a second task)."""
+    by_package: dict[str, list[str]] = {}
+    dates: dict[str, str] = {}
+    for line in (dataset / "tasks.jsonl").read_text(encoding="utf-8").splitlines():
+        task = json.loads(line)
+        package = task["provenance"]["release"]["package"]
+        by_package.setdefault(package, []).append(task["id"])
+        dates[package] = task["provenance"]["release_date"]
+    rng = random.Random(seed)
+    queues = [rng.sample(ids, len(ids)) for _, ids in sorted(by_package.items(), key=lambda kv: (dates[kv[0]], kv[0]))]
+    chosen: list[str] = []
+    while len(chosen) < size and any(queues):
+        for queue in queues:
+            if queue and len(chosen) < size:
+                chosen.append(queue.pop())
+    return chosen
+
+
+def literal_pattern(task_id: str) -> str:
+    """``task_id`` as an ``fnmatch`` pattern matching only itself: Inspect matches
+    ``--sample-id`` values with ``fnmatch``, so a parametrised test's ``[LRI]`` would be a
+    character class and the task would be silently left out."""
+    return re.sub(r"([][*?])", r"[\1]", task_id)
+
+
+def run_logged(command: list[str], log: Path) -> float:
+    started = time.perf_counter()
+    with log.open("w", encoding="utf-8") as sink:
+        proc = subprocess.run(command, stdout=sink, stderr=subprocess.STDOUT, text=True)
+    if proc.returncode != 0:
+        raise SystemExit(f"{command[3]} failed ({proc.returncode}), {log}:\n{log.read_text(encoding='utf-8')[-3000:]}")
+    return time.perf_counter() - started
+
+
+def evaluate(out: Path, args: argparse.Namespace) -> dict:
+    """The offline default model on a sample of one run's dataset, then ``execbench report
+    --cutoff``; accuracy before/after the cutoff read back from the report's per-sample table."""
+    dataset = out / args.eval_run
+    ids = eval_sample(dataset, args.eval_sample, args.seed)
+    logs, html = out / "eval-logs", out / "report.html"
+    cli = [sys.executable, "-m", "execbench.cli"]
+    eval_seconds = run_logged([*cli, "eval", str(dataset), "--model", "local", "--log-dir", str(logs),
+                               "--max-tokens", str(args.eval_max_tokens),
+                               "--sample-id", json.dumps([literal_pattern(i) for i in ids])], out / "eval.log")
+    run_logged([*cli, "report", str(logs), "-o", str(html), "--cutoff", args.cutoff, "--replicates", "1000",
+                "--permutations", "1000"], out / "report.log")
+    sides: dict[str, Counter] = {"before": Counter(), "after": Counter()}
+    months: dict[str, Counter] = {}
+    with html.with_suffix(".samples.csv").open(encoding="utf-8", newline="") as handle:
+        for row in csv.DictReader(handle):
+            correct = row["correct"].strip().lower() in ("true", "1", "1.0")
+            side = sides["before" if row["release_date"] < args.cutoff else "after"]
+            month = months.setdefault(row["release_date"][:7], Counter())
+            for counter in (side, month):
+                counter["n"] += 1
+                counter["correct"] += correct
+    return {"dataset": str(dataset), "sample": len(ids), "seed": args.seed, "cutoff": args.cutoff,
+            "max_tokens": args.eval_max_tokens,
+            "eval_seconds": round(eval_seconds, 1), "report": str(html),
+            "before": dict(sides["before"]), "after": dict(sides["after"]),
+            "by_month": {m: dict(c) for m, c in sorted(months.items())}}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--list", type=Path, default=HERE / "living_packages.txt")
@@ -85,17 +164,29 @@ def main() -> None:
     parser.add_argument("--runs", default="local,ray,local-warm")
     parser.add_argument("--limit", type=int, default=0, help="build only the first N list lines (all are looked up)")
     parser.add_argument("--out", type=Path, default=Path("/tmp/execbench-living"))
+    parser.add_argument("--eval-sample", type=int, default=0,
+                        help="evaluate the offline model on N tasks of a run's dataset (0: no evaluation)")
+    parser.add_argument("--eval-run", default="local", help="the run whose dataset is sampled")
+    parser.add_argument("--cutoff", default="2026-09-01", help="the report's --cutoff for the sample")
+    parser.add_argument("--seed", type=int, default=0, help="the sample's seed")
+    parser.add_argument("--eval-max-tokens", type=int, default=64,
+                        help="the answer budget (a masked value is short; SmolLM2 rambles up to any budget)")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     extras = {"local": [], "ray": ["--no-cache", "--executor", "ray"], "local-warm": ["--no-cache"]}
-    summary: dict = {"list": str(args.list), "window": [args.after, args.before], "limit": args.limit,
-                     "max_modules_per_package": args.max_modules, "jobs": args.jobs, "runs": {}}
-    for run in args.runs.split(","):
+    written = args.out / "summary.json"  # runs of an earlier call on the same --out are kept
+    summary: dict = json.loads(written.read_text(encoding="utf-8")) if written.exists() else {"runs": {}}
+    summary.update({"list": str(args.list), "window": [args.after, args.before],
+                    "max_modules_per_package": args.max_modules, "jobs": args.jobs})
+    for run in filter(None, args.runs.split(",")):
         out = args.out / run
         seconds = build(args.list, out, args, extras[run])
-        summary["runs"][run] = {"wall_seconds": round(seconds, 1), **summarise(out)}
+        summary["runs"][run] = {"wall_seconds": round(seconds, 1), "limit": args.limit, **summarise(out)}
         print(json.dumps({run: {k: v for k, v in summary["runs"][run].items() if k != "per_package"}}), flush=True)
-        (args.out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+        written.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    if args.eval_sample:
+        summary["eval"] = evaluate(args.out, args)
+        written.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     print(json.dumps(summary, indent=2))
 
 
