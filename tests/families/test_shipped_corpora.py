@@ -33,6 +33,7 @@ RECORDED_UNDER = {"state": "3.11.7"}  # families whose records depend on the bui
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1200)  # state classic: may wait for another worker's build of the shared dataset
 @pytest.mark.parametrize(("family", "source"), sorted(PINNED))
 def test_shipped_corpus_builds_to_its_pinned_hash(family, source, tmp_path, cache_dir, request):
     recorded = RECORDED_UNDER.get(family)

@@ -275,6 +275,7 @@ def _sample(cases: list[str]) -> list[str]:
 
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+@pytest.mark.timeout(1200)  # classic: may wait for another worker's build of the shared dataset
 @pytest.mark.parametrize("source", ["classic", "paired"])
 def test_every_cpp_state_answer_matches_the_independent_oracle(source, tmp_path, cache_dir, request):
     root = builtin_corpus("state", source)
