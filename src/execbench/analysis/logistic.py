@@ -3,7 +3,8 @@
 Outcome: 1 for a wrong completed response. Design: an intercept, indicator columns for
 study, arm and setting (the first level of each is the reference; a factor with one level
 is dropped), and mean-centred ``log2`` of the dynamic predictors (native trace length,
-peak state size, cumulative state load). Slopes are changes in error log-odds per
+peak state size, cumulative state load: the predictors a family's
+``AnalysisFacts.logistic_models`` names). Slopes are changes in error log-odds per
 doubling; odds ratios are ``exp(slope)``.
 
 Uncertainty is clustered by clean source (``source_id``): statsmodels' cluster-robust
@@ -24,7 +25,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -32,7 +33,6 @@ from scipy import optimize
 
 from execbench.analysis.schema import ARM_ORDER
 
-PREDICTORS = {"trace_length": "Trace", "peak_state": "Peak state", "state_load": "State load"}
 
 
 @dataclass
@@ -83,8 +83,10 @@ def separation(X: np.ndarray, y: np.ndarray, tol: float = 1e-7) -> np.ndarray | 
 
 
 def fit_error_model(df: pd.DataFrame, predictors: Sequence[str], name: str = "",
-                    factors: Sequence[str] = ("study", "arm", "setting"), cluster: str = "source_id") -> Fit:
-    """Fit one error model on completed rows with positive predictor values."""
+                    factors: Sequence[str] = ("study", "arm", "setting"), cluster: str = "source_id",
+                    terms: Mapping[str, str] | None = None) -> Fit:
+    """Fit one error model on completed rows with positive predictor values; ``terms`` names the
+    predictors in the fit's rows (a family's ``Metric.term``; default: the column name)."""
     from statsmodels.discrete.discrete_model import Logit
 
     rows = df[df["completed"]].copy()
@@ -149,7 +151,7 @@ def fit_error_model(df: pd.DataFrame, predictors: Sequence[str], name: str = "",
             continue
         b = beta[index]
         fit.terms.append({
-            "term": PREDICTORS.get(term, term), "predictor": term, "coef": b, "se": float(se[index]),
+            "term": (terms or {}).get(term, term), "predictor": term, "coef": b, "se": float(se[index]),
             "odds_ratio": math.exp(b), "low": math.exp(low_high[index, 0]), "high": math.exp(low_high[index, 1]),
             "p": float(pvalues[index]),
         })

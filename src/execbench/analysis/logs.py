@@ -48,30 +48,6 @@ def _first(*values: Any) -> Any:
     return None
 
 
-_DIFFICULTY = {1: "easy", 2: "medium", 3: "hard"}
-
-
-def difficulty_label(value: Any) -> str | None:
-    """``easy``/``medium``/``hard`` from a label, a ``{"label": ...}`` record or the 1/2/3 metric."""
-    if isinstance(value, dict):
-        value = value.get("label")
-    if isinstance(value, bool) or value is None:
-        return None
-    if isinstance(value, (int, float)):
-        return _DIFFICULTY.get(int(value)) if float(value).is_integer() else None
-    text = str(value).strip().lower()
-    return text or None
-
-
-def scope_label(scope: Any, slice_files: Any) -> str | None:
-    """Reasoning scope: a recorded label, else intra-/cross-file from the slice's file count."""
-    if isinstance(scope, str) and scope:
-        return scope
-    if isinstance(slice_files, (int, float)) and not isinstance(slice_files, bool) and slice_files >= 1:
-        return "intra-file" if slice_files == 1 else "cross-file"
-    return None
-
-
 def row_from_records(eval_info: dict[str, Any], record: dict[str, Any], model: str, log: str,
                      eval_id: str) -> dict[str, Any]:
     """One schema row from the eval-level and sample-level records (no Inspect objects)."""
@@ -113,8 +89,7 @@ def row_from_records(eval_info: dict[str, Any], record: dict[str, Any], model: s
         "program": meta.get("program"),
         "original_id": meta.get("original_id"),
         "topic": meta.get("topic"), "repository": meta.get("repository"), "pair": meta.get("pair"),
-        "difficulty": difficulty_label(_first(meta.get("difficulty"), metrics.get("difficulty"))),
-        "scope": scope_label(meta.get("scope"), metrics.get("slice_files")),
+        "difficulty": None, "scope": None,
         "release_date": meta.get("release_date"),
     }
     if row["template"] is None:
@@ -127,8 +102,11 @@ def row_from_records(eval_info: dict[str, Any], record: dict[str, Any], model: s
             metrics[name] = _first(*(metrics.get(other) for other in fallbacks))
     for name in METRIC_COLUMNS:
         row[name] = metrics.get(name)
-    if row["program"] is None and record.get("prompt") and row["family"] in families.names():
-        row["program"] = families.get(row["family"]).program_from_prompt(record["prompt"])
+    if row["family"] in families.names():
+        plugin = families.get(row["family"])
+        row.update(plugin.sample_slices(meta, metrics))
+        if row["program"] is None and record.get("prompt"):
+            row["program"] = plugin.program_from_prompt(record["prompt"])
     return row
 
 
@@ -179,9 +157,7 @@ def _join_dataset(frame: pd.DataFrame, tasks: dict[str, Any]) -> pd.DataFrame:
             "original_id": provenance.get("original_id"),
             "repository": slices.get("repository"),
             "pair": slices.get("pair"),
-            "difficulty": difficulty_label(_first(fields.get("difficulty"), provenance.get("difficulty"),
-                                                  task.metrics.get("difficulty"))),
-            "scope": scope_label(_first(fields.get("scope"), provenance.get("scope")), task.metrics.get("slice_files")),
+            **_sample_slices(task),
             "release_date": provenance.get("release_date"),
         }
         for column, value in fill.items():
@@ -192,6 +168,15 @@ def _join_dataset(frame: pd.DataFrame, tasks: dict[str, Any]) -> pd.DataFrame:
             if pd.isna(frame.at[index, column]):
                 frame.at[index, column] = value
     return frame
+
+
+def _sample_slices(task: Any) -> dict[str, str | None]:
+    """The family's own slice rules over a task's prompt fields (over its provenance) and metrics."""
+    if task.family not in families.names():
+        return {}
+    recorded = {key: value for key, value in task.provenance.items() if value is not None}
+    recorded.update((key, value) for key, value in task.prompt_fields.items() if value is not None)
+    return families.get(task.family).sample_slices(recorded, task.metrics)
 
 
 def fill_slices(frame: pd.DataFrame) -> pd.DataFrame:

@@ -38,6 +38,22 @@ def facts(family: str | None) -> AnalysisFacts | None:
 #: Metric columns (the task record's ``metrics``) by family, as the families declare them; all stored as float.
 METRICS = {f.name: f.analysis.metrics for f in families.registered() if f.analysis is not None}
 METRIC_COLUMNS = tuple(dict.fromkeys(m for ms in METRICS.values() for m in ms))
+#: How the report names a metric (the families' ``Metric`` declarations; the first family to declare one wins),
+#: besides the static metrics of any program (execbench.static).
+METRIC_DECLARATIONS = {m.name: m for f in reversed(list(families.registered())) if f.analysis is not None
+                       for m in f.analysis.metric_labels}
+STATIC_METRIC_LABELS = {"loc": "LOC", "cyclomatic": "cyclomatic"}
+
+
+def metric_label(name: str) -> str:
+    """The report's label of a metric column (its name when nobody declared one)."""
+    declared = METRIC_DECLARATIONS.get(name)
+    return declared.label if declared else STATIC_METRIC_LABELS.get(name, name)
+
+
+def metric_terms(declared: AnalysisFacts) -> dict[str, str]:
+    """A family's names for its metrics as error-model predictors (``Metric.term``)."""
+    return {m.name: m.term for m in declared.metric_labels if m.term}
 
 #: Text columns (None when unknown).
 TEXT_COLUMNS = (
@@ -57,7 +73,6 @@ ARM_ORDER = tuple(dict.fromkeys(arm for f in families.registered() for arm in f.
 FAMILY_ORDER = tuple(families.names())
 #: Families whose grader scores a similarity (the CoCoNUT similarity tables and plots).
 SIMILARITY_FAMILIES = tuple(f.name for f in families.registered() if f.has_similarity)
-DIFFICULTY_ORDER = ("easy", "medium", "hard")
 
 
 def _text(value: Any) -> str | None:

@@ -17,7 +17,7 @@ import platform
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, Mapping
 
 from execbench.contract import hashseeds
 from execbench.dataset import Task, TaskId, parse_id
@@ -57,11 +57,37 @@ class Prompt:
 
 
 @dataclass(frozen=True)
+class Metric:
+    """How the report names one of a family's metric columns (a key of ``Task.metrics``).
+
+    ``label`` heads its table columns and figure panels ("ESV", "peak state"); ``term`` names it
+    as a predictor in the error models' odds-ratio table (default: ``name``)."""
+
+    name: str
+    label: str
+    term: str = ""
+
+
+@dataclass(frozen=True)
+class SliceTable:
+    """One accuracy table of a family's main report section: accuracy by the slice column ``column``
+    (its values in ``AnalysisFacts.slice_orders`` order), or the note ``missing`` when no task records it."""
+
+    column: str
+    label: str  # the column's heading
+    title: str
+    paper: str = ""
+    missing: str = ""
+    heading: str = ""  # a subheading before the table (or its note)
+    setting_first: bool = True  # rows by setting then the slice (False: by the slice, then setting)
+
+
+@dataclass(frozen=True)
 class AnalysisFacts:
     """What analysis and the report know about a family's samples (``Family.analysis``).
 
     ``layout`` names the report's main section for the family (``report/sections.py``
-    ``LAYOUTS``: ``line-trace``, ``arm-profile``, ``assertion``); the paper references are
+    ``LAYOUTS``; ``slice-tables``: just the family's ``slice_tables``); the paper references are
     printed next to the tables they reproduce.
     """
 
@@ -72,6 +98,7 @@ class AnalysisFacts:
     relations_paper: str  # the "what makes tasks hard" section's
     metrics: tuple[str, ...] = ()  # the task record's metrics analysis keeps (as floats)
     metric_fallbacks: dict[str, tuple[str, ...]] = field(default_factory=dict)  # metric -> others to use if absent
+    metric_labels: tuple[Metric, ...] = ()  # how the report names the metrics (default: the column name)
     correlation_metrics: tuple[str, ...] = ()  # Pearson/partial correlation with correctness
     theta_metrics: tuple[str, ...] = ()  # dynamic metrics of the Mann-Whitney theta table
     logistic_models: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (name, predictors) error models
@@ -80,6 +107,8 @@ class AnalysisFacts:
     logistic_paper: str = ""
     cell_column: str | None = None  # the slice column of run comparisons (topic, study, repository)
     cell_order: tuple[str, ...] = ()  # known values of that column, in table order
+    slice_orders: dict[str, tuple[str, ...]] = field(default_factory=dict)  # slice column -> its values in table order
+    slice_tables: tuple[SliceTable, ...] = ()  # accuracy by slice, in the main section's ``slice-tables`` layout
     python_only_relations: bool = False  # relations on Python cases only (C++ metrics differ)
     headlines: tuple[str, ...] = ()  # headline findings to state: "partial" and/or "theta"
     paired_arms: tuple[str, str] | None = None  # (shorter, longer input) arms of one case: the paired decrement
@@ -152,6 +181,12 @@ class Family(ABC):
 
     def slices(self, source_id: str) -> dict[str, str | None]:
         """Analysis slice columns (``topic``, ``repository``) recoverable from a source id alone."""
+        return {}
+
+    def sample_slices(self, fields: Mapping[str, Any], metrics: Mapping[str, Any]) -> dict[str, str | None]:
+        """Analysis slice columns derived by the family's own rules (e.g. a difficulty label from a
+        1/2/3 metric) from a sample's recorded fields (a log sample's metadata, or a task's prompt
+        fields over its provenance) and its metrics."""
         return {}
 
     def candidates(self, sources: list[str], options: dict[str, Any]) -> Iterator[Candidate]:

@@ -18,15 +18,13 @@ import pandas as pd
 from execbench.contract import AnalysisFacts, families
 from execbench.analysis import compare, correlations, logistic, mann_whitney, memorisation, paired, taxonomy
 from execbench.analysis import tables as T
-from execbench.analysis.schema import ARM_ORDER, DIFFICULTY_ORDER, facts, families_present, ordered
+from execbench.analysis.schema import (ARM_ORDER, facts, families_present, metric_label, metric_terms,
+                                      ordered)
 from execbench.analysis.trace_metrics import coconut_table, paper_tables
 from execbench.report import figures as F
 from execbench.report.tables import Col, Table, acc_cols, fmt_p, fmt_pct, records
 
 THETA_STATIC = ("cyclomatic",)
-METRIC_LABELS = {"trace_length": "trace length", "loc": "LOC", "cyclomatic": "cyclomatic", "esv": "ESV",
-                 "mcl": "MCL", "dfi": "DFI", "peak_state": "peak state", "state_load": "state load",
-                 "complexity_score": "complexity score"}
 
 
 @dataclass
@@ -368,35 +366,25 @@ def _language_pairs(sec: Section, rows: pd.DataFrame, opts: Options, headlines: 
             f"[{_pp(first_row['low'])}, {_pp(first_row['high'])}] (bootstrap over {first_row['sources']} programs).")
 
 
-# -- repo ------------------------------------------------------------------------------------------
-def assertion_section(df: pd.DataFrame, family: str, colors: dict, opts: Options, headlines: list[str]) -> Section:
-    """Repository assertions: accuracy by annotated difficulty, repository and reasoning scope."""
+# -- accuracy by declared slices -----------------------------------------------------------------------
+def slice_tables_section(df: pd.DataFrame, family: str, colors: dict, opts: Options, headlines: list[str]) -> Section:
+    """The family's declared accuracy tables by slice (``AnalysisFacts.slice_tables``), in their order."""
     sec, rows = _family_section(df, family)
     settings = _setting_order(rows)
-    if rows["difficulty"].notna().any():
-        diff = T.accuracy_table(rows, ["setting", "difficulty"],
-                                order={"difficulty": DIFFICULTY_ORDER, "setting": settings})
-        sec.table(Table("Accuracy by annotated difficulty", [
-            Col("Setting", "setting"), Col("Difficulty", "difficulty"), Col("N", "N", "int"), Col("R", "R", "int"),
-            *acc_cols()], records(diff), paper="paper 000 table 2"))
-    else:
-        sec.note("No annotated difficulty in these tasks: no difficulty table.")
-    if rows["repository"].notna().any():
-        repos = T.accuracy_table(rows, ["repository", "setting"], order={"setting": settings})
-        sec.table(Table("Accuracy by repository", [
-            Col("Repository", "repository"), Col("Setting", "setting"), Col("N", "N", "int"), Col("R", "R", "int"),
-            *acc_cols()], records(repos), paper="paper 000 table 3"))
-    else:
-        sec.note("No repository recorded for these tasks: no per-repository table.")
-    sec.h("Reasoning scope")
-    if rows["scope"].notna().any():
-        scope = T.accuracy_table(rows, ["setting", "scope"],
-                                 order={"scope": ("intra-file", "cross-file", "repository-wide"), "setting": settings})
-        sec.table(Table("Accuracy by reasoning scope", [
-            Col("Setting", "setting"), Col("Scope", "scope"), Col("N", "N", "int"), Col("R", "R", "int"),
-            *acc_cols()], records(scope), paper="paper 000 appendix B.1"))
-    else:
-        sec.note("No reasoning scope (intra-file / cross-file slice) recorded for these tasks.")
+    declared = facts(family)
+    assert declared is not None
+    for spec in declared.slice_tables:
+        if spec.heading:
+            sec.h(spec.heading)
+        if not rows[spec.column].notna().any():
+            sec.note(spec.missing or f"No {spec.column} recorded for these tasks.")
+            continue
+        order = {spec.column: declared.slice_orders.get(spec.column, ()), "setting": settings}
+        by = ["setting", spec.column] if spec.setting_first else [spec.column, "setting"]
+        label = {"setting": "Setting", spec.column: spec.label}
+        table = T.accuracy_table(rows, by, order=order)
+        sec.table(Table(spec.title, [*(Col(label[c], c) for c in by), Col("N", "N", "int"), Col("R", "R", "int"),
+                                     *acc_cols()], records(table), paper=spec.paper))
     return sec
 
 
@@ -423,9 +411,9 @@ def relations_section(df: pd.DataFrame, family: str, colors: dict, opts: Options
     if not metrics:
         sec.note(f"No difficulty metrics recorded for {family} tasks.")
         return sec
-    labels = ", ".join(METRIC_LABELS[m] for m in metrics)
+    labels = ", ".join(metric_label(m) for m in metrics)
     _correlation_tables(sec, rows, metrics, family, declared, headlines)
-    binned = {METRIC_LABELS[m]: correlations.binned_accuracy(rows, m) for m in metrics}
+    binned = {metric_label(m): correlations.binned_accuracy(rows, m) for m in metrics}
     sec.figure(F.metric_panels(binned, colors, f"Accuracy over binned {labels}"),
                "Accuracy (C/R) over equal-count bins of each metric (bins from all settings), Wilson intervals.",
                f"accuracy versus {labels}")
@@ -438,7 +426,7 @@ def relations_section(df: pd.DataFrame, family: str, colors: dict, opts: Options
 def _correlation_tables(sec: Section, rows: pd.DataFrame, metrics: list[str], family: str, declared: AnalysisFacts,
                         headlines: list[str]) -> None:
     """Pearson and partial correlations of ``metrics`` with correctness (and the partial headline)."""
-    labels = ", ".join(METRIC_LABELS[m] for m in metrics)
+    labels = ", ".join(metric_label(m) for m in metrics)
     sec.h(f"Correlation of {labels} with correctness")
     pearson = correlations.pearson_table(rows, metrics)
     wide: dict[str, dict] = {}
@@ -452,7 +440,7 @@ def _correlation_tables(sec: Section, rows: pd.DataFrame, metrics: list[str], fa
         entry["note"] = "; ".join(entry.pop("notes")) or None
     cols = [Col("Setting", "setting"), Col("n", "n", "int")]
     for m in metrics:
-        cols += [Col(f"r({METRIC_LABELS[m]})", (m, m + "_lo", m + "_hi"), "r_ci", "Pearson r, Fisher-z 95% interval"),
+        cols += [Col(f"r({metric_label(m)})", (m, m + "_lo", m + "_hi"), "r_ci", "Pearson r, Fisher-z 95% interval"),
                  Col("p", m + "_p", "pval")]
     sec.table(Table("Pearson correlation with correctness", cols + [Col("Note", "note")], list(wide.values()),
                     paper=declared.correlation_paper,
@@ -462,17 +450,17 @@ def _correlation_tables(sec: Section, rows: pd.DataFrame, metrics: list[str], fa
         sec.table(Table("Partial correlation, controlling for the other metrics", [
             Col("Setting", "setting"), Col("Metric", "metric"), Col("Controlled for", "controls"), Col("n", "n", "int"),
             Col("Partial r", "r", "num"), Col("p", "p", "pval"), Col("Note", "note")],
-            records(partial.assign(metric=partial["metric"].map(METRIC_LABELS),
+            records(partial.assign(metric=partial["metric"].map(metric_label),
                                    controls=partial["controls"].map(
-                                       lambda c: ", ".join(METRIC_LABELS.get(x.strip(), x) for x in c.split(","))))),
+                                       lambda c: ", ".join(metric_label(x.strip()) for x in c.split(","))))),
             paper=declared.partial_paper))
         ok = partial[partial["r"].notna()]
         if "partial" in declared.headlines and not ok.empty:
             strongest = ok.loc[ok["r"].idxmin()]
             headlines.append(
-                f"<b>{esc(str(family))}</b>: the strongest independent difficulty signal is {METRIC_LABELS[strongest['metric']]} "
+                f"<b>{esc(str(family))}</b>: the strongest independent difficulty signal is {metric_label(strongest['metric'])} "
                 f"(partial r = {strongest['r']:.3f}, p = {fmt_p(strongest['p'])}, setting {esc(str(strongest['setting']))}, "
-                f"controlling for {', '.join(METRIC_LABELS.get(x.strip(), x) for x in strongest['controls'].split(','))}).")
+                f"controlling for {', '.join(metric_label(x.strip()) for x in strongest['controls'].split(','))}).")
 
 
 def _theta_tables(sec: Section, theta_rows_source: pd.DataFrame, theta_by: tuple[str, ...], family: str,
@@ -493,7 +481,7 @@ def _theta_tables(sec: Section, theta_rows_source: pd.DataFrame, theta_by: tuple
     if theta_rows:
         table = pd.DataFrame(theta_rows)
         table["p_bh"] = mann_whitney.benjamini_hochberg(table["p"])
-        table["metric"] = table["metric"].map(METRIC_LABELS)
+        table["metric"] = table["metric"].map(metric_label)
         table["supported"] = np.where(table["theta"].isna(), "inestimable",
                                       np.where((table["theta"] > 0.5) & (table["p"] < 0.05), "yes", "no"))
         sec.table(Table("θ per series (θ > 0.5: failures have larger values)", [
@@ -517,11 +505,11 @@ def _logistic_models(sec: Section, rows: pd.DataFrame, declared: AnalysisFacts) 
     sec.h("Exploratory logistic models of error")
     fits = []
     for name, predictors in declared.logistic_models:
-        missing = [METRIC_LABELS[p] for p in predictors if not rows[p].notna().any()]
+        missing = [metric_label(p) for p in predictors if not rows[p].notna().any()]
         if missing:
             sec.note(f"Model “{name}” cannot be fitted: no {', '.join(missing)} recorded for these tasks.")
         else:
-            fits.append(logistic.fit_error_model(rows, predictors, name))
+            fits.append(logistic.fit_error_model(rows, predictors, name, terms=metric_terms(declared)))
     term_rows, forest_rows = [], []
     for fit in fits:
         if fit.status != "ok":
@@ -587,7 +575,7 @@ def comparison_section(df: pd.DataFrame, opts: Options, headlines: list[str]) ->
                        if df.loc[df["family"] == family, m].notna().any()]
             if metrics:
                 stab = compare.correlation_stability(df, a, b, metrics, family)
-                stab_rows += [{"family": family, **r, "metric": METRIC_LABELS.get(r["metric"], r["metric"])}
+                stab_rows += [{"family": family, **r, "metric": metric_label(r["metric"])}
                               for r in records(stab)]
         if stab_rows:
             sec.table(Table("Stability of metric–accuracy Pearson r", [
@@ -621,7 +609,8 @@ def memorisation_section(df: pd.DataFrame, opts: Options, headlines: list[str]) 
 
 
 #: The main-section layouts a family may declare (``AnalysisFacts.layout``).
-LAYOUTS = {"line-trace": line_trace_section, "arm-profile": arm_profile_section, "assertion": assertion_section}
+LAYOUTS = {"line-trace": line_trace_section, "arm-profile": arm_profile_section,
+           "slice-tables": slice_tables_section}
 
 
 def build(df: pd.DataFrame, opts: Options | None = None) -> Report:

@@ -6,11 +6,11 @@ paper's seven libraries, pinned). Pipeline and decisions: ``docs/repo-family.md`
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 from execbench.dataset import Task
-from execbench.contract import AnalysisFacts, Family
-from execbench.families.repo import build, prompt
+from execbench.contract import AnalysisFacts, Family, Metric, SliceTable
+from execbench.families.repo import build, prompt, slices
 from execbench.grading import Score
 
 
@@ -39,11 +39,23 @@ class RepoFamily(Family):
     # compare.grade_answer grades literals, sympy text and dotted names (text)
     arms = {"masked-assertion": ("python-literal", "sympy", "text")}
     analysis = AnalysisFacts(
-        layout="assertion", title="Repository assertions (RepoReason)", nav="Repo",
+        layout="slice-tables", title="Repository assertions (RepoReason)", nav="Repo",
         paper="paper 000 tables 2-3, appendix B.1", relations_paper="paper 000 tables 4, 6, 8; figure 2",
         metrics=("esv", "mcl", "dfi", "complexity_score"), correlation_metrics=("esv", "mcl", "dfi"),
+        metric_labels=(Metric("esv", "ESV"), Metric("mcl", "MCL"), Metric("dfi", "DFI"),
+                       Metric("complexity_score", "complexity score")),
         theta_metrics=("esv", "mcl", "dfi"), correlation_paper="paper 000 table 4",
-        partial_paper="paper 000 table 6", cell_column="repository", headlines=("partial",))
+        partial_paper="paper 000 table 6", cell_column="repository", headlines=("partial",),
+        slice_orders={"difficulty": slices.DIFFICULTY_LEVELS, "scope": slices.SCOPES},
+        slice_tables=(
+            SliceTable("difficulty", "Difficulty", "Accuracy by annotated difficulty", "paper 000 table 2",
+                       missing="No annotated difficulty in these tasks: no difficulty table."),
+            SliceTable("repository", "Repository", "Accuracy by repository", "paper 000 table 3",
+                       missing="No repository recorded for these tasks: no per-repository table.",
+                       setting_first=False),
+            SliceTable("scope", "Scope", "Accuracy by reasoning scope", "paper 000 appendix B.1",
+                       missing="No reasoning scope (intra-file / cross-file slice) recorded for these tasks.",
+                       heading="Reasoning scope")))
 
     def manifest_settings(self, options: dict[str, Any]) -> dict[str, Any]:
         """Each repository's test environment: requirements, where they are declared, the
@@ -83,6 +95,10 @@ class RepoFamily(Family):
     def slices(self, source_id: str) -> dict[str, str | None]:
         """The repository: ``NAME-VERSION/<module>::<test>`` starts with it."""
         return {"repository": source_id.split("/", 1)[0] or None}
+
+    def sample_slices(self, fields: Mapping[str, Any], metrics: Mapping[str, Any]) -> dict[str, str | None]:
+        """Annotated difficulty and reasoning scope (``slices.py``)."""
+        return slices.sample_slices(fields, metrics)
 
     def source_license(self, source: str) -> str | None:
         """The pinned default-corpus libraries' licenses (``source`` is ``NAME-VERSION``)."""

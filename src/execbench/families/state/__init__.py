@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from execbench.dataset import Task
-from execbench.contract import AnalysisFacts, Family
+from execbench.contract import AnalysisFacts, Family, Metric
 from execbench.families.state import build, grade, prompt
 from execbench.grading import Score
 
@@ -36,6 +36,9 @@ class StateFamily(Family):
         paper="paper 001 tables 3, 5, 7; §5.1", relations_paper="paper 001 §5.2, appendices D-E",
         metrics=("trace_length", "peak_state", "state_load", "cyclomatic", "loc"),
         metric_fallbacks={"trace_length": ("native_trace_length", "trace_events")},
+        metric_labels=(Metric("trace_length", "trace length", term="Trace"),
+                       Metric("peak_state", "peak state", term="Peak state"),
+                       Metric("state_load", "state load", term="State load")),
         correlation_metrics=("trace_length", "peak_state", "state_load"),
         theta_metrics=("trace_length", "peak_state", "state_load"),
         logistic_models=(("Trace + peak", ("trace_length", "peak_state")),

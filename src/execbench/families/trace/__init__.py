@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from execbench.dataset import Task
-from execbench.contract import AnalysisFacts, Family
+from execbench.contract import AnalysisFacts, Family, Metric
 from execbench.families.trace import build, coconut, prompt
 from execbench.families.trace.grade import grade_trace
 from execbench.families.trace.listing import program_from_prompt
@@ -42,6 +42,7 @@ class TraceFamily(Family):
         paper="paper 002 tables I, II, IV, V; §V-A",
         relations_paper="paper 002 §IV-C (trace length), paper 001 methods",
         metrics=("trace_length", "cyclomatic", "loc", "answer_tokens", "concurrent_segments"),
+        metric_labels=(Metric("trace_length", "trace length", term="Trace"),),
         correlation_metrics=("trace_length", "loc", "cyclomatic"), theta_metrics=("trace_length",),
         logistic_models=(("Trace", ("trace_length",)), ("Trace + LOC", ("trace_length", "loc"))),
         cell_column="topic", cell_order=("humaneval", "oop", "recursion", "concurrency"), program_text=True)
