@@ -258,3 +258,12 @@ def test_reads_right_after_construction_or_assignment_are_trivial():
                    "size right after construction",
                    None,  # a call's result, not a read
                    None]  # the size of a function's result: a class constructs, a function computes
+
+
+def test_in_a_whole_module_a_one_word_answer_counts_only_quoted():
+    comments = ["# split the URL into scheme, host and path"]
+    assert leaks.in_comments("'host'", comments) is True  # the shown test's own comments: strict
+    assert leaks.in_comments("'host'", comments, words_quoted=True) is False  # the agent's module copy
+    assert leaks.in_comments("'host'", ["# the part is 'host' here"], words_quoted=True) is True
+    assert leaks.in_comments("'a b c'", ["# gives a b c"], words_quoted=True) is True  # not one word
+    assert leaks.in_comments("[3, 2, 1]", ["# gives [3, 2, 1]"], words_quoted=True) is True

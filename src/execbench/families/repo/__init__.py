@@ -31,7 +31,8 @@ class RepoFamily(Family):
     #     Score and trivial, collection_failed, stored traces without run-dependent values, local roots.
     # 14: the agent's masked copy of the test module (prompt_fields.agent_copies, answer_visible: agent_copy),
     #     conftest fixtures and test-side helpers carried (context_missing), comments stating containers.
-    version = "14"
+    # 15: in the agent's copy a one-word string answer leaks only quoted ('host', not English "host").
+    version = "15"
     variants = tuple(prompt.VARIANTS)
     default_options = build.DEFAULT_OPTIONS
     build_in_processes = True  # admission, slicing and metrics are parent-side Python: ~60% of a build

@@ -147,7 +147,7 @@ def holds_copy(text: str, signatures: list[tuple[frozenset[str], frozenset[str]]
 
 def leak(answer: str, copy: str, inputs: set[str]) -> str | None:
     """The leak gate on an agent copy (module doc), or None."""
-    if leaks.in_comments(answer, [copy]):
+    if leaks.in_comments(answer, [copy], words_quoted=True):
         return "answer_visible: agent_copy comment"
     want = leaks._parse(answer)
     if want is None or not leaks._distinctive_texts(answer):

@@ -183,8 +183,13 @@ def _comments_and_docstrings(text: str) -> list[str]:
     return out
 
 
-def in_comments(answer: str, texts: Iterable[str]) -> bool:
+def in_comments(answer: str, texts: Iterable[str], *, words_quoted: bool = False) -> bool:
+    """The answer stands in a comment or docstring of ``texts``. With ``words_quoted`` a
+    one-word string answer counts only in its quoted spelling: across a whole test module
+    (the agent's copy) a bare ``host`` or ``path`` is English about other tests."""
     spellings = _distinctive_texts(answer)
+    if words_quoted and len(spellings) == 2 and re.fullmatch(r"\w+", spellings[0]):
+        spellings = spellings[1:]
     if not spellings:
         return False
     for text in texts:
