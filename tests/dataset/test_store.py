@@ -96,6 +96,7 @@ def test_reading_a_malformed_line_names_it(tmp_path, line, message):
         ({"id": "dance/unit/p/0#trace", "family": "dance"}, "unknown family 'dance'"),
         ({"id": "trace/unit/p/0#steps", "arm": "steps"}, "arm 'steps' is not an arm of family 'trace'"),
         ({"answer_kind": "json"}, "answer_kind 'json' is not an answer kind of trace/trace"),
+        ({"answer_kind": "made-up"}, "answer_kind 'made-up' is not an answer kind of trace/trace"),
     ],
 )
 def test_the_families_layer_checks_family_arm_and_answer_kind(tmp_path, change, message):

@@ -1,12 +1,12 @@
 """Dataset records, dataset directories, their manifests and content hash, and the build cache."""
 
 from execbench.dataset.manifest import MANIFEST_VERSION, ContentHash, Manifest, content_hash
-from execbench.dataset.record import (ANSWER_KINDS, DatasetError, Task, TaskId, make_id, parse_id,
+from execbench.dataset.record import (DatasetError, Task, TaskId, make_id, parse_id,
                                       register_family_check, validate)
 from execbench.dataset.store import DatasetWriter, load_manifest, read_manifest, read_rejected, read_tasks
 
 __all__ = [
-    "ANSWER_KINDS", "MANIFEST_VERSION", "ContentHash", "DatasetError", "DatasetWriter", "Manifest", "Task",
+    "MANIFEST_VERSION", "ContentHash", "DatasetError", "DatasetWriter", "Manifest", "Task",
     "TaskId", "content_hash", "load_manifest", "make_id", "parse_id", "read_manifest", "read_rejected",
     "read_tasks", "register_family_check", "validate",
 ]

@@ -2,9 +2,9 @@
 
 Records are validated when written and when read; a malformed record raises
 :class:`DatasetError` naming the file and line. This layer checks the record's structure
-(fields, types, the id grammar, answer kinds, languages); which families exist and which
-arms and answer kinds each has is the families layer's knowledge: it registers a check
-with :func:`register_family_check` when it is imported (docs/architecture.md,
+(fields, types, the id grammar, languages); which families exist, which arms each has and
+which answer kinds each arm's tasks take is the families' knowledge (``Family.arms``): the
+registry registers that check with :func:`register_family_check` when it is imported (docs/architecture.md,
 "Dataset validation").
 """
 
@@ -14,7 +14,6 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, NamedTuple
 
-ANSWER_KINDS = ("text", "json", "lines", "python-literal", "sympy")
 LANGUAGES = ("python", "cpp")
 _ID = re.compile(r"^(?P<family>[a-z]+)/(?P<source>[^/#\s]+)/(?P<case>[^#\s]+)#(?P<arm>[a-z-]+)$")
 
@@ -98,8 +97,6 @@ def validate(data: Any) -> None:
     family, arm = data["family"], data["arm"]
     if data["language"] not in LANGUAGES:
         raise DatasetError(f"unknown language {data['language']!r}")
-    if data["answer_kind"] not in ANSWER_KINDS:
-        raise DatasetError(f"unknown answer_kind {data['answer_kind']!r}")
     parts = parse_id(data["id"])
     if parts.family != family or parts.arm != arm:
         raise DatasetError(f"id {data['id']!r} does not agree with family/arm {family}/{arm}")
