@@ -20,7 +20,8 @@ def _rows() -> pd.DataFrame:
 
 
 def test_paper_tables_match_the_graders_own_aggregation():
-    tables = paper_tables(_rows(), families.get("trace").paper_scoring_variants)
+    trace = families.get("trace")
+    tables = paper_tables(_rows(), trace.paper_scoring_variants, trace.paper_task_topic)
     assert set(tables["setting"]) == {"m · coconut"}  # rows of other variants are left out
     human = tables[tables["topic"] == "humaneval"].iloc[0]
     # a response that never completed counts with similarity 0 (task c)
@@ -34,7 +35,7 @@ def test_paper_tables_match_the_graders_own_aggregation():
 
 
 def test_no_paper_scored_rows_no_table():
-    assert paper_tables(_rows().assign(variant="direct"), ("coconut",)).empty
+    assert paper_tables(_rows().assign(variant="direct"), ("coconut",), "humaneval").empty
 
 
 def test_report_shows_the_papers_trace_counts_and_says_when_traces_were_excluded():

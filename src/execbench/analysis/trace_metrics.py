@@ -76,9 +76,10 @@ def coconut_table(df: pd.DataFrame, by: Sequence[str] = ("setting",),
     return pd.DataFrame(out)
 
 
-def paper_tables(df: pd.DataFrame, variants: Sequence[str]) -> pd.DataFrame:
+def paper_tables(df: pd.DataFrame, variants: Sequence[str], task_topic: str = "") -> pd.DataFrame:
     """The paper's own aggregation (CoCoNUT ``evaluate_performance``; ``--variant coconut``
-    rows, graded by its rules) per setting and topic, without intervals: HumanEval per task
+    rows, graded by its rules) per setting and topic, without intervals: ``task_topic`` (a row
+    without a topic has it; the family's ``paper_task_topic``, HumanEval) per task
     (``source_id``) mean correct, mean similarity, mean similarity of its wrong rows (0 when
     none) and all correct, each averaged over tasks; other topics means over rows. Every
     planned sample counts (a missing answer is wrong with similarity 0, as the paper's
@@ -86,12 +87,12 @@ def paper_tables(df: pd.DataFrame, variants: Sequence[str]) -> pd.DataFrame:
     ``paper_scoring_variants``); other rows are left out."""
     rows = df[df["variant"].isin(list(variants))] if "variant" in df else df.iloc[0:0]
     out = []
-    for (setting, topic), group in rows.groupby(["setting", rows["topic"].fillna("humaneval")], sort=True):
+    for (setting, topic), group in rows.groupby(["setting", rows["topic"].fillna(task_topic)], sort=True):
         correct = group["correct"].astype(float)
         sim = group["similarity"].where(group["completed"], 0.0).fillna(0.0).astype(float)
         record: dict[str, Any] = {"setting": setting, "topic": topic, "variant": group["variant"].iloc[0],
                                   "N": len(group), "tasks": int(group["source_id"].nunique())}
-        if topic == "humaneval":
+        if topic == task_topic:
             frame = pd.DataFrame({"task": group["source_id"].astype(str), "c": correct, "s": sim,
                                   "ws": sim.where(correct == 0.0)})
             tasks = frame.groupby("task", sort=True).agg(c=("c", "mean"), s=("s", "mean"), ws=("ws", "mean"),

@@ -145,6 +145,10 @@ class Family(ABC):
     has_similarity: bool = False  # grade() scores a similarity besides correctness
     demo_sources: tuple[str, ...] = ()  # built-in sources `execbench demo` builds from
     analysis: AnalysisFacts | None = None  # None: the report shows the family in the overview only
+    # a peer benchmark's own scoring: the report adds that paper's tables for these prompt variants
+    paper_scoring_variants: tuple[str, ...] = ()  # variants graded by the peer's rules (``grade_as``)
+    paper_trace_counts: dict[str, int] = {}  # the peer's item count per topic, shown beside its tables
+    paper_task_topic: str = ""  # the topic the peer aggregates per task (its other topics: per item)
 
     def parse_id(self, task_id: str) -> TaskId:
         """The parts of one of this family's task ids (``<family>/<source>/<case>#<arm>``)."""

@@ -145,11 +145,11 @@ def _family_section(df: pd.DataFrame, family: str) -> tuple[Section, pd.DataFram
 def _paper_scoring_tables(sec: Section, rows: pd.DataFrame, family: str, settings: list[str]) -> None:
     """Settings graded by a peer benchmark's own rules (``--variant coconut``): its Table I/II layout."""
     plugin = families.get(family)
-    variants = getattr(plugin, "paper_scoring_variants", ())
-    tables = paper_tables(rows, variants) if variants else pd.DataFrame()
+    variants = plugin.paper_scoring_variants
+    tables = paper_tables(rows, variants, plugin.paper_task_topic) if variants else pd.DataFrame()
     if tables.empty:
         return
-    tables["paper_N"] = tables["topic"].map(getattr(plugin, "paper_trace_counts", {}))
+    tables["paper_N"] = tables["topic"].map(plugin.paper_trace_counts)
     sec.note("Settings whose variant is " + ", ".join(sorted(set(tables["variant"]))) + " were graded by the paper's "
              "own rules (NoReps key, string match, character-level similarity; docs/trace-format.md): the "
              "tables above describe those grades with execbench's aggregation, the tables below with the paper's.")
@@ -159,7 +159,7 @@ def _paper_scoring_tables(sec: Section, rows: pd.DataFrame, family: str, setting
                  "limit in the sandbox) are excluded, not scored from the paper's published key. The paper's own "
                  "predictions restricted to the same traces: benchmarks/coconut_tables.py --advanced.")
     paper_n = Col("Paper traces", "paper_N", "int", "the paper's traces of this topic")
-    human = T.sort_by(tables[tables["topic"] == "humaneval"], ["setting"], {"setting": settings})
+    human = T.sort_by(tables[tables["topic"] == plugin.paper_task_topic], ["setting"], {"setting": settings})
     if not human.empty:
         sec.table(Table("Table I layout (the paper's aggregation, all planned samples)", [
             Col("Setting", "setting"), Col("Variant", "variant"), Col("Traces", "N", "int"), paper_n,
@@ -168,7 +168,7 @@ def _paper_scoring_tables(sec: Section, rows: pd.DataFrame, family: str, setting
             Col("Sim", "sim", "num", "per-task mean similarity averaged over tasks"),
             Col("False Sim", "false_sim", "num", "per task the mean similarity of its wrong traces (0 if none), "
                 "averaged over all tasks")], records(human), paper="paper 002 table I"))
-    other = T.sort_by(tables[tables["topic"] != "humaneval"], ["topic", "setting"], {"setting": settings})
+    other = T.sort_by(tables[tables["topic"] != plugin.paper_task_topic], ["topic", "setting"], {"setting": settings})
     if not other.empty:
         sec.table(Table("Table II layout (the paper's aggregation, means over traces)", [
             Col("Topic", "topic"), Col("Setting", "setting"), Col("Variant", "variant"), Col("Traces", "N", "int"),

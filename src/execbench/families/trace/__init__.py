@@ -26,6 +26,7 @@ class TraceFamily(Family):
     variants = (*prompt.VARIANTS, *coconut.VARIANTS)  # coconut: the paper's prompts and scoring (coconut.py)
     paper_scoring_variants = coconut.VARIANTS  # graded by the paper's rules: the report adds its Table I/II layout
     paper_trace_counts = coconut.PAPER_TRACES  # the paper's traces per topic, shown beside that layout
+    paper_task_topic = "humaneval"  # Table I: HumanEval-Trace, aggregated per problem
     default_options = build.DEFAULT_OPTIONS
     builder, renderer = build, prompt
     source_licenses = {"humaneval": "MIT (HumanEval, openai/human-eval)",
