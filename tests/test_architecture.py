@@ -364,7 +364,6 @@ VOCABULARY_LEFT: dict[tuple[str, str], str] = {
     ("execbench.cli", "coconut-direct"): "--variant help",
     ("execbench.cli", "humaneval"): "build examples in the help",
     ("execbench.report.figures", "concurrency"): "the first-deviation category's colour",
-    ("execbench.report.sections", "arm-profile"): "LAYOUTS: the state family's layout function is in the report",
     ("execbench.report.sections", "checkpoint"): "a note of the arm-profile layout",
     ("execbench.report.sections", "coconut"): "the line-trace layout's CoCoNUT tables (coconut_table, titles)",
     ("execbench.report.sections", "humaneval"): "the line-trace layout's topic heading",

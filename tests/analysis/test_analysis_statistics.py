@@ -381,10 +381,10 @@ def test_language_pairs_match_one_program_in_both_languages():
 
 
 def test_the_report_shows_the_paired_language_table():
-    from execbench.report.sections import Options, arm_profile_section
+    from execbench.report.sections import Options, slice_tables_section
 
     headlines: list[str] = []
-    sec = arm_profile_section(_language_pairs_frame(programs=12), "state", {}, Options(replicates=500), headlines)
+    sec = slice_tables_section(_language_pairs_frame(programs=12), "state", {}, Options(replicates=500), headlines)
     html = sec.render() if hasattr(sec, "render") else str(sec.__dict__)
     assert "Paired python-minus-cpp accuracy on the same programs" in html
     assert any("the same programs in python and cpp" in h for h in headlines)

@@ -80,6 +80,8 @@ class SliceTable:
     missing: str = ""
     heading: str = ""  # a subheading before the table (or its note)
     setting_first: bool = True  # rows by setting then the slice (False: by the slice, then setting)
+    figure_caption: str = ""  # when set, the table is also drawn: accuracy over the slice, a line per setting
+    figure_alt: str = ""
 
 
 @dataclass(frozen=True)
@@ -87,8 +89,9 @@ class AnalysisFacts:
     """What analysis and the report know about a family's samples (``Family.analysis``).
 
     ``layout`` names the report's main section for the family (``report/sections.py``
-    ``LAYOUTS``; ``slice-tables``: just the family's ``slice_tables``); the paper references are
-    printed next to the tables they reproduce.
+    ``LAYOUTS``; ``slice-tables``: the family's ``slice_tables``, then the same programs in two
+    languages when tasks share a ``pair``, then the ``paired_arms`` decrement); the paper
+    references are printed next to the tables they reproduce.
     """
 
     layout: str

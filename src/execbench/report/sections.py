@@ -18,7 +18,7 @@ import pandas as pd
 from execbench.contract import AnalysisFacts, families
 from execbench.analysis import compare, correlations, logistic, mann_whitney, memorisation, paired, taxonomy
 from execbench.analysis import tables as T
-from execbench.analysis.schema import (ARM_ORDER, facts, families_present, metric_label, metric_terms,
+from execbench.analysis.schema import (facts, families_present, metric_label, metric_terms,
                                       ordered)
 from execbench.analysis.trace_metrics import coconut_table, paper_tables
 from execbench.report import figures as F
@@ -279,29 +279,16 @@ def line_trace_section(df: pd.DataFrame, family: str, colors: dict, opts: Option
 
 
 # -- state ------------------------------------------------------------------------------------------
-def arm_profile_section(df: pd.DataFrame, family: str, colors: dict, opts: Options, headlines: list[str]) -> Section:
-    """Output and checkpoint arms: accuracy per arm and study, short/long pairs."""
-    sec, rows = _family_section(df, family)
-    settings = _setting_order(rows)
-    arms = T.accuracy_table(rows, ["setting", "arm"], order={"arm": ARM_ORDER, "setting": settings})
-    sec.table(Table("Accuracy by arm", [Col("Setting", "setting"), Col("Arm", "arm"), Col("N", "N", "int"),
-                                        Col("R", "R", "int"), *acc_cols()], records(arms), paper="paper 001 table 3"))
-    sec.figure(F.arm_profiles(arms, ARM_ORDER, colors), "Accuracy (C/R) per arm with Wilson intervals.",
-               "arm profiles per setting")
-    studies = T.accuracy_table(rows, ["study", "setting"], order={"setting": settings})
-    sec.table(Table("Accuracy by study", [Col("Study", "study"), Col("Setting", "setting"), Col("N", "N", "int"),
-                                          Col("R", "R", "int"), *acc_cols()], records(studies),
-                    paper="paper 001 table 5"))
-    _language_pairs(sec, rows, opts, headlines, family)
-    declared = facts(family)
-    if declared is None or declared.paired_arms is None:
-        return sec
-    # paired short vs long
+def _paired_arms(sec: Section, rows: pd.DataFrame, declared: AnalysisFacts, opts: Options, headlines: list[str],
+                 family: str) -> None:
+    """The family's (shorter, longer input) arms of one case: the paired short-minus-long decrement."""
+    if declared.paired_arms is None:
+        return
     sec.h("Paired shorter- vs longer-input final output")
     pairs = paired.short_long_pairs(rows, *declared.paired_arms)
     if pairs.empty:
         sec.note("No case has both final-output arms answered in one setting: no paired comparison.")
-        return sec
+        return
     cohorts = [("All settings", pairs)] + [(s, g) for s, g in pairs.groupby("setting", sort=True)]
     out = []
     for label, group in cohorts:
@@ -324,7 +311,6 @@ def arm_profile_section(df: pd.DataFrame, family: str, colors: dict, opts: Optio
             f"{first['correct_to_wrong']} correct answers wrong and {first['wrong_to_correct']} wrong answers correct; "
             f"paired decrement {_pp(first['decrement'])} pp [{_pp(first['low'])}, {_pp(first['high'])}] "
             "(source-clustered bootstrap).")
-    return sec
 
 
 def _language_pairs(sec: Section, rows: pd.DataFrame, opts: Options, headlines: list[str], family: str) -> None:
@@ -368,7 +354,8 @@ def _language_pairs(sec: Section, rows: pd.DataFrame, opts: Options, headlines: 
 
 # -- accuracy by declared slices -----------------------------------------------------------------------
 def slice_tables_section(df: pd.DataFrame, family: str, colors: dict, opts: Options, headlines: list[str]) -> Section:
-    """The family's declared accuracy tables by slice (``AnalysisFacts.slice_tables``), in their order."""
+    """The family's declared accuracy tables by slice (``AnalysisFacts.slice_tables``), in their order;
+    then the same programs in two languages (tasks sharing a ``pair``) and the paired arms' decrement."""
     sec, rows = _family_section(df, family)
     settings = _setting_order(rows)
     declared = facts(family)
@@ -385,6 +372,13 @@ def slice_tables_section(df: pd.DataFrame, family: str, colors: dict, opts: Opti
         table = T.accuracy_table(rows, by, order=order)
         sec.table(Table(spec.title, [*(Col(label[c], c) for c in by), Col("N", "N", "int"), Col("R", "R", "int"),
                                      *acc_cols()], records(table), paper=spec.paper))
+        if spec.figure_caption and not table.empty:
+            present = set(table[spec.column])
+            values = [v for v in declared.slice_orders.get(spec.column, ()) if v in present]
+            sec.figure(F.accuracy_lines(table, spec.column, values, colors, spec.title, spec.column),
+                       spec.figure_caption, spec.figure_alt)
+    _language_pairs(sec, rows, opts, headlines, family)
+    _paired_arms(sec, rows, declared, opts, headlines, family)
     return sec
 
 
@@ -609,8 +603,7 @@ def memorisation_section(df: pd.DataFrame, opts: Options, headlines: list[str]) 
 
 
 #: The main-section layouts a family may declare (``AnalysisFacts.layout``).
-LAYOUTS = {"line-trace": line_trace_section, "arm-profile": arm_profile_section,
-           "slice-tables": slice_tables_section}
+LAYOUTS = {"line-trace": line_trace_section, "slice-tables": slice_tables_section}
 
 
 def build(df: pd.DataFrame, opts: Options | None = None) -> Report:

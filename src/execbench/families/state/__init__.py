@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from execbench.dataset import Task
-from execbench.contract import AnalysisFacts, Family, Metric
+from execbench.contract import AnalysisFacts, Family, Metric, SliceTable
 from execbench.families.state import build, grade, prompt
 from execbench.grading import Score
 
@@ -32,7 +32,7 @@ class StateFamily(Family):
     arms = dict(zip(build.ARMS, (("text",), ("text",), ("json",), ("json",))))  # final outputs, checkpoints
     demo_sources = ("classic",)
     analysis = AnalysisFacts(
-        layout="arm-profile", title="Output and checkpoint state (paper 001)", nav="State",
+        layout="slice-tables", title="Output and checkpoint state (paper 001)", nav="State",
         paper="paper 001 tables 3, 5, 7; §5.1", relations_paper="paper 001 §5.2, appendices D-E",
         metrics=("trace_length", "peak_state", "state_load", "cyclomatic", "loc"),
         metric_fallbacks={"trace_length": ("native_trace_length", "trace_events")},
@@ -44,7 +44,11 @@ class StateFamily(Family):
         logistic_models=(("Trace + peak", ("trace_length", "peak_state")),
                          ("Trace + peak + load", ("trace_length", "peak_state", "state_load"))),
         logistic_paper="paper 001 table 6", cell_column="study", python_only_relations=True,
-        headlines=("theta",), paired_arms=(build.ARMS[0], build.ARMS[1]))
+        headlines=("theta",), paired_arms=(build.ARMS[0], build.ARMS[1]), slice_orders={"arm": build.ARMS},
+        slice_tables=(SliceTable("arm", "Arm", "Accuracy by arm", "paper 001 table 3",
+                                 figure_caption="Accuracy (C/R) per arm with Wilson intervals.",
+                                 figure_alt="arm profiles per setting"),
+                      SliceTable("study", "Study", "Accuracy by study", "paper 001 table 5", setting_first=False)))
 
     def task_slices(self, task: Task) -> dict[str, str | None]:
         """``pair``: the program's name in the paired corpus (the same program in Python and
