@@ -65,3 +65,35 @@ def test_no_view_without_release_dates(tmp_path, fast):
     df = synthetic_frame(scale=0.3, families=("repo",))
     assert not contamination.has_dates(df) and contamination.by_month(df).empty
     assert 'id="contamination"' not in write_report(df, tmp_path / "r.html", options=fast).html.read_text()
+
+
+def test_the_month_axis_keeps_gaps_and_places_the_cutoff_inside_its_month():
+    assert contamination.month_range(["2026-11", "2026-07", "2026-09"]) == [
+        "2026-07", "2026-08", "2026-09", "2026-10", "2026-11"]
+    order = contamination.month_range(["2026-03", "2026-09"])
+    assert contamination.cutoff_position("2026-06-01", order) == 2.5  # the left edge of June (index 3)
+    assert contamination.cutoff_position("2026-06-16", order) == 3.0  # half-way through June's 30 days
+    assert contamination.cutoff_position("2025-12-01", order) < -0.5  # before the axis: fill() draws no line
+
+
+def test_the_figure_labels_c_over_n_and_draws_the_cutoff(tmp_path, fast):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from execbench.report import figures as F
+
+    months = contamination.by_month(dated_frame())
+    order = contamination.month_range(list(months["month"]))
+    fig, ax = plt.subplots()
+    F.accuracy_lines(months, "month", order, F.color_map(list(months["setting"].unique())), "t", "release month",
+                     ax=ax, ylabel="accuracy (%, C/N)", marks=[(2.5, "cutoff 2026-06-01")])
+    vertical = [line for line in ax.get_lines() if list(line.get_xdata()) == [2.5, 2.5]]
+    assert len(vertical) == 1 and ax.get_ylabel() == "accuracy (%, C/N)"
+    assert any(text.get_text() == "cutoff 2026-06-01" for text in ax.texts)
+    plt.close(fig)
+
+    df = dated_frame()
+    page = write_report(df, tmp_path / "r.html", options=type(fast)(**{**fast.__dict__, "cutoff": "2026-06-01"})).html
+    assert "Before C/N %" in page.read_text() and "the dashed line is the cutoff" in page.read_text()

@@ -115,27 +115,48 @@ def has_dates(df: pd.DataFrame) -> bool:
     return not _dated(df).empty
 
 
+def month_range(months: list[str]) -> list[str]:
+    """Every month from the first to the last of ``months`` (YYYY-MM), so the axis keeps time's
+    proportions: a month without tasks is a gap, not a neighbour."""
+    if not months:
+        return []
+    span = pd.period_range(min(months), max(months), freq="M")
+    return [str(m) for m in span]
+
+
+def cutoff_position(cutoff: str, order: list[str]) -> float:
+    """Where day ``cutoff`` falls on a month axis (month ``i`` is drawn at ``i``, spanning
+    ``i - 0.5`` to ``i + 0.5``): the 1st of a month is its left edge."""
+    day = pd.Timestamp(cutoff)
+    start = pd.Period(order[0], freq="M")
+    index = (day.year - start.year) * 12 + day.month - start.month
+    return index - 0.5 + (day.day - 1) / day.days_in_month
+
+
 def fill(sec: Any, df: pd.DataFrame, cutoff: str | None, headlines: list[str]) -> Any:
     """Fill the report section ``sec`` (figure, tables, notes; headlines appended)."""
     months = by_month(df)
-    order = sorted(months["month"].unique())
+    order = month_range(list(months["month"]))
     colors = F.color_map(list(dict.fromkeys(months["setting"])))
-    sec.figure(F.accuracy_lines(months, "month", order, colors, "Accuracy by release month", "release month"),
-               "Accuracy of tasks by the month their code was released (Wilson 95% intervals).",
-               "accuracy by release month")
+    cutoffs = {setting: cutoff for setting in months["setting"].unique()} if cutoff else model_cutoffs(df)
+    marks = [(x, f"cutoff {day}") for day in sorted(set(cutoffs.values()))
+             if -0.5 <= (x := cutoff_position(day, order)) <= len(order) - 0.5]  # a far cutoff: no line
+    sec.figure(F.accuracy_lines(months, "month", order, colors, "Accuracy by release month", "release month",
+                                ylabel="accuracy (%, C/N)", marks=marks),
+               "Accuracy (correct of all samples, C/N) of tasks by the month their code was released, Wilson 95% "
+               "intervals; the dashed line is the cutoff.", "accuracy by release month")
     sec.table(Table("Accuracy by release month", [
         Col("Setting", "setting"), Col("Month", "month"), Col("Tasks", "n", "int"),
-        Col("Accuracy %", ("acc_cr", "acc_cr_low", "acc_cr_high"), "pct_ci", "Wilson 95%")], records(months)))
-    cutoffs = {setting: cutoff for setting in months["setting"].unique()} if cutoff else model_cutoffs(df)
+        Col("C/N %", ("acc_cr", "acc_cr_low", "acc_cr_high"), "pct_ci", "Wilson 95%")], records(months)))
     if not cutoffs:
         sec.note("No cutoff: pass --cutoff YYYY-MM-DD (Inspect's model data knows no cutoff of these models).")
         return sec
     split = pd.concat([before_after(df[df["setting"] == s], c) for s, c in cutoffs.items()], ignore_index=True)
     sec.table(Table("Before vs after the cutoff", [
         Col("Setting", "setting"), Col("Cutoff", "cutoff"), Col("Before", "n_before", "int"),
-        Col("Before %", ("acc_before", "acc_before_low", "acc_before_high"), "pct_ci", "Wilson 95%"),
+        Col("Before C/N %", ("acc_before", "acc_before_low", "acc_before_high"), "pct_ci", "Wilson 95%"),
         Col("After", "n_after", "int"),
-        Col("After %", ("acc_after", "acc_after_low", "acc_after_high"), "pct_ci", "Wilson 95%"),
+        Col("After C/N %", ("acc_after", "acc_after_low", "acc_after_high"), "pct_ci", "Wilson 95%"),
         Col("After − before (pp)", ("delta", "delta_low", "delta_high"), "pp_ci", "Newcombe 95%"),
         Col("p (Fisher)", "p", "pval"), Col("Note", "note")], records(split)))
     for r in split.itertuples():

@@ -66,8 +66,11 @@ def _err(table: pd.DataFrame, value: str = "acc_cr") -> np.ndarray:
 
 
 def accuracy_lines(table: pd.DataFrame, x: str, order: Sequence[str], colors: dict[str, str], title: str,
-                   xlabel: str, series: str = "setting", ax=None, legend: bool = True):
-    """Accuracy (C/R, Wilson bars) over ordered categories ``x``, one line per series."""
+                   xlabel: str, series: str = "setting", ax=None, legend: bool = True,
+                   ylabel: str = "accuracy (%, C/R)", marks: Sequence[tuple[float, str]] = ()):
+    """Accuracy (C/R unless ``ylabel`` says otherwise, Wilson bars) over ordered categories
+    ``x``, one line per series; ``marks``: (position on the category axis, label) drawn as
+    dashed vertical lines (e.g. a cutoff between two months)."""
     if table.empty:
         return None
     plt = _plt()
@@ -85,8 +88,14 @@ def accuracy_lines(table: pd.DataFrame, x: str, order: Sequence[str], colors: di
                     capsize=2.5, color=colors.get(name), label=str(name))
     ax.set_xticks(range(len(order)))
     ax.set_xticklabels(order, rotation=0 if len(order) <= 7 else 30, ha="center" if len(order) <= 7 else "right")
+    for position, label in marks:
+        ax.axvline(position, color="#666", ls="--", lw=1)
+        ax.annotate(label, (position, 101), xytext=(3, 0), textcoords="offset points", fontsize=8, color="#444",
+                    va="top")
+    if marks:  # a mark outside the categories stays in view
+        ax.set_xlim(min(-0.5, *(m - 0.3 for m, _ in marks)), max(len(order) - 0.5, *(m + 0.3 for m, _ in marks)))
     ax.set_ylim(-3, 103)
-    ax.set_ylabel("accuracy (%, C/R)")
+    ax.set_ylabel(ylabel)
     ax.set_xlabel(xlabel)
     ax.set_title(title)
     if legend:
