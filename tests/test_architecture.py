@@ -359,13 +359,12 @@ def consumer_vocabulary() -> dict[tuple[str, str], list[int]]:
 VOCABULARY_LEFT: dict[tuple[str, str], str] = {
     ("execbench.analysis.tables", "trace_length"): "trace-length buckets (CoCoNUT's) of the line-trace layout",
     ("execbench.analysis.taxonomy", "concurrency"): "a first-deviation category of the line-trace taxonomy",
-    ("execbench.analysis.trace_metrics", "coconut"): "coconut_row/coconut_table: CoCoNUT's per-task metrics",
     ("execbench.cli", "coconut"): "--variant help naming the trace family's coconut variants",
     ("execbench.cli", "coconut-direct"): "--variant help",
     ("execbench.cli", "humaneval"): "build examples in the help",
     ("execbench.report.figures", "concurrency"): "the first-deviation category's colour",
     ("execbench.report.sections", "checkpoint"): "a note of the arm-profile layout",
-    ("execbench.report.sections", "coconut"): "the line-trace layout's CoCoNUT tables (coconut_table, titles)",
+    ("execbench.report.sections", "coconut"): "the paper-scoring note names benchmarks/coconut_tables.py",
     ("execbench.report.sections", "humaneval"): "the line-trace layout's topic heading",
     ("execbench.report.sections", "line-trace"): "LAYOUTS: the trace family's layout function is in the report",
 }

@@ -9,7 +9,7 @@ from statsmodels.stats.proportion import proportion_confint
 
 from execbench.analysis import tables as T
 from execbench.analysis.schema import normalize
-from execbench.analysis.trace_metrics import coconut_row, coconut_table
+from execbench.analysis.trace_metrics import per_task_row, per_task_table
 from execbench.families.trace.summary import trace_summary
 
 
@@ -96,7 +96,7 @@ def _trace_frame(seed=3, tasks=25, traces=6, drop=0.1):
 
 def test_coconut_metrics_match_the_grading_summary():
     df = _trace_frame()
-    row = coconut_row(df, replicates=500)
+    row = per_task_row(df, replicates=500)
     # C/N: every planned sample, a missing response is wrong with similarity 0
     cn = trace_summary({"task_group": s, "correct": c, "similarity": (sim if done else 0.0), "status": "ok"}
                        for s, c, sim, done in zip(df["source_id"], df["correct"], df["similarity"], df["completed"]))
@@ -119,6 +119,6 @@ def test_coconut_metrics_match_the_grading_summary():
 def test_coconut_table_by_topic():
     df = _trace_frame()
     df["topic"] = np.where(df["source_id"].str[-1].isin(list("01234")), "oop", "humaneval")
-    table = coconut_table(df, ("topic", "setting"), replicates=200)
+    table = per_task_table(df, ("topic", "setting"), replicates=200)
     assert set(table["topic"]) == {"oop", "humaneval"}
     assert table["N"].sum() == len(df)

@@ -1,4 +1,7 @@
-"""CoCoNUT metrics (paper 002 §II-B, tables I-II) over the per-sample table.
+"""Per-task metrics of line answers, CoCoNUT's (paper 002 §II-B, tables I-II), over the per-sample table.
+
+The names are neutral (``per_task_row``, ``per_task_table``): any family whose grader scores a
+similarity gets them; the report titles them as the family declares (``AnalysisFacts.per_task_title``).
 
 Per group of rows (a setting, or setting x topic):
 
@@ -27,7 +30,7 @@ from execbench.analysis.tables import wilson
 DESCRIPTIVE_REPLICATES = 2_000
 
 
-def coconut_row(group: pd.DataFrame, replicates: int = DESCRIPTIVE_REPLICATES, seed: int = 7) -> dict[str, float]:
+def per_task_row(group: pd.DataFrame, replicates: int = DESCRIPTIVE_REPLICATES, seed: int = 7) -> dict[str, float]:
     out: dict[str, float] = {"N": len(group), "R": int(group["completed"].sum()),
                              "tasks": int(group["source_id"].nunique())}
     for scope, rows in (("cr", group[group["completed"]]), ("cn", group)):
@@ -65,14 +68,14 @@ def coconut_row(group: pd.DataFrame, replicates: int = DESCRIPTIVE_REPLICATES, s
     return out
 
 
-def coconut_table(df: pd.DataFrame, by: Sequence[str] = ("setting",),
+def per_task_table(df: pd.DataFrame, by: Sequence[str] = ("setting",),
                   replicates: int = DESCRIPTIVE_REPLICATES) -> pd.DataFrame:
-    """:func:`coconut_row` for every group of ``by`` (rows of families that score a similarity)."""
+    """:func:`per_task_row` for every group of ``by`` (rows of families that score a similarity)."""
     rows = df[df["family"].isin(SIMILARITY_FAMILIES)]
     out = []
     for key, group in rows.groupby(list(by), sort=True, dropna=True):
         key = key if isinstance(key, tuple) else (key,)
-        out.append({**dict(zip(by, key)), **coconut_row(group, replicates)})
+        out.append({**dict(zip(by, key)), **per_task_row(group, replicates)})
     return pd.DataFrame(out)
 
 

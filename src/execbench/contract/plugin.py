@@ -116,6 +116,7 @@ class AnalysisFacts:
     headlines: tuple[str, ...] = ()  # headline findings to state: "partial" and/or "theta"
     paired_arms: tuple[str, str] | None = None  # (shorter, longer input) arms of one case: the paired decrement
     program_text: bool = False  # the error taxonomy reads the task's program (from the dataset or prompt)
+    per_task_title: str = "Per-task metrics"  # the line-trace layout's per-task accuracy/similarity tables
 
 
 class Reject(Exception):

@@ -20,7 +20,7 @@ from execbench.analysis import compare, correlations, logistic, mann_whitney, me
 from execbench.analysis import tables as T
 from execbench.analysis.schema import (facts, families_present, metric_label, metric_terms,
                                       ordered)
-from execbench.analysis.trace_metrics import coconut_table, paper_tables
+from execbench.analysis.trace_metrics import per_task_table, paper_tables
 from execbench.report import figures as F
 from execbench.report.tables import Col, Table, acc_cols, fmt_p, fmt_pct, records
 
@@ -176,13 +176,13 @@ def _paper_scoring_tables(sec: Section, rows: pd.DataFrame, family: str, setting
             paper="paper 002 table II"))
 
 
-def line_trace_section(df: pd.DataFrame, family: str, colors: dict, opts: Options, headlines: list[str]) -> Section:
-    """Line traces: CoCoNUT metrics, similarity, accuracy by trace length, first deviations."""
-    sec, rows = _family_section(df, family)
-    settings = _setting_order(rows)
-    coco = coconut_table(rows, ("setting",), replicates=opts.descriptive_replicates)
+def _per_task_tables(sec: Section, rows: pd.DataFrame, family: str, opts: Options) -> None:
+    """The per-task metrics (C/R and C/N), titled as the family declares (``AnalysisFacts.per_task_title``)."""
+    coco = per_task_table(rows, ("setting",), replicates=opts.descriptive_replicates)
+    declared = facts(family)
+    title = declared.per_task_title if declared else AnalysisFacts.per_task_title
     for scope, label in (("cr", "completed responses (C/R)"), ("cn", "all planned samples (C/N)")):
-        sec.table(Table(f"CoCoNUT metrics, {label}", [
+        sec.table(Table(f"{title}, {label}", [
             Col("Setting", "setting"), Col("Traces", "N", "int"), Col("Tasks", "tasks", "int"),
             Col("Acc Hard %", (f"acc_hard_{scope}", f"acc_hard_{scope}_low", f"acc_hard_{scope}_high"), "pct_ci",
                 "tasks with every trace correct (Wilson)"),
@@ -194,6 +194,13 @@ def line_trace_section(df: pd.DataFrame, family: str, colors: dict, opts: Option
             Col("False Sim", (f"false_similarity_{scope}", f"false_similarity_{scope}_low",
                               f"false_similarity_{scope}_high"), "num_ci", "similarity of wrong traces only")],
             records(coco), paper="paper 002 table I"))
+
+
+def line_trace_section(df: pd.DataFrame, family: str, colors: dict, opts: Options, headlines: list[str]) -> Section:
+    """Line traces: per-task metrics (CoCoNUT's), similarity, accuracy by trace length, first deviations."""
+    sec, rows = _family_section(df, family)
+    settings = _setting_order(rows)
+    _per_task_tables(sec, rows, family, opts)
     _paper_scoring_tables(sec, rows, family, settings)
     # trace-length buckets
     buckets = T.bucket_table(rows, ("setting",))
@@ -231,7 +238,7 @@ def line_trace_section(df: pd.DataFrame, family: str, colors: dict, opts: Option
                 text = f"accuracy {verb} from {first} on traces of {low['bucket']} lines to {last} on {high['bucket']} lines"
             headlines.append(f"<b>{esc(str(family))}</b>: {text} (all settings pooled, C/R).")
     # topics (advanced-topic table II)
-    topics = coconut_table(rows, ("topic", "setting"), replicates=opts.descriptive_replicates) \
+    topics = per_task_table(rows, ("topic", "setting"), replicates=opts.descriptive_replicates) \
         if rows["topic"].notna().any() else pd.DataFrame()
     sec.h("By topic (HumanEval and advanced topics)")
     if topics.empty:

@@ -46,7 +46,8 @@ class TraceFamily(Family):
         metric_labels=(Metric("trace_length", "trace length", term="Trace"),),
         correlation_metrics=("trace_length", "loc", "cyclomatic"), theta_metrics=("trace_length",),
         logistic_models=(("Trace", ("trace_length",)), ("Trace + LOC", ("trace_length", "loc"))),
-        cell_column="topic", cell_order=("humaneval", "oop", "recursion", "concurrency"), program_text=True)
+        cell_column="topic", cell_order=("humaneval", "oop", "recursion", "concurrency"), program_text=True,
+        per_task_title="CoCoNUT metrics")
 
     def manifest_settings(self, options: dict[str, Any]) -> dict[str, Any]:
         return build.manifest_settings(options)
