@@ -359,9 +359,10 @@ def consumer_vocabulary() -> dict[tuple[str, str], list[int]]:
 VOCABULARY_LEFT: dict[tuple[str, str], str] = {
     ("execbench.analysis.tables", "trace_length"): "trace-length buckets (CoCoNUT's) of the line-trace layout",
     ("execbench.analysis.taxonomy", "concurrency"): "a first-deviation category of the line-trace taxonomy",
-    ("execbench.cli", "coconut"): "--variant help naming the trace family's coconut variants",
-    ("execbench.cli", "coconut-direct"): "--variant help",
-    ("execbench.cli", "humaneval"): "build examples in the help",
+    ("execbench.cli", "coconut"): "--variant help text (typer needs it at import: asking the registry would "
+                                  "import every family at CLI start-up)",
+    ("execbench.cli", "coconut-direct"): "--variant help text (as above)",
+    ("execbench.cli", "humaneval"): "build's sources help text (as above)",
     ("execbench.report.figures", "concurrency"): "the first-deviation category's colour",
     ("execbench.report.sections", "checkpoint"): "a note of the arm-profile layout",
     ("execbench.report.sections", "coconut"): "the paper-scoring note names benchmarks/coconut_tables.py",
