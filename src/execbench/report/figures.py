@@ -129,12 +129,6 @@ def metric_panels(tables: dict[str, pd.DataFrame], colors: dict[str, str], title
     return _encode(fig)
 
 
-def arm_profiles(table: pd.DataFrame, arms: Sequence[str], colors: dict[str, str]) -> str | None:
-    """Accuracy per arm, one line per setting (paper 001 table 3 as a picture)."""
-    return accuracy_lines(table, "arm", [a for a in arms if a in set(table["arm"])], colors,
-                          "Accuracy by arm", "arm") if not table.empty else None
-
-
 def similarity_distributions(df: pd.DataFrame, settings: Sequence[str], colors: dict[str, str]) -> str | None:
     """Violin of trace similarity per setting (completed responses), wrong answers dotted."""
     rows = df[df["family"].isin(SIMILARITY_FAMILIES) & df["completed"] & df["similarity"].notna()]
