@@ -65,7 +65,8 @@ def summarise(out: Path) -> dict:
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     rejected = [json.loads(line) for line in (out / "rejected.jsonl").read_text(encoding="utf-8").splitlines()]
     window = manifest["settings"]["release_window"]
-    releases = {name: r for name, r in window["packages"].items() if "version" in r}
+    built_lines = list(window["packages"])[: manifest["settings"].get("limit") or None]  # list lines in file order; --limit N
+    releases = {name: r for name, r in window["packages"].items() if "version" in r and name in built_lines}
     by_release = manifest.get("tasks_by_release", {})
     per_package = {}
     for name, release in releases.items():
@@ -78,7 +79,9 @@ def summarise(out: Path) -> dict:
                                  for r in rejected if r["stage"] == "package")
     existed = sum(p["existed_before"] for p in per_package.values())
     return {
-        "packages": len(window["packages"]), "with_release": len(releases), "built": manifest["candidates"],
+        "packages": len(window["packages"]),
+        "with_release": sum(1 for r in window["packages"].values() if "version" in r),
+        "built": manifest["candidates"], "built_with_release": len(releases),
         "with_new_tasks": sum(1 for p in per_package.values() if p["new_tasks"]),
         "tasks_before_diff": manifest["tasks"] + existed, "new_only_tasks": manifest["tasks"],
         "existed_before": existed, "rejected_by_stage": manifest["rejected_by_stage"],
@@ -154,6 +157,31 @@ def evaluate(out: Path, args: argparse.Namespace) -> dict:
             "by_month": {m: dict(c) for m, c in sorted(months.items())}}
 
 
+def markdown(summary: dict) -> str:
+    """The RESULTS tables of a summary: per package, rejections by stage, the runs' times, the sample."""
+    runs = summary["runs"]
+    first = runs.get("local") or next(iter(runs.values()))
+    lines = ["| package | release (uploaded) | previous | tasks before the diff | new-only tasks |",
+             "| --- | --- | --- | ---: | ---: |"]
+    for name, p in sorted(first["per_package"].items(), key=lambda kv: (kv[1]["date"], kv[0])):
+        lines.append(f"| {name} | {p['version']} ({p['date']}) | {p['previous'] or '–'} | "
+                     f"{p['new_tasks'] + p['existed_before']} | {p['new_tasks']} |")
+    lines += ["", "| rejection stage | count |", "| --- | ---: |"]
+    lines += [f"| {stage} | {count:,} |" for stage, count in sorted(first["rejected_by_stage"].items(),
+                                                                      key=lambda kv: -kv[1])]
+    lines += ["", "| run | list lines built | packages with a release built | tasks | wall s | build s | content hash |",
+              "| --- | ---: | ---: | ---: | ---: | ---: | --- |"]
+    for run, r in runs.items():
+        lines.append(f"| {run} | {r['built']} | {r['built_with_release']} | {r['new_only_tasks']} | "
+                     f"{r['wall_seconds']} | {r['build_seconds']:.0f} | `{r['content_hash'][:19]}…` |")
+    if "eval" in summary:
+        e = summary["eval"]
+        lines += ["", "| sample | tasks | correct |", "| --- | ---: | ---: |"]
+        for side in ("before", "after"):
+            lines.append(f"| released {side} {e['cutoff']} | {e[side].get('n', 0)} | {e[side].get('correct', 0)} |")
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--list", type=Path, default=HERE / "living_packages.txt")
@@ -171,7 +199,11 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0, help="the sample's seed")
     parser.add_argument("--eval-max-tokens", type=int, default=64,
                         help="the answer budget (a masked value is short; SmolLM2 rambles up to any budget)")
+    parser.add_argument("--markdown", action="store_true", help="print OUT/summary.json's RESULTS tables and stop")
     args = parser.parse_args()
+    if args.markdown:
+        print(markdown(json.loads((args.out / "summary.json").read_text(encoding="utf-8"))))
+        return
     args.out.mkdir(parents=True, exist_ok=True)
     extras = {"local": [], "ray": ["--no-cache", "--executor", "ray"], "local-warm": ["--no-cache"]}
     written = args.out / "summary.json"  # runs of an earlier call on the same --out are kept
