@@ -28,3 +28,20 @@ def cache_dir(tmp_path, monkeypatch):
     path = tmp_path / "cache"
     monkeypatch.setenv("EXECBENCH_CACHE_DIR", str(path))
     return path
+
+
+# Modules that start the local llama.cpp server run on one xdist worker, one after another:
+# the server's port is derived from the model (a stable port is what lets a rerun hit
+# Inspect's response cache), so two servers at once would push one to another port.
+_ONE_LOCAL_SERVER_AT_A_TIME = {
+    "tests/eval/test_eval_local.py",
+    "tests/models/test_model_server.py",
+    "tests/mutation/test_edme.py",
+}
+
+
+@pytest.hookimpl(optionalhook=True)  # xdist's hook: absent with -n 0
+def pytest_xdist_make_scope(nodeid: str) -> str:
+    """loadscope's unit of scheduling: the module, except the local-server modules (one unit)."""
+    module = nodeid.split("::", 1)[0]
+    return "local-model-server" if module in _ONE_LOCAL_SERVER_AT_A_TIME else module

@@ -57,7 +57,8 @@ def test_failed_requests_change_nothing(tmp_path, script):
 def test_the_build_command_reports_the_labels(tmp_path, script, monkeypatch):
     from rich.console import Console
 
-    from execbench import cli, families
+    from execbench import cli
+    from execbench.contract import families
 
     dataset = write_repo_dataset(tmp_path)
     monkeypatch.setattr(cli, "console", Console(record=True, width=120))

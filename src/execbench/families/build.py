@@ -24,6 +24,7 @@ from typing import Any, Callable, Iterator
 
 from execbench.dataset import DatasetWriter, Task
 from execbench.dataset.cache import BuildCache
+from execbench import astlock
 from execbench.contract import Candidate, Family, Outcome, build_key, families, hashseeds
 from execbench.families.distributed import RayBuild, parse_executor, run_candidate
 from execbench.sources.errors import SourceError
@@ -87,6 +88,7 @@ def _pool(family: Family, jobs: int) -> Executor:
     registered = family.name in families.names() and type(families.get(family.name)) is type(family)
     if family.build_in_processes and registered and jobs > 1:
         return ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"))
+    astlock.install()  # threads parse too: CPython's AST constructor is not thread-safe (astlock)
     return ThreadPoolExecutor(max(1, jobs))
 
 
