@@ -97,3 +97,15 @@ def test_the_figure_labels_c_over_n_and_draws_the_cutoff(tmp_path, fast):
     df = dated_frame()
     page = write_report(df, tmp_path / "r.html", options=type(fast)(**{**fast.__dict__, "cutoff": "2026-06-01"})).html
     assert "Before C/N %" in page.read_text() and "the dashed line is the cutoff" in page.read_text()
+
+
+def test_equal_accuracy_on_both_sides_reads_as_equal():
+    from execbench.report.sections import Section
+
+    df = dated_frame()
+    df.loc[df["family"] == "repo", "correct"] = False  # a model that gets nothing right, before or after
+    headlines: list[str] = []
+    contamination.fill(Section(**contamination.SECTION), df, "2026-06-01", headlines)
+    split = contamination.before_after(df, "2026-06-01")
+    assert len(headlines) == split["setting"].nunique() and (split["delta"] == 0).all() and (split["p"] == 1).all()
+    assert all("are as accurate as those released before it" in h and "pp" not in h for h in headlines)

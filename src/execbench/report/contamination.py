@@ -161,7 +161,8 @@ def fill(sec: Any, df: pd.DataFrame, cutoff: str | None, headlines: list[str]) -
         Col("p (Fisher)", "p", "pval"), Col("Note", "note")], records(split)))
     for r in split.itertuples():
         if r.delta is not None and not pd.isna(r.delta):
-            headlines.append(f"<b>{esc(str(r.setting))}</b>: tasks released "
-                             f"after {r.cutoff} are {abs(r.delta) * 100:.1f} pp "
-                             f"{'less' if r.delta < 0 else 'more'} accurate than before it (p = {r.p:.3g}).")
+            how = ("as accurate as" if r.delta == 0 else
+                   f"{abs(r.delta) * 100:.1f} pp {'less' if r.delta < 0 else 'more'} accurate than")
+            headlines.append(f"<b>{esc(str(r.setting))}</b>: tasks released after {r.cutoff} "
+                             f"({r.n_after}) are {how} those released before it ({r.n_before}; p = {r.p:.3g}).")
     return sec

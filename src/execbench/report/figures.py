@@ -90,8 +90,8 @@ def accuracy_lines(table: pd.DataFrame, x: str, order: Sequence[str], colors: di
     ax.set_xticklabels(order, rotation=0 if len(order) <= 7 else 30, ha="center" if len(order) <= 7 else "right")
     for position, label in marks:
         ax.axvline(position, color="#666", ls="--", lw=1)
-        ax.annotate(label, (position, 101), xytext=(3, 0), textcoords="offset points", fontsize=8, color="#444",
-                    va="top")
+        ax.annotate(label, (position, 50), xytext=(-3, 0), textcoords="offset points", fontsize=8, color="#444",
+                    rotation=90, ha="right", va="center")  # along the line, clear of the legend
     if marks:  # a mark outside the categories stays in view
         ax.set_xlim(min(-0.5, *(m - 0.3 for m, _ in marks)), max(len(order) - 0.5, *(m + 0.3 for m, _ in marks)))
     ax.set_ylim(-3, 103)
