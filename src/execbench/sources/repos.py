@@ -543,8 +543,9 @@ def find_packages(root: Path, name: str) -> tuple[Path, tuple[str, ...]]:
     for base in candidates:
         if not base.is_dir():
             continue
-        packages = sorted(p.name for p in base.iterdir()
-                          if p.is_dir() and (p / "__init__.py").is_file() and p.name.lower() not in _NOT_PACKAGES
+        packages = sorted(p.name for p in base.iterdir()  # the library's own name is never a non-package
+                          if p.is_dir() and (p / "__init__.py").is_file()
+                          and (p.name.lower() not in _NOT_PACKAGES or p.name.lower() in wanted)
                           and not p.name.startswith((".", "_")) and not p.name.endswith(".egg-info"))
         modules = sorted(p.stem for p in base.glob("*.py") if p.stem.lower() in wanted)
         if any(p.lower() in wanted for p in packages) or modules:

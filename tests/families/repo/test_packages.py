@@ -49,3 +49,24 @@ def test_a_list_build_keeps_going_past_a_missing_package_and_applies_caps(tmp_pa
     assert cap["candidate"] == "pypi:idna==3.10" and "max_tasks_per_package=5" in cap["reason"]
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["candidates"] == 2 and manifest["settings"]["options"]["max_tasks_per_package"] == 5
+
+
+def test_a_library_named_like_a_non_package_directory_is_found(tmp_path):
+    """The living benchmark's list rejected packaging 26.4 ("cannot find the importable
+    package"): ``packaging`` is also a directory name that is never the library (distro
+    packaging files), but not when the distribution has that name."""
+    from execbench.sources.repos import find_packages
+
+    for layout in ("src/packaging", "packaging"):
+        root = tmp_path / layout.replace("/", "_")
+        (root / layout).mkdir(parents=True)
+        (root / layout / "__init__.py").write_text("")
+        (root / "tests").mkdir()
+        (root / "tests" / "__init__.py").write_text("")
+        base, found = find_packages(root, "packaging")
+        assert found == ("packaging",) and base == (root / layout).parent
+    other = tmp_path / "other"  # a library with a packaging/ directory beside it: still left out
+    for name in ("mylib", "packaging"):
+        (other / name).mkdir(parents=True)
+        (other / name / "__init__.py").write_text("")
+    assert find_packages(other, "mylib") == (other, ("mylib",))
