@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Protocol
 
+from execbench import astlock
 from execbench.dataset import DatasetWriter, Task, read_manifest, read_tasks
 from execbench.contract import Candidate, Family, Outcome, SourceError, build_key, families
 from execbench.dataset.cache import BuildCache
@@ -275,6 +276,7 @@ def mutate_dataset(
     run_settings = {"mode": "offline", **asdict(settings), "original": {
         "path": str(dataset.resolve()), "content_hash": manifest.get("content_hash"),
         "settings": manifest.get("settings")}}
+    astlock.install()  # the mutants are parsed in these threads too (astlock)
     with ThreadPoolExecutor(max(1, jobs)) as pool:
         futures = [pool.submit(_safe_mutate, adapter, unit, ctx) for adapter, ctx, unit in units]
         return write_dataset(out, run_settings, (f.result() for f in futures), started=started, cache=cache,
