@@ -905,13 +905,7 @@ def _hidden_spans(items: dict[str, Item], it: Item, answer: str | None = None) -
     if answer is not None:
         spans += _answer_elsewhere(it, answer)
     # Nested spans (a hidden operand inside another) would overlap: keep the outermost.
-    spans.sort(key=lambda s: (s.lineno, s.col, -s.end_lineno, -s.end_col))
-    kept: list[A.Span] = []
-    for s in spans:
-        if kept and (s.lineno, s.col) < (kept[-1].end_lineno, kept[-1].end_col):
-            continue
-        kept.append(s)
-    return kept
+    return agent_copy.outermost(spans)
 
 
 def _agent_copies(modules: list[Module], items: dict[str, Item], admitted: list[Pending]) -> dict[str, str]:
