@@ -3,7 +3,9 @@
     python benchmarks/structure.py [SRC_DIR]          # default: src/execbench of this checkout
 
 Prints, for the Python files under SRC_DIR: lines, ``dict[str, Any]`` and ``Any`` counts (and
-``Any`` per 1,000 lines), the share of imports that sit inside functions (all, and of
+``Any`` per 1,000 lines), the substitutes of ``dict[str, Any]`` that would game its count, each
+kind apart (``SUBSTITUTES``; an alias counts once per use; the project's JSON type,
+``execbench.contract.jsontypes``, is not one), the share of imports that sit inside functions (all, and of
 ``execbench`` imports), and the functions longer than 100 lines. Nothing is imported or run:
 the files are read as text and with ``ast``. To measure an older commit, extract its tree
 first: ``git archive COMMIT src | tar -x -C /tmp/old && python benchmarks/structure.py /tmp/old/src/execbench``.
@@ -18,6 +20,39 @@ import sys
 from pathlib import Path
 
 LONG = 100
+
+# Spellings of an untyped record other than ``dict[str, Any]`` (issue 25 counts them too):
+# the other generic names, ``dict[str, object]``, and aliases of any of them
+# (``Record = dict[str, Any]``, ``Row: TypeAlias = Mapping[str, Any]``).
+SUBSTITUTES = {
+    "Mapping[str, Any]": re.compile(r"(?<![\w.])(?:typing\.|abc\.)?Mapping\[str, Any\]"),
+    "MutableMapping[str, Any]": re.compile(r"\bMutableMapping\[str, Any\]"),
+    "Dict[str, Any]": re.compile(r"\bDict\[str, Any\]"),
+    "dict[str, object]": re.compile(r"\b[dD]ict\[str, object\]"),
+}
+_UNTYPED = r"(?:(?:typing\.)?(?:dict|Dict|Mapping|MutableMapping)\[str, (?:Any|object)\])"
+# NAME = <untyped>, NAME: TypeAlias = <untyped>, type NAME = <untyped> (optionally quoted or `| None`)
+ALIAS = re.compile(rf"^\s*(?:type\s+)?([A-Za-z_]\w*)\s*(?::\s*(?:typing\.)?TypeAlias\s*)?=\s*[\"']?{_UNTYPED}"
+                   rf"[\"']?\s*(?:\|\s*None\s*)?(?:#.*)?$", re.MULTILINE)
+
+
+ALIAS_USES = "uses of an alias of an untyped map"
+
+
+def substitutes(text: str) -> dict[str, int]:
+    """How often ``text`` spells an untyped record some other way than ``dict[str, Any]``
+    (aliases apart: :func:`alias_uses`)."""
+    return {name: len(pattern.findall(text)) for name, pattern in SUBSTITUTES.items()}
+
+
+def alias_uses(texts: list[str]) -> int:
+    """Uses of the names defined as aliases of an untyped map anywhere in ``texts`` (their
+    definitions themselves are counted by what they spell)."""
+    aliases = {name for text in texts for name in ALIAS.findall(text)}
+    if not aliases:
+        return 0
+    word = re.compile(rf"\b(?:{'|'.join(map(re.escape, sorted(aliases)))})\b")
+    return sum(len(word.findall(text)) for text in texts) - sum(len(ALIAS.findall(text)) for text in texts)
 
 
 def _imports(tree: ast.Module) -> tuple[int, int, int, int]:
@@ -46,21 +81,29 @@ def measure(src: Path) -> dict[str, object]:
     lines = dict_any = any_count = 0
     counts = [0, 0, 0, 0]
     long_functions = []
+    substituted = dict.fromkeys(SUBSTITUTES, 0)
+    texts = []
     for path in sorted(src.rglob("*.py")):
         text = path.read_text(encoding="utf-8")
+        texts.append(text)
         lines += text.count("\n")
         dict_any += text.count("dict[str, Any]")
         any_count += len(re.findall(r"\bAny\b", text))
+        for name, count in substitutes(text).items():
+            substituted[name] += count
         tree = ast.parse(text, str(path))
         counts = [a + b for a, b in zip(counts, _imports(tree))]
         long_functions += [f"{path.relative_to(src)}:{node.lineno} {node.name} ({node.end_lineno - node.lineno + 1})"
                            for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
                            and node.end_lineno - node.lineno + 1 > LONG]
+    substituted[ALIAS_USES] = alias_uses(texts)
     total, deferred, internal, internal_deferred = counts
-    return {"lines": lines, "dict[str, Any]": dict_any, "Any": any_count,
-            "Any per 1,000 lines": round(1000 * any_count / lines, 1),
-            "imports inside functions": f"{deferred}/{total} ({deferred / total:.0%})",
-            "execbench imports inside functions": f"{internal_deferred}/{internal} ({internal_deferred / internal:.0%})",
+    return {"lines": lines, "dict[str, Any]": dict_any,
+            **{f"substitute {name}": count for name, count in substituted.items()},
+            "dict[str, Any] and its substitutes": dict_any + sum(substituted.values()), "Any": any_count,
+            "Any per 1,000 lines": round(1000 * any_count / max(lines, 1), 1),
+            "imports inside functions": f"{deferred}/{total} ({deferred / max(total, 1):.0%})",
+            "execbench imports inside functions": f"{internal_deferred}/{internal} ({internal_deferred / max(internal, 1):.0%})",
             f"functions over {LONG} lines": long_functions}
 
 

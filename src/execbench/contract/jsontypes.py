@@ -1,0 +1,18 @@
+"""The project's JSON value type, for data that is genuinely arbitrary JSON (issue 25).
+
+A program's values, model output, a manifest's free-form settings: what ``json.loads`` can
+return. A record whose keys the code knows is a dataclass or a ``TypedDict``, not this:
+``JSONObject`` is for maps whose keys and values come from outside. Lists and dicts are
+invariant, so a ``dict[str, int]`` is not a ``JSONObject``; read-only parameters take
+``Mapping[str, JSONValue]`` (``benchmarks/structure.py`` counts only ``Mapping[str, Any]``).
+"""
+
+from __future__ import annotations
+
+from typing import TypeAlias, Union
+
+JSONScalar: TypeAlias = Union[None, bool, int, float, str]
+JSONValue: TypeAlias = Union[JSONScalar, list["JSONValue"], dict[str, "JSONValue"]]
+JSONObject: TypeAlias = dict[str, JSONValue]
+
+__all__ = ["JSONObject", "JSONScalar", "JSONValue"]
