@@ -13,7 +13,10 @@ What it does, driven by the JSON spec named in ``$EXECBENCH_REPO_SPEC``:
   (the function is depth 0) when the test's complexity score reaches ``spec["threshold"]``;
 * records probe values (rendered without calling user code; sympy objects are rendered
   with ``str`` after the test, tracing off) and verify outcomes;
-* writes one JSON line per test to ``spec["output"]``, flushed as it goes.
+* writes one JSON line per test to ``spec["output"]``, flushed as it goes (a :class:`TestRecord`).
+
+The record types below are the parent's too (``runner.py`` reads the lines back as
+:class:`TestRecord`\\ s after checking their envelope); it imports them for type checking only.
 """
 
 from __future__ import annotations
@@ -28,7 +31,8 @@ import signal
 import sys
 import time
 import warnings
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, NotRequired, Required, TypedDict, cast
 
 import pytest
 
@@ -40,9 +44,114 @@ PROBE = "__execbench_probe__"
 VERIFY = "__execbench_verify__"
 SENTINEL = "__execbench_sentinel__"
 
-_spec: dict[str, Any] = {}
+
+# --- the records: one JSON line per test ---------------------------------------------------
+
+class RenderedValue(TypedDict):
+    """A probed or verified value as the plugin shows it, without calling user code."""
+
+    type: str  # the value's type name (qualified unless a builtin)
+    literal: NotRequired[str]  # its literal form (exact builtin types only)
+    too_big: NotRequired[bool]  # its literal form (or sympy text) is over MAX_RENDER characters
+    sympy: NotRequired[str]  # str() of a sympy value, rendered after the test with tracing off
+    error: NotRequired[str]  # the exception str() raised on it
+
+
+class VerifyRun(TypedDict):
+    """One execution of a verify helper: the value and each candidate check's outcome."""
+
+    value: RenderedValue
+    checks: list[bool | str]  # True/False, or "error:<ExceptionName>"
+
+
+class Phase(TypedDict):
+    """pytest's report of one phase (setup, call, teardown) of a test."""
+
+    outcome: str  # "passed", "failed", "skipped"
+    message: NotRequired[str]  # the report's last line (failed, or skipped outside the call)
+    xfail: NotRequired[bool]
+
+
+# The tracer's call record (``execbench.tracing.tracer.CallRecord.to_json``); "return" is a keyword.
+CallJson = TypedDict("CallJson", {
+    "id": int, "parent": int | None, "func": str, "file": str, "firstlineno": int, "depth": int,
+    "thread": int, "call_line": int | None, "args": dict[str, str], "lines": list[int],
+    "return": str | None, "exception": str | None, "resumes": int,
+})
+
+
+class _TracerResult(TypedDict, total=False):
+    """The keys of ``Tracer.result()`` the plugin reads."""
+
+    status: str  # "ok", "too_large" or "tampered"
+    too_large: str
+    line_events: int
+    calls: list[CallJson]
+
+
+class TraceStats(TypedDict):
+    files: int
+    funcs: int
+    calls: int
+    depth: int
+
+
+class TraceSummary(TypedDict, total=False):
+    """A test's trace: its entry call's subtree, with the complexity score (RepoReason §3.4)."""
+
+    status: Required[str | None]  # "ok", "no_entry", or the tracer's status ("too_large", ...)
+    too_large: str | None
+    n_records: int  # no_entry: the calls recorded
+    stats: TraceStats
+    score: float
+    entry: int  # the test function's call id
+    args: dict[str, str]  # its arguments (summaries)
+    line_events: int | None
+    calls: list[CallJson]  # the subtree, when the score reaches the spec's threshold
+
+
+class TestRecord(TypedDict):
+    """One test's line of the results file (only ``nodeid`` is sure in a line read back)."""
+
+    nodeid: str
+    probes: NotRequired[dict[str, list[dict[str, RenderedValue]]]]  # key -> executions -> side ("0"/"1")
+    verify: NotRequired[dict[str, list[VerifyRun]]]  # key -> executions
+    aliases: NotRequired[dict[str, list[list[str]]]]  # key -> per named check: its dotted aliases
+    phases: NotRequired[dict[str, Phase]]  # "setup" / "call" / "teardown"
+    overflow: NotRequired[list[str]]  # keys executed more than MAX_EXECUTIONS times
+    function: NotRequired[list[str | int] | None]  # [realpath, first line, qualname] of the test function
+    trace: NotRequired[TraceSummary | None]
+    seconds: NotRequired[float]
+
+
+@dataclass
+class _Running:
+    """The record of the test being run, filled by the hooks and helpers."""
+
+    nodeid: str
+    probes: dict[str, list[dict[str, RenderedValue]]] = field(default_factory=dict)
+    verify: dict[str, list[VerifyRun]] = field(default_factory=dict)
+    aliases: dict[str, list[list[str]]] = field(default_factory=dict)
+    phases: dict[str, Phase] = field(default_factory=dict)
+    overflow: set[str] = field(default_factory=set)
+    function: list[str | int] | None = None
+    trace: TraceSummary | None = None
+    deferred: list[tuple[RenderedValue, object]] = field(default_factory=list)  # sympy values, shown after
+
+    def record(self, seconds: float) -> TestRecord:
+        out: TestRecord = {"nodeid": self.nodeid, "probes": self.probes, "verify": self.verify,
+                           "aliases": self.aliases, "phases": self.phases, "overflow": sorted(self.overflow)}
+        if self.function is not None:
+            out["function"] = self.function
+        if self.trace is not None:
+            out["trace"] = self.trace
+        out["seconds"] = seconds
+        return out
+
+
+_spec: dict[str, Any] = {}  # the JSON spec (runner.pytest_job)
 _served: dict[str, str] = {}  # realpath → module text
-_current: dict[str, Any] | None = None
+_current: _Running | None = None
 _out = None
 
 
@@ -103,8 +212,8 @@ def _type_name(value: Any) -> str:
     return cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
 
 
-def render(value: Any) -> dict[str, Any]:
-    out: dict[str, Any] = {"type": _type_name(value)}
+def render(value: Any) -> RenderedValue:
+    out: RenderedValue = {"type": _type_name(value)}
     try:
         out["literal"] = _literal(value, [MAX_RENDER])
     except _TooBig:
@@ -124,16 +233,15 @@ def _sympy_like(value: Any) -> bool:
     return False
 
 
-def _record_value(value: Any) -> dict[str, Any]:
+def _record_value(value: Any) -> RenderedValue:
     rendered = render(value)
-    if "literal" not in rendered and _spec.get("render_sympy") and _sympy_like(value):
-        rendered["_defer"] = value  # rendered with str() after the test, tracing off
+    if "literal" not in rendered and _spec.get("render_sympy") and _sympy_like(value) and _current is not None:
+        _current.deferred.append((rendered, value))  # rendered with str() after the test, tracing off
     return rendered
 
 
-def _finish_values(values: list[dict[str, Any]]) -> None:
-    for rendered in values:
-        value = rendered.pop("_defer", None)
+def _finish_values(values: list[tuple[RenderedValue, object]]) -> None:
+    for rendered, value in values:
         if value is not None:
             try:
                 text = str(value)
@@ -149,15 +257,14 @@ def _finish_values(values: list[dict[str, Any]]) -> None:
 
 def probe(key: str, side: int, value: Any) -> Any:
     if _current is not None:
-        runs = _current["probes"].setdefault(key, [])
+        runs = _current.probes.setdefault(key, [])
         if side == 0 or not runs or len(runs[-1]) > 1:
             if len(runs) < MAX_EXECUTIONS:
                 runs.append({})
             else:
-                _current["overflow"].add(key)
+                _current.overflow.add(key)
                 return value
         runs[-1][str(side)] = _record_value(value)
-        _current["_values"].append(runs[-1][str(side)])
     return value
 
 
@@ -217,7 +324,7 @@ def _aliases(obj: Any, namespace: dict[str, Any]) -> list[str]:
 def verify(key: str, value: Any, *checks: Any, names: tuple[str, ...] = ()) -> bool:
     if _current is None:
         return True
-    if names and checks and key not in _current["aliases"]:
+    if names and checks and key not in _current.aliases:
         namespace = getattr(checks[0], "__globals__", {})
         groups = []
         for name in names:
@@ -229,8 +336,8 @@ def verify(key: str, value: Any, *checks: Any, names: tuple[str, ...] = ()) -> b
             if name not in group:
                 group = sorted({name, *group})
             groups.append(group)
-        _current["aliases"][key] = groups
-    results = []
+        _current.aliases[key] = groups
+    results: list[bool | str] = []
     for check in checks:
         try:
             results.append(check(value) is True)
@@ -238,11 +345,9 @@ def verify(key: str, value: Any, *checks: Any, names: tuple[str, ...] = ()) -> b
             results.append(False)
         except Exception as exc:  # noqa: BLE001 - a candidate that cannot even be evaluated
             results.append(f"error:{type(exc).__name__}")
-    runs = _current["verify"].setdefault(key, [])
+    runs = _current.verify.setdefault(key, [])
     if len(runs) < MAX_EXECUTIONS:
-        rendered = _record_value(value)
-        _current["_values"].append(rendered)
-        runs.append({"value": rendered, "checks": results})
+        runs.append({"value": _record_value(value), "checks": results})
     return True
 
 
@@ -292,7 +397,7 @@ def pytest_unconfigure(config: Any) -> None:
         _out.close()
 
 
-def _write(record: dict[str, Any]) -> None:
+def _write(record: TestRecord | dict[str, str]) -> None:
     if _out is not None:
         _out.write(json.dumps(record, default=str) + "\n")
         _out.flush()
@@ -323,8 +428,7 @@ def _alarm(signum: int, frame: Any) -> None:
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item: Any, nextitem: Any):
     global _current
-    _current = {"nodeid": item.nodeid, "probes": {}, "verify": {}, "aliases": {}, "phases": {}, "overflow": set(),
-                "_values": []}
+    _current = _Running(item.nodeid)
     timeout = float(_spec.get("timeout", 0) or 0)
     previous = signal.signal(signal.SIGALRM, _alarm) if timeout else None
     if timeout:
@@ -336,15 +440,13 @@ def pytest_runtest_protocol(item: Any, nextitem: Any):
         if timeout:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)
-        record, _current = _current, None
-        _finish_values(record.pop("_values"))
-        record["overflow"] = sorted(record["overflow"])
-        record["seconds"] = round(time.perf_counter() - started, 4)
-        _write(record)
+        running, _current = _current, None
+        _finish_values(running.deferred)
+        _write(running.record(round(time.perf_counter() - started, 4)))
 
 
-def _entry_code(item: Any):
-    obj = getattr(item, "obj", None)
+def _entry_code(item: Any) -> Any:
+    obj: Any = getattr(item, "obj", None)
     obj = getattr(obj, "__func__", obj)
     try:
         obj = inspect.unwrap(obj)
@@ -364,16 +466,16 @@ def pytest_runtest_call(item: Any):
         return (yield)
     finally:
         tracer.stop()
-        _current["trace"] = _summarize_trace(tracer.result(), _entry_code(item))
+        _current.trace = _summarize_trace(cast(_TracerResult, tracer.result()), _entry_code(item))
 
 
 def pytest_runtest_setup(item: Any) -> None:
     code = _entry_code(item)
     if _current is not None and code is not None:
-        _current["function"] = [os.path.realpath(code.co_filename), code.co_firstlineno, code.co_qualname]
+        _current.function = [os.path.realpath(code.co_filename), code.co_firstlineno, code.co_qualname]
 
 
-def _summarize_trace(result: dict[str, Any], code: Any) -> dict[str, Any]:
+def _summarize_trace(result: _TracerResult, code: Any) -> TraceSummary:
     if result.get("status") != "ok":
         return {"status": result.get("status"), "too_large": result.get("too_large")}
     calls = result.get("calls", [])
@@ -395,10 +497,10 @@ def _summarize_trace(result: dict[str, Any], code: Any) -> dict[str, Any]:
     files = {c["file"] for c in subtree}
     funcs = {(c["file"], c["firstlineno"], c["func"]) for c in subtree}
     depth = max(c["depth"] for c in subtree)
-    stats = {"files": len(files), "funcs": len(funcs), "calls": len(subtree), "depth": depth}
+    stats: TraceStats = {"files": len(files), "funcs": len(funcs), "calls": len(subtree), "depth": depth}
     score = (stats["files"] / 4) * 0.1 + (stats["funcs"] / 15) * 0.2 + (stats["calls"] / 30) * 0.5 \
         + (stats["depth"] / 4) * 0.2
-    out = {"status": "ok", "stats": stats, "score": round(score, 6), "entry": entry["id"],
+    out: TraceSummary = {"status": "ok", "stats": stats, "score": round(score, 6), "entry": entry["id"],
            "args": entry["args"], "line_events": result.get("line_events")}
     if score >= float(_spec.get("threshold", 0.0)):
         out["calls"] = subtree
@@ -408,13 +510,13 @@ def _summarize_trace(result: dict[str, Any], code: Any) -> dict[str, Any]:
 def pytest_runtest_logreport(report: Any) -> None:
     if _current is None:
         return
-    phase = {"outcome": report.outcome}
+    phase: Phase = {"outcome": report.outcome}
     if report.failed or (report.skipped and report.when != "call"):
         text = getattr(report, "longreprtext", "") or ""
         phase["message"] = text.strip().splitlines()[-1][:300] if text.strip() else ""
     if hasattr(report, "wasxfail"):
         phase["xfail"] = True
-    previous = _current["phases"].get(report.when)
+    previous = _current.phases.get(report.when)
     if previous is not None and previous["outcome"] == "failed":
         return  # a failed subtest (pytest >= 9 reports it before the test's own report) stays failed
-    _current["phases"][report.when] = phase
+    _current.phases[report.when] = phase
