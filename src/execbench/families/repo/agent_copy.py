@@ -21,6 +21,9 @@ agent_copy ...``): a comment or docstring of the copy stating the answer, or a m
 class constant of the copy equal to the answer that the asked computation does not read
 (only answers distinctive enough for the comment check: ``LIMIT = 6`` beside an answer 6
 shows nothing).
+
+The gate runs for every task of a module on the same copy: the copy's comments and its
+constants are read once per copy text (:func:`_constants`, ``leaks`` caches the comments).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from __future__ import annotations
 import ast
 import gzip
 import json
+from functools import lru_cache
 from typing import Any, Iterable
 
 from execbench.families.repo import assertions as A
@@ -54,9 +58,12 @@ def _only_hidden_constants(source: str, spans: list[A.Span]) -> list[A.Span]:
     only inside ``spans`` (the constant an assertion compares with is its answer)."""
     tree = ast.parse(source)
     loads: dict[str, list[ast.Name]] = {}
+    attributes: dict[str, list[ast.Attribute]] = {}
     for n in ast.walk(tree):
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
             loads.setdefault(n.id, []).append(n)
+        elif isinstance(n, ast.Attribute):
+            attributes.setdefault(n.attr, []).append(n)
     out = []
     bodies = [tree.body] + [n.body for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]
     for body in bodies:
@@ -68,7 +75,7 @@ def _only_hidden_constants(source: str, spans: list[A.Span]) -> list[A.Span]:
             if not names or len(names) != len(targets):
                 continue
             # class-level names are read as attributes (self.EXPECTED): count those reads too
-            attr_reads = [n for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr in names]
+            attr_reads = [n for name in dict.fromkeys(names) for n in attributes.get(name, [])]
             reads = [n for name in names for n in loads.get(name, [])] + attr_reads
             if reads and all(context._within(n, spans) for n in reads):
                 out.append(A.Span.of(stmt.value))
@@ -152,19 +159,29 @@ def leak(answer: str, copy: str, inputs: set[str]) -> str | None:
     want = leaks._parse(answer)
     if want is None or not leaks._distinctive_texts(answer):
         return None  # a module constant 0 or True next to such an answer shows nothing
+    for names, value in _constants(copy):
+        if names & inputs:
+            continue  # a genuine input of the asked computation (a round trip) is fair
+        if leaks._equal(value, want):
+            return "answer_visible: agent_copy constant"
+    return None
+
+
+@lru_cache(maxsize=4)
+def _constants(copy: str) -> tuple[tuple[frozenset[str], str], ...]:
+    """The copy's module- and class-level assignments: (the names bound, the value's text),
+    in the order :func:`leak` checks them; none when the copy does not parse."""
     try:
         tree = ast.parse(copy)
     except SyntaxError:
-        return None
+        return ()
+    out = []
     bodies: list[Any] = [tree.body] + [n.body for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]
     for body in bodies:
         for stmt in body:
             if not isinstance(stmt, (ast.Assign, ast.AnnAssign)) or stmt.value is None:
                 continue
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-            names = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
-            if names & inputs:
-                continue  # a genuine input of the asked computation (a round trip) is fair
-            if leaks._equal(ast.unparse(stmt.value), want):
-                return "answer_visible: agent_copy constant"
-    return None
+            names = frozenset(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
+            out.append((names, ast.unparse(stmt.value)))
+    return tuple(out)

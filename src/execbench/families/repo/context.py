@@ -25,6 +25,11 @@ rejection, never a silent gap: ``context_missing: fixture NAME`` (a requested fi
 module, test class or conftest defines and pytest does not provide), ``context_missing:
 helper NAME from FILE`` (a test-side import whose definition is not in FILE),
 ``context_missing: test module NAME`` (a test-side module imported as a whole).
+
+A module is parsed once per text (:func:`_parsed`, keyed on the text itself, not on a path:
+a mutated test has the path of the original): both functions run for every candidate
+assertion, and re-parsing a 7,000-line test module per assertion made the builder's cost
+grow with assertions × lines (issue 26). The cached trees are shared and never mutated.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from __future__ import annotations
 import ast
 import builtins
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
@@ -47,6 +53,19 @@ class Definition:
     name: str
     node: ast.stmt
     kind: str  # "constant" | "helper" | "class" | "fixture" | "setup" | "method"
+
+
+@lru_cache(maxsize=8)
+def _parsed(source: str) -> tuple[ast.Module, dict[str, list[ast.stmt]]]:
+    """The module's tree and its definitions (:func:`_module_definitions`), once per text."""
+    tree = ast.parse(source)
+    return tree, _module_definitions(tree)
+
+
+@lru_cache(maxsize=8)
+def _module_imports(source: str) -> tuple[dict[str, tuple[str, str | None, int]], list[tuple[str, int]]]:
+    """:func:`_imports` of the module whose text is ``source``, once per text."""
+    return _imports(_parsed(source)[0])
 
 
 def _is_test_name(name: str) -> bool:
@@ -130,8 +149,7 @@ def needed_definitions(source: str, function: TestFunction, hidden: list[Any] = 
     Names the function reads only inside ``hidden`` spans (the masked operands: the question
     and the other assertions' expected values) are not followed: ``NORM_DATA_OUTPUT`` in
     ``assert stats.format_histogram() == NORM_DATA_OUTPUT`` is the answer, not context."""
-    tree = ast.parse(source)
-    module_defs = _module_definitions(tree)
+    module_defs = _parsed(source)[1]
     # module-level classes only (a class of the same name nested in some test is not a base)
     classes = {name: d for name, ds in module_defs.items() for d in ds if isinstance(d, ast.ClassDef)}
     found: dict[int, Definition] = {}
@@ -318,8 +336,7 @@ class _Files:
         if rel not in self._parsed:
             try:
                 text = (self.root / rel).read_text(encoding="utf-8")
-                tree = ast.parse(text)
-                self._parsed[rel] = (text, tree, _module_definitions(tree))
+                self._parsed[rel] = (text, *_parsed(text))
             except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
                 self._parsed[rel] = None
         return self._parsed[rel]
@@ -336,16 +353,17 @@ class _Files:
         return out
 
 
-def _resolve_import(root: Path, files: _Files, asker: str, name: str, tree: ast.Module | None,
+def _resolve_import(root: Path, files: _Files, asker: str, name: str, source: str | None,
                     is_library: Callable[[str], bool]) -> tuple[str, str] | None:
-    """Where the test-side definition of ``name`` (read in ``asker``) lives: (file, name
-    there), ``("missing", reason)`` when it cannot be found, None when ``name`` is not
-    test-side (an installed package, the library, a builtin or a local)."""
-    if tree is None:
+    """Where the test-side definition of ``name`` (read in ``asker``, whose text is ``source``
+    or else the file's) lives: (file, name there), ``("missing", reason)`` when it cannot be
+    found, None when ``name`` is not test-side (an installed package, the library, a builtin
+    or a local)."""
+    if source is None:
         parsed = files.get(asker)
-        imports, stars = _imports(parsed[1]) if parsed else ({}, [])
+        imports, stars = _module_imports(parsed[0]) if parsed else ({}, [])
     else:
-        imports, stars = _imports(tree)
+        imports, stars = _module_imports(source)
     if name in imports:
         module, attr, level = imports[name]
         target = _module_file(root, asker, module, level)
@@ -382,8 +400,7 @@ def outside_definitions(root: Path, rel: str, source: str, function: TestFunctio
     tree belongs to the library (its imports are the library's API: not carried);
     ``parametrized`` names the test's parametrize arguments (not fixtures)."""
     files = _Files(root)
-    tree = ast.parse(source)
-    module_defs = _module_definitions(tree)
+    module_defs = _parsed(source)[1]
     hidden = list(hidden)
     reads = {n.id for n in ast.walk(function.node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
              and not (hidden and _within(n, hidden))} - function.local_names
@@ -422,7 +439,7 @@ def outside_definitions(root: Path, rel: str, source: str, function: TestFunctio
         if kind == "carry":
             path, _, wanted = name.rpartition(":")
         else:
-            found_at = _resolve_import(root, files, asker, name, tree if asker == rel else None, is_library)
+            found_at = _resolve_import(root, files, asker, name, source if asker == rel else None, is_library)
             if found_at is None:
                 continue  # a builtin, a local of a carried def, an installed package or a library name
             if found_at[0] == "missing":
@@ -431,7 +448,7 @@ def outside_definitions(root: Path, rel: str, source: str, function: TestFunctio
         parsed = files.get(path)
         nodes = parsed[2].get(wanted, []) if parsed else []
         if not nodes:
-            if parsed and wanted in _imports(parsed[1])[0]:  # re-exported: follow the other file's import
+            if parsed and wanted in _module_imports(parsed[0])[0]:  # re-exported: follow the other file's import
                 work.append(("import", wanted, path, hops + 1))
                 continue
             return out, f"context_missing: helper {wanted} from {path}"

@@ -32,6 +32,9 @@ comments and docstrings by text). Reasons, each ``answer_visible: <where>``:
 
 An answer equal to a genuine input (a round trip: ``assert decode(encode(x)) == x``) is fair:
 literals inside the asked expression or in statements feeding it are not leaks.
+
+A text's comments and docstrings are read once per text (:func:`_comments_and_docstrings`
+is cached on the text): the agent's module copy is searched for every task of its module.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ import io
 import json
 import re
 import tokenize
+from functools import lru_cache
 from typing import Any, Iterable
 
 from execbench.families.repo.assertions import TestFunction
@@ -164,8 +168,14 @@ def _distinctive_texts(answer: str) -> list[str]:
     return out
 
 
-def _comments_and_docstrings(text: str) -> list[str]:
-    """Comment texts and docstring-like string statements of a shown code text."""
+@lru_cache(maxsize=16)
+def _comments_and_docstrings(text: str) -> tuple[tuple[str, str], ...]:
+    """Comment texts and docstring-like string statements of a shown code text, each with its
+    whitespace-free spelling; once per text."""
+    return tuple((comment, re.sub(r"\s+", "", comment)) for comment in _comment_texts(text))
+
+
+def _comment_texts(text: str) -> list[str]:
     out = []
     try:
         for tok in tokenize.generate_tokens(io.StringIO(text).readline):
@@ -192,16 +202,17 @@ def in_comments(answer: str, texts: Iterable[str], *, words_quoted: bool = False
         spellings = spellings[1:]
     if not spellings:
         return False
+    searches = []  # per spelling: (search the squeezed comment?, the pattern)
+    for s in spellings:
+        # word boundaries only where the spelling has a word edge: a squeezed comment
+        # ("gives[3,2,1]") still states a container
+        before = r"(?<![\w.])" if re.match(r"[\w.]", s) else ""
+        after = r"(?![\w])" if re.search(r"\w$", s) else ""
+        searches.append((not re.match(r"^[\w.-]+$", s) and " " not in s, re.compile(before + re.escape(s) + after)))
     for text in texts:
-        for comment in _comments_and_docstrings(text):
-            squeezed = re.sub(r"\s+", "", comment)
-            for s in spellings:
-                hay = squeezed if not re.match(r"^[\w.-]+$", s) and " " not in s else comment
-                # word boundaries only where the spelling has a word edge: a squeezed comment
-                # ("gives[3,2,1]") still states a container
-                before = r"(?<![\w.])" if re.match(r"[\w.]", s) else ""
-                after = r"(?![\w])" if re.search(r"\w$", s) else ""
-                if re.search(before + re.escape(s) + after, hay):
+        for comment, squeezed in _comments_and_docstrings(text):
+            for use_squeezed, pattern in searches:
+                if pattern.search(squeezed if use_squeezed else comment):
                     return True
     return False
 
