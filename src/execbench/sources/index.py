@@ -12,10 +12,12 @@ A project the index does not know (HTTP 404) is :class:`ProjectNotFound`, a reje
 that package only.
 
 Window selection (:func:`choose`): the highest version whose sdist was uploaded in
-``[released_after, released_before)`` (UTC days), and the *previous* release: the one
-uploaded last before the window (by upload time, not version: maintenance branches
-upload out of version order, cachetools 7.3.3 after 8.0.2), which new-tests-only mode
-compares against.
+``[released_after, released_before)`` (UTC days), and the *previous* release: the last
+final one (no pre- or dev release; yanked files are never releases here) uploaded before
+the window (by upload time, not version: maintenance branches upload out of version
+order, cachetools 7.3.3 after 8.0.2), which new-tests-only mode compares against. A
+pre-release is not "what users had": pyparsing 3.2.0rc1 came eight days before 3.2.0, and
+comparing with it would call every test the final release shares with it old.
 """
 
 from __future__ import annotations
@@ -185,14 +187,15 @@ class Window:
 def choose(found: list[Release], window: Window, version: str | None = None
            ) -> tuple[Release | None, Release | None]:
     """(chosen, previous): the highest final version uploaded in the window (or
-    ``version``, if its sdist was), and the release uploaded last before the window (None
-    if none; pre-releases count there: their tests existed)."""
+    ``version``, if its sdist was), and the final release uploaded last before the window
+    (None if none; pre- and dev releases are not previous releases)."""
     inside = [r for r in found if r.uploaded in window]
     if version is not None:
         inside = [r for r in inside if Version(r.version) == Version(version)]
     else:  # as pip: a pre-release only when pinned
         inside = [r for r in inside if not Version(r.version).is_prerelease]
     chosen = max(inside, key=lambda r: Version(r.version), default=None)
-    before = [r for r in found if window.after is not None and r.uploaded < window.after]
+    before = [r for r in found if window.after is not None and r.uploaded < window.after
+              and not Version(r.version).is_prerelease]
     previous = max(before, key=lambda r: r.uploaded, default=None)
     return chosen, previous

@@ -55,6 +55,20 @@ def test_window_selection_against_a_recorded_index_response():
         index.Window.of("June 2026", "")
 
 
+def test_the_previous_release_is_the_last_final_one_before_the_window():
+    found = index.releases(page("pyparsing"), "pyparsing")  # alphas, betas and rcs before each final
+    assert {"3.0.0rc2", "3.2.0rc1", "3.3.0a1"} <= {r.version for r in found}
+    chosen, previous = index.choose(found, index.Window.of("2021-10-23", "2021-11-01"))
+    assert (chosen.version, previous.version) == ("3.0.4", "2.4.7")  # not 3.0.0rc2 (2021-10-02)
+    chosen, previous = index.choose(found, index.Window.of("2024-10-06", "2024-11-01"))
+    assert (chosen.version, previous.version) == ("3.2.0", "3.1.4")  # not 3.2.0rc1 (2024-10-05)
+    chosen, previous = index.choose(found, index.Window.of("2025-09-30", "2025-10-01"))
+    assert (chosen, previous.version) == (None, "3.2.5")  # 3.3.0a1 (2025-09-29) is neither
+    chosen, previous = index.choose(found, index.Window.of("2020-04-06", "2020-04-07"))
+    assert (chosen, previous.version, previous.date) == (None, "2.4.7", "2020-04-05")  # 3.0.0a1 came after it
+    assert index.choose(found, index.Window.of("2019-12-26", "2020-01-01"))[1].version == "2.4.6"
+
+
 class _Index(BaseHTTPRequestHandler):
     """The recorded pages under /simple/<name>/; 404 for others; ``html`` mode answers HTML."""
 
