@@ -226,7 +226,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-j", "--jobs", type=int, default=2)
     parser.add_argument("--show", type=int, default=2, help="differing rows to print per category")
     args = parser.parse_args(argv)
-    from execbench.contract import families
+    from execbench import registry
     from execbench.families.build import build_dataset
 
     started = time.perf_counter()
@@ -234,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         out = args.out or Path(tmp)
         info = convert(args.repo, rows, args.per_category, out / "cases")
-        trace = families.get("trace")
+        trace = registry.get("trace")
         build_dataset(trace, [str(out / "cases")], out / "dataset", options=dict(trace.default_options),
                       jobs=args.jobs)
         report = compare(info, rows, out / "dataset")

@@ -40,7 +40,7 @@ import threading
 import time
 from pathlib import Path
 
-from execbench.contract import families
+from execbench import registry
 from execbench.families.state.jobs import toolchain
 
 RESULTS = Path(__file__).with_name("RESULTS.md")
@@ -54,7 +54,7 @@ def _summary(times: list[float]) -> dict[str, float]:
 
 
 def run(sources: list[str], networkx: int) -> dict:
-    family = families.get("state")
+    family = registry.get("state")
     options = dict(family.default_options)
     rows = []
     load_before = os.getloadavg()
@@ -161,7 +161,7 @@ def profile(source: str) -> dict:
                 row[2] += result.wall
         return results
 
-    family = families.get("state")
+    family = registry.get("state")
     state_build.state_jobs.run = measured
     try:
         before, load = resource.getrusage(resource.RUSAGE_CHILDREN), os.getloadavg()[0]

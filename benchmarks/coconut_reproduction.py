@@ -135,10 +135,10 @@ def compare(paper_rows: list[dict], tasks: list[dict], problems: int | None = No
 
 
 def build(out: Path, jobs: int, problems: int | None) -> list[dict]:
-    from execbench.contract import families
+    from execbench import registry
     from execbench.families.build import build_dataset
 
-    trace = families.get("trace")
+    trace = registry.get("trace")
     options = {**trace.default_options, "keep_duplicates": True}
     build_dataset(trace, ["humaneval"], out, options=options, jobs=jobs, limit=problems)
     return read_tasks(out)

@@ -47,6 +47,7 @@ from pathlib import Path
 
 from collections import Counter
 
+from execbench import registry
 from execbench.dataset import make_id, read_rejected
 from execbench.families.grade import grade_tasks, read_answers, summarize
 from execbench.dataset import read_tasks
@@ -267,8 +268,9 @@ def grade_file(rows: list[dict], topic: str, model: str, prompt: str, work: Path
         with open(directory / "results.jsonl", encoding="utf-8") as fh:
             graded = [(r["correct"], r["similarity"]) for r in map(json.loads, fh)]
     else:
-        results = list(grade_tasks(read_tasks(directory), read_answers(directory / "answers.jsonl"), variant))
-        summary = summarize(results, variant)
+        results = list(grade_tasks(read_tasks(directory), read_answers(directory / "answers.jsonl"), variant,
+                                       family_of=registry.get))
+        summary = summarize(results, variant, family_of=registry.get)
         graded = [(score.correct, score.similarity) for _, score in results]
     out = FileResult(topic, model, prompt, rows=len(rows))
     for index, (row, (correct, similarity)) in enumerate(zip(rows, graded, strict=True)):

@@ -130,11 +130,11 @@ def compare_samples(scored_dir: Path, dataset: Path) -> dict:
     extracted answers per problem and CRUXEval's verdict on each, scored by CRUXEval's authors),
     graded in-process with ``grade_many``. Each extracted answer is put back into an assertion
     in an ``[ANSWER]`` block (``assert f(<input>) == <answer>`` / ``assert <answer> == <output>``)."""
-    from execbench.contract import families
+    from execbench import registry
     from execbench.dataset import read_tasks
 
     tasks = {task.id: task for task in read_tasks(dataset)}
-    family = families.get("cruxeval")
+    family = registry.get("cruxeval")
     report = {}
     for mode, arm in MODES.items():
         data = json.loads((scored_dir / f"sample_scored_codellama-7b_temp0.2_{mode}.json").read_text())

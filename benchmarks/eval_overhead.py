@@ -38,12 +38,12 @@ sys.path.insert(0, str(SRC))
 
 
 def build_dataset(root: Path, n: int) -> Path:
-    from execbench.contract import families
+    from execbench import registry
     from execbench.dataset import DatasetWriter, read_tasks
     from execbench.dataset.cache import BuildCache
     from execbench.families.build import build_dataset as build
 
-    plugin = families.get("trace")
+    plugin = registry.get("trace")
     cache = BuildCache()
     try:
         build(plugin, ["humaneval"], root / "built", options=dict(plugin.default_options), jobs=2, cache=cache,

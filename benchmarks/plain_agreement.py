@@ -53,7 +53,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from execbench.contract import families  # noqa: E402
+from execbench import registry  # noqa: E402
 from execbench.dataset import read_manifest, read_tasks  # noqa: E402
 from execbench.dataset.cache import BuildCache  # noqa: E402
 from execbench.families.build import build_dataset  # noqa: E402
@@ -180,7 +180,7 @@ def _base_python() -> str | None:
 
 
 def build(family: str, source: str, out: Path, cache: BuildCache) -> dict:
-    plugin = families.get(family)
+    plugin = registry.get(family)
     return build_dataset(plugin, [source], out, options=dict(plugin.default_options), jobs=2, cache=cache)
 
 

@@ -26,10 +26,10 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 INTERPRETERS = [sys.executable, "/root/.pyenv/versions/3.12.1/bin/python", "/root/.pyenv/versions/3.13.0/bin/python"]
 BUILD = """
 import json, sys
-from execbench.contract import families
+from execbench import registry
 from execbench.families.build import build_dataset
 source, out, limit, jobs = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), int(sys.argv[4])
-trace = families.get("trace")
+trace = registry.get("trace")
 manifest = build_dataset(trace, [source], out, options=dict(trace.default_options), jobs=jobs, limit=limit)
 print(json.dumps({"tasks": manifest["tasks"], "rejected": manifest["rejected"], "python": manifest["python"],
                   "trace": manifest["settings"]["trace"]}))

@@ -1,9 +1,11 @@
 """The package import graph follows the house's one-way flow (docs/architecture.md).
 
 Read with ``ast`` (nothing is imported): every ``execbench`` import, at module level or
-inside a function, counts. A package may import only from its own layer's package or from
+inside a function, counts, and so does a load by name (a string constant naming an ``execbench``
+module, as ``importlib.import_module`` or an entry point is given: the registry's built-in table).
+A package may import only from its own layer's package or from
 lower layers; family folders do not import each other; imports form no cycle, counting
-those inside functions; no module outside ``families/<name>/`` holds a family's or an arm's
+those inside functions and by name; no module outside ``families/<name>/`` holds a family's or an arm's
 name as a string constant (the families declare their facts on their plug-ins).
 """
 
@@ -11,6 +13,8 @@ from __future__ import annotations
 
 import ast
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "execbench"
@@ -25,10 +29,11 @@ LAYERS: tuple[frozenset[str], ...] = tuple(frozenset(layer) for layer in (
     {"dataset", "grading"},  # the task record; family-neutral answer parsing
     {"sources"},  # where programs come from
     {"models"},  # model names, the local server, the teacher client
-    {"contract"},  # the plug-in contract, the build-cache key, hash seeds, the registry
+    {"contract"},  # the plug-in contract, the build-cache key, hash seeds, the JSON type
     {"families"},  # the build engine, its Ray executor, grading a dataset, templates
     {"mutation"},  # new facts from existing tasks: the family-neutral engine and AST operators
     {FAMILY_FOLDER},  # families/<name>/: the plug-ins themselves (with their mutation adapters)
+    {"registry"},  # finds a family by name (loads its folder): above every plug-in, below their users
     {"eval"},  # Inspect AI
     {"analysis"},
     {"report"},
@@ -62,8 +67,23 @@ def module_name(path: Path) -> str:
     return ".".join(parts)
 
 
+def by_name_loads(tree: ast.Module) -> set[str]:
+    """The execbench modules a module names in a string constant (not a docstring): what it may
+    load by name (``importlib.import_module(name)``, a ``module:attribute`` table of plug-ins)."""
+    skip = _docstrings(tree)
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip \
+                and re.fullmatch(r"execbench(\.\w+)+(:[\w.]+)?", node.value):
+            module = node.value.partition(":")[0]
+            if _exists(module):
+                found.add(module)
+    return found
+
+
 def imports(path: Path, top_level_only: bool = False) -> set[str]:
-    """Absolute names of the execbench modules (or packages) that ``path`` imports."""
+    """Absolute names of the execbench modules (or packages) that ``path`` imports; unless
+    ``top_level_only``, also those it imports inside functions or loads by name."""
     tree = ast.parse(path.read_text(), str(path))
     package = module_name(path) if path.name == "__init__.py" else module_name(path).rpartition(".")[0]
     nodes = tree.body if top_level_only else ast.walk(tree)
@@ -81,7 +101,7 @@ def imports(path: Path, top_level_only: bool = False) -> set[str]:
             for alias in node.names:  # `from execbench.x import y`: y may be a module
                 candidate = f"{base}.{alias.name}"
                 found.add(candidate if _exists(candidate) else base)
-    return found
+    return found if top_level_only else found | by_name_loads(tree)
 
 
 def _exists(module: str) -> bool:
@@ -156,14 +176,35 @@ def test_no_circular_module_level_imports():
 
 
 def test_no_circular_imports_even_inside_functions():
-    """An import inside a function is still an edge: deferring it hides a cycle from the
-    interpreter, not from the design. (The registry loads family folders by name at run time,
-    ``contract/families.py``; that is discovery, not an import statement.)"""
+    """An import inside a function, or a load by name, is still an edge: deferring it hides a
+    cycle from the interpreter, not from the design. (The registry's by-name loads of the family
+    folders are edges: it sits above them, and nothing they import imports it.)"""
     assert find_cycle(import_graph(top_level_only=False)) is None
 
 
+def test_the_registry_loads_every_built_in_family_by_name_and_is_seen_to():
+    from execbench import registry
+
+    loaded = imports(SRC / "registry.py")
+    assert {location.partition(":")[0] for location in registry._BUILTIN.values()} <= loaded
+    assert layer_of("registry") > layer_of(FAMILY_FOLDER)
+
+
+def test_the_engines_run_without_the_registry(tmp_path):
+    """At run time too: the contract, the engines and a plug-in load without the registry (a
+    fresh interpreter, so no other test's imports count)."""
+    script = ("import sys\n"
+              "import execbench.contract, execbench.families.build, execbench.families.distributed\n"
+              "import execbench.families.grade, execbench.mutation.engine, execbench.mutation.cli\n"
+              "import execbench.families.trace, execbench.families.state, execbench.families.repo\n"
+              "import execbench.families.cruxeval, execbench.families.repo.edme\n"
+              "print(sorted(m for m in sys.modules if m == 'execbench.registry'))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=tmp_path)
+    assert done.stdout.strip() == "[]"
+
+
 def test_the_contract_imports_none_of_its_users():
-    users = {"families", FAMILY_FOLDER, "mutation", "eval", "analysis", "report", "cli"}
+    users = {"families", FAMILY_FOLDER, "mutation", "registry", "eval", "analysis", "report", "cli"}
     found = [f"{module_name(path)} imports {target}" for path in sorted((SRC / "contract").rglob("*.py"))
              for target in imports(path) if package_of(target) in users]
     assert found == []
@@ -179,16 +220,21 @@ def test_the_checks_see_a_violation():
         < layer_of(package_of("execbench.mutation.engine"))
     tracer = SRC / "tracing" / "run.py"
     assert "execbench.sandbox" in {".".join(t.split(".")[:2]) for t in imports(tracer)}
+    # a load by name is an edge: the contract loading a family folder would close a cycle
+    planted = ast.parse('"""Loads execbench.families.repo."""\nimport importlib\n\n'
+                        'def load():\n    return importlib.import_module("execbench.families.repo")\n'
+                        'TABLE = {"x": "execbench.families.trace:FAMILY", "y": "execbench.nowhere"}\n')
+    assert by_name_loads(planted) == {"execbench.families.repo", "execbench.families.trace"}
 
 
 # -- family facts stay in their folders ---------------------------------------------------------
 # Modules outside families/<name>/ that may hold a family's or an arm's name as a string literal,
 # each with the literal and why. Keep it minimal.
 LITERAL_ALLOWED: dict[tuple[str, str], str] = {
-    ("execbench.contract.families", "trace"): "the registry: one line per built-in family is how it is added",
-    ("execbench.contract.families", "state"): "the registry",
-    ("execbench.contract.families", "repo"): "the registry",
-    ("execbench.contract.families", "cruxeval"): "the registry",
+    ("execbench.registry", "trace"): "the registry: one line per built-in family is how it is added",
+    ("execbench.registry", "state"): "the registry",
+    ("execbench.registry", "repo"): "the registry",
+    ("execbench.registry", "cruxeval"): "the registry",
     ("execbench.tracing.run", "trace"): "the sandbox job id of a single tracer run, not the family",
 }
 
@@ -216,9 +262,9 @@ def named_literals(path: Path, names: set[str]) -> list[tuple[int, str]]:
 
 
 def family_and_arm_names() -> set[str]:
-    from execbench.contract import families
+    from execbench import registry
 
-    return {name for family in families.registered() for name in (family.name, *family.arms)}
+    return {name for family in registry.registered() for name in (family.name, *family.arms)}
 
 
 def in_a_family_folder(path: Path) -> bool:
@@ -292,10 +338,10 @@ NEUTRAL_LAYOUTS = {"slice-tables"}  # report layouts built only from what a fami
 
 def family_vocabulary() -> set[str]:
     """The metric, arm, layout and slice-value words the families declare, plus the obvious ones."""
-    from execbench.contract import families
+    from execbench import registry
 
     words = set(OBVIOUS_FAMILY_WORDS)
-    for family in families.registered():
+    for family in registry.registered():
         words.update(family.arms)
         words.update(family.paper_scoring_variants, family.paper_trace_counts)
         facts = family.analysis
@@ -305,7 +351,7 @@ def family_vocabulary() -> set[str]:
         words.add(facts.layout)
         words.update(name for metric, others in facts.metric_fallbacks.items() for name in (metric, *others))
         words.update(p for _, predictors in facts.logistic_models for p in predictors)
-    names = {family.name for family in families.registered()}  # names: test_no_family_or_arm_named_outside_its_folder
+    names = {family.name for family in registry.registered()}  # names: test_no_family_or_arm_named_outside_its_folder
     return {word.lower() for word in words} - NEUTRAL_METRICS - NEUTRAL_LAYOUTS - names
 
 

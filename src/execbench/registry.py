@@ -8,8 +8,11 @@ Discovery: the built-in families are listed in :data:`_BUILTIN` (one line per fa
 third-party package registers more with an entry point in the group :data:`ENTRY_POINT_GROUP`
 (``[project.entry-points."execbench.families"]``, ``name = "package.module"`` whose ``FAMILY``
 is the plug-in, or ``"package.module:PLUGIN"``), as Inspect AI finds its extensions. A plug-in
-is loaded on first use, by module name: this module imports no family folder, so the static
-import graph stays one-way (docs/architecture.md).
+is loaded on first use, by module name: that is an import all the same, so this module sits on
+its own floor above the family folders, and nothing below it (the contract, the build and
+mutation engines, grading a dataset, the family folders) imports it: they are handed plug-ins by
+their callers (``tests/test_architecture.py`` counts the by-name loads as edges of the import graph;
+docs/architecture.md).
 
 Importing this module registers the families' arm check with the dataset layer, which sits
 below and cannot import it (docs/architecture.md, "Dataset validation").

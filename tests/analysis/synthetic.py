@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.inspect_fixture import LOOP
-from execbench.contract import families
+from execbench import registry
 from execbench.analysis.schema import normalize
 
 PROGRAM = LOOP  # lines: 1 def, 2 total = 0, 3 comment, 4 for, 5 if, 6 +=, 7 else, 8 -=, 9 return
@@ -64,7 +64,7 @@ def state_rows(rng: np.random.Generator, settings=("m1 direct", "m2 direct"), ca
             tl_short = float(rng.integers(20, 200))
             tl_long = tl_short * float(rng.uniform(5, 50))
             peak = float(rng.integers(2, 40))
-            for arm in tuple(families.get("state").arms):
+            for arm in tuple(registry.get("state").arms):
                 tl = tl_short if arm == "short-trace-final" else tl_long
                 load = tl * peak * float(rng.uniform(0.5, 1.5))
                 shift = {"short-trace-final": 0.0, "long-trace-final": -1.0,

@@ -76,9 +76,9 @@ def test_program_is_recovered_from_the_prompt_when_the_dataset_is_gone(tmp_path)
 
 
 def test_program_from_prompt_needs_a_complete_numbered_listing():
-    from execbench.contract import families
+    from execbench import registry
 
-    _program_from_prompt = families.get("trace").program_from_prompt
+    _program_from_prompt = registry.get("trace").program_from_prompt
     prompt = "Example:\n```\n1 | def g():\n2 |     return 1\n```\nNow the task.\n```\n1 | x = 1\n2 |\n3 | y = x\n```\n"
     assert _program_from_prompt(prompt) == "x = 1\n\ny = x\n"
     assert _program_from_prompt("```\n1 | a\n3 | b\n```") is None

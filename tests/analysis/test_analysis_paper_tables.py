@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from execbench.contract import families
+from execbench import registry
 from execbench.analysis.trace_metrics import paper_tables
 from execbench.families.trace import coconut
 
@@ -20,7 +20,7 @@ def _rows() -> pd.DataFrame:
 
 
 def test_paper_tables_match_the_graders_own_aggregation():
-    trace = families.get("trace")
+    trace = registry.get("trace")
     tables = paper_tables(_rows(), trace.paper_scoring_variants, trace.paper_task_topic)
     assert set(tables["setting"]) == {"m · coconut"}  # rows of other variants are left out
     human = tables[tables["topic"] == "humaneval"].iloc[0]

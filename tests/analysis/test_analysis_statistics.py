@@ -10,7 +10,7 @@ from scipy import stats
 
 from execbench.analysis import compare, correlations, logistic, mann_whitney, memorisation, paired
 from execbench.analysis.bootstrap import cluster_ratio_interval
-from execbench.contract import families
+from execbench import registry
 from execbench.analysis.schema import normalize
 
 
@@ -94,7 +94,7 @@ def _state_pairs(seed=5, sources=80, settings=("a", "b", "c")):
 
 def test_paired_counts_and_decrement():
     df = _state_pairs()
-    pairs = paired.short_long_pairs(df, *families.get("state").analysis.paired_arms)
+    pairs = paired.short_long_pairs(df, *registry.get("state").analysis.paired_arms)
     assert len(pairs) == 80 * 3
     short = df[df["arm"] == "short-trace-final"].set_index(["setting", "source_id"])["correct"]
     long = df[df["arm"] == "long-trace-final"].set_index(["setting", "source_id"])["correct"]
@@ -127,7 +127,7 @@ def test_clustered_interval_is_wider_than_an_iid_one_when_clusters_agree():
 def test_pairs_need_both_responses():
     df = _state_pairs(sources=10, settings=("a",))
     df.loc[df.index[1], "completed"] = False  # the long answer of source 0
-    pairs = paired.short_long_pairs(df, *families.get("state").analysis.paired_arms)
+    pairs = paired.short_long_pairs(df, *registry.get("state").analysis.paired_arms)
     assert len(pairs) == 9 and "state/lcb/0" not in set(pairs["case"])
 
 
@@ -140,7 +140,7 @@ def _error_frame(seed=2, sources=150, slope=0.45):
         base_trace = rng.uniform(3, 10)
         peak = float(2 ** rng.uniform(1, 5))
         for setting, bias in (("high", -1.0), ("off", 0.8)):
-            for arm, extra in zip(tuple(families.get("state").arms), (0.0, 1.5, 2.5, 3.0)):
+            for arm, extra in zip(tuple(registry.get("state").arms), (0.0, 1.5, 2.5, 3.0)):
                 trace = float(2 ** (base_trace + extra))
                 eta = -1.5 + bias + slope * (math.log2(trace) - 7) + 0.3 * (study == "classic")
                 rows.append({"setting": setting, "study": study, "family": "state", "arm": arm,

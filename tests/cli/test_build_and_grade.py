@@ -92,10 +92,10 @@ def test_clear_errors_for_bad_input(tmp_path):
 
 
 def test_build_help_names_every_family_and_source_kind():
-    from execbench.contract import families
+    from execbench import registry
 
     out = execbench("build", "--help").stdout
-    for name in families.names():
+    for name in registry.names():
         assert name in out
     for source in ("humaneval", "advanced", "networkx-simplex", "pypi:NAME==VERSION", "list:FILE", "default"):
         assert source in out

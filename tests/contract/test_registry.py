@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from execbench.contract import Family, build_key, families
+from execbench import registry
+from execbench.contract import Family, build_key
 from execbench.dataset import DatasetError
 
 PLUGIN = textwrap.dedent('''
@@ -41,17 +42,17 @@ PLUGIN = textwrap.dedent('''
 
 PROBE = textwrap.dedent('''
     import json, warnings
-    from execbench.contract import families
+    from execbench import registry
     from execbench.dataset import Task
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        names = families.names()
-    echo = families.get("echo")
+        names = registry.names()
+    echo = registry.get("echo")
     task = Task.from_json({"id": "echo/mine/a#say", "family": "echo", "arm": "say", "source_id": "mine/a",
                            "language": "python", "prompt_fields": {}, "answer": "hi", "answer_kind": "text", "metrics": {},
                            "provenance": {}})
-    print(json.dumps({"names": names, "type": type(echo).__name__, "parsed": list(families.parse_id(task.id)),
-                      "correct": echo.grade(task, " hi ").correct, "trace": type(families.get("trace")).__name__,
+    print(json.dumps({"names": names, "type": type(echo).__name__, "parsed": list(registry.parse_id(task.id)),
+                      "correct": echo.grade(task, " hi ").correct, "trace": type(registry.get("trace")).__name__,
                       "warnings": [str(w.message) for w in caught]}))
 ''')
 
@@ -86,23 +87,23 @@ def test_a_third_party_family_registers_through_an_entry_point(tmp_path):
 
 def test_an_unknown_family_or_arm_is_refused():
     with pytest.raises(KeyError, match="unknown family 'nope'"):
-        families.get("nope")
+        registry.get("nope")
     with pytest.raises(DatasetError, match="unknown family"):
-        families.parse_id("nope/x/y#z")
+        registry.parse_id("nope/x/y#z")
     with pytest.raises(DatasetError, match="is not an arm"):
-        families.check_record("trace", "no-such-arm", "lines")
+        registry.check_record("trace", "no-such-arm", "lines")
 
 
 def test_every_builtin_is_a_family_named_as_registered():
-    for name in families.names():
-        plugin = families.get(name)
+    for name in registry.names():
+        plugin = registry.get(name)
         assert isinstance(plugin, Family) and plugin.name == name and plugin.arms
 
 
 def test_the_build_key_changes_with_what_an_outcome_depends_on():
-    trace = families.get("trace")
+    trace = registry.get("trace")
     key = build_key(trace, {"program": "x = 1"}, {"repeats": 3})
     assert key == build_key(trace, {"program": "x = 1"}, {"repeats": 3})
     assert key != build_key(trace, {"program": "x = 2"}, {"repeats": 3})
     assert key != build_key(trace, {"program": "x = 1"}, {"repeats": 2})
-    assert key != build_key(families.get("state"), {"program": "x = 1"}, {"repeats": 3})
+    assert key != build_key(registry.get("state"), {"program": "x = 1"}, {"repeats": 3})

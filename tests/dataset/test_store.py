@@ -102,7 +102,7 @@ def test_reading_a_malformed_line_names_it(tmp_path, line, message):
 def test_the_families_layer_checks_family_arm_and_answer_kind(tmp_path, change, message):
     """The dataset layer checks structure; importing the families registers the arm check
     (dependency inversion: dataset sits below families and cannot import them)."""
-    import execbench.contract.families  # noqa: F401 - registers the check with the dataset layer
+    import execbench.registry  # noqa: F401 - registers the check with the dataset layer
 
     with pytest.raises(DatasetError, match=message):
         Task.from_json({**make_task().to_json(), **change})

@@ -58,11 +58,11 @@ def test_the_build_command_reports_the_labels(tmp_path, script, monkeypatch):
     from rich.console import Console
 
     from execbench import cli
-    from execbench.contract import families
+    from execbench import registry
 
     dataset = write_repo_dataset(tmp_path)
     monkeypatch.setattr(cli, "console", Console(record=True, width=120))
     script.handler = lambda n, prompt: output("Medium")
-    cli._annotate(dataset, SCRIPTED, families.get("repo").annotator())
+    cli._annotate(dataset, SCRIPTED, registry.get("repo").annotator())
     text = cli.console.export_text()
     assert "difficulty labels (execbench-test/scripted)" in text and "labels: Medium 1 in " in text

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from eval_support import synthetic_task
-from execbench.contract import families
+from execbench import registry
 from execbench.eval import demo
 
 
@@ -26,4 +26,4 @@ def test_pick_takes_arms_in_turn_and_prefers_short_prompts():
 def test_demo_sources_cover_the_trace_family():
     sources = demo.demo_sources()
     assert sources["trace"] == ("humaneval", "advanced")
-    assert set(sources) <= set(families.names())
+    assert set(sources) <= set(registry.names())

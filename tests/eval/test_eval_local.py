@@ -16,7 +16,7 @@ import pytest
 from rich.console import Console
 
 from eval_support import real_model_available
-from execbench.contract import families
+from execbench import registry
 from execbench.dataset import DatasetWriter, read_tasks
 from execbench.dataset.cache import BuildCache
 from execbench.families.build import build_dataset
@@ -33,7 +33,7 @@ pytestmark = [
 def humaneval_dataset(tmp_path_factory) -> Path:
     """Three real HumanEval trace tasks (the shortest of the first problem)."""
     root = tmp_path_factory.mktemp("he")
-    plugin = families.get("trace")
+    plugin = registry.get("trace")
     build_dataset(plugin, ["humaneval"], root / "built", options=dict(plugin.default_options), limit=1,
                   cache=BuildCache(enabled=False))
     tasks = sorted(read_tasks(root / "built"), key=lambda t: t.metrics["trace_length"])[:3]

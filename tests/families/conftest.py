@@ -19,7 +19,7 @@ def shipped_state_classic(tmp_path_factory):
     The two modules may run on different xdist workers (``--dist loadscope``), each with its
     own session: the build goes to the directory the workers share (the parent of a
     worker's base temp dir), under a file lock, and the second worker reads it."""
-    from execbench.contract import families
+    from execbench import registry
     from execbench.families.build import build_dataset
 
     base = tmp_path_factory.getbasetemp()
@@ -28,7 +28,7 @@ def shipped_state_classic(tmp_path_factory):
     with open(root / "shipped-state-classic.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)   # released when the file closes
         if not (done / "manifest.json").is_file():
-            plugin = families.get("state")
+            plugin = registry.get("state")
             building = root / f"shipped-state-classic.{os.getpid()}"
             shutil.rmtree(building, ignore_errors=True)
             build_dataset(plugin, ["classic"], building, options=dict(plugin.default_options), jobs=2)

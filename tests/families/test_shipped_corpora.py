@@ -19,7 +19,7 @@ import platform
 
 import pytest
 
-from execbench.contract import families
+from execbench import registry
 from execbench.families.build import build_dataset
 
 PINNED = {
@@ -39,7 +39,7 @@ def test_shipped_corpus_builds_to_its_pinned_hash(family, source, tmp_path, cach
     recorded = RECORDED_UNDER.get(family)
     if recorded and platform.python_version() != recorded:
         pytest.skip(f"{family} hashes were recorded under CPython {recorded}")
-    plugin = families.get(family)
+    plugin = registry.get(family)
     if (family, source) == ("state", "classic"):  # the session's one build (the C++ oracle test checks it too)
         manifest, _ = request.getfixturevalue("shipped_state_classic")
     else:

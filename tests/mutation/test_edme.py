@@ -18,7 +18,7 @@ from textwrap import dedent
 import pytest
 from typer.testing import CliRunner
 
-from execbench.contract import families
+from execbench import registry
 from execbench.dataset import DatasetWriter, read_manifest, read_rejected, read_tasks
 from execbench.families.build import build_dataset
 from execbench.mutation import OfflineSettings, mutate_dataset, mutated_id, read_log
@@ -28,6 +28,8 @@ from execbench.mutation.probes import extract_code, fix_probe_format, parse_code
 
 sys.path.insert(0, str(Path(__file__).parent))
 from scripted_teacher import ScriptedTeacher
+
+PLUGINS = list(registry.registered())  # the engine is handed the plug-ins (it looks none up by name)
 
 FIXTURE = Path(__file__).parent / "fixtures" / "tinylib"
 
@@ -163,7 +165,7 @@ SCRIPT = {"test_histogram": [HISTOGRAM], "test_moving_sum": [MOVING_BAD, MOVING]
 def repo_dataset(tmp_path_factory):
     root = tmp_path_factory.mktemp("edme")
     shutil.copytree(FIXTURE, root / "tinylib")
-    family = families.get("repo")
+    family = registry.get("repo")
     build_dataset(family, [str(root / "tinylib")], root / "orig", options=dict(family.default_options))
     return root
 
@@ -289,7 +291,7 @@ def test_local_model_runs_the_pipeline_end_to_end(repo_dataset, tmp_path):
 
 @pytest.mark.slow
 def test_offline_repo_mutation_rebuilds_assertions_from_captured_values(repo_dataset, tmp_path):
-    manifest = mutate_dataset(repo_dataset / "orig", tmp_path / "off", settings=OfflineSettings(seed=0, max_literals=3))
+    manifest = mutate_dataset(repo_dataset / "orig", tmp_path / "off", plugins=PLUGINS, settings=OfflineSettings(seed=0, max_literals=3))
     stats = manifest["mutation"]["yields"]
     log = read_log(tmp_path / "off")
     functions = {r["function"]: r for r in log if r["kind"] == "function"}

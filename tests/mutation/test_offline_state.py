@@ -7,12 +7,14 @@ import textwrap
 
 import pytest
 
-from execbench.contract import families
+from execbench import registry
 from execbench.dataset import read_manifest, read_tasks
 from execbench.families.build import build_dataset
 from execbench.mutation import OfflineSettings, mutate_dataset, read_log
 
-STATE = families.get("state")
+PLUGINS = list(registry.registered())  # the engine is handed the plug-ins (it looks none up by name)
+
+STATE = registry.get("state")
 
 PROGRAM = textwrap.dedent('''\
     import sys
@@ -57,7 +59,7 @@ def mutated(tmp_path_factory):
     write_case(root / "cases")
     options = {**STATE.default_options, "repeats": 2}
     build_dataset(STATE, [str(root / "cases")], root / "orig", options=options)
-    mutate_dataset(root / "orig", root / "mut", settings=OfflineSettings(seed=1, attempts=3))
+    mutate_dataset(root / "orig", root / "mut", plugins=PLUGINS, settings=OfflineSettings(seed=1, attempts=3))
     return root
 
 

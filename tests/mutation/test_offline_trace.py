@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from execbench.contract import families
+from execbench import registry
 from execbench.analysis.memorisation import memorisation, mutation_pairs
 from execbench.analysis.schema import normalize
 from execbench.cli import app
@@ -19,7 +19,9 @@ from execbench.families.trace.grade import canonical_trace
 from execbench.mutation import MutationSetupError, OfflineSettings, mutate_dataset, mutated_id, read_log, yields
 from execbench.tracing import TraceLimits, trace_calls
 
-TRACE = families.get("trace")
+PLUGINS = list(registry.registered())  # the engine is handed the plug-ins (it looks none up by name)
+
+TRACE = registry.get("trace")
 
 PROGRAMS = {
     "loops": ('''\
@@ -79,7 +81,7 @@ def original(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def mutated(original):
-    mutate_dataset(original / "orig", original / "mut", settings=OfflineSettings(seed=7, attempts=3), jobs=2)
+    mutate_dataset(original / "orig", original / "mut", plugins=PLUGINS, settings=OfflineSettings(seed=7, attempts=3), jobs=2)
     return original / "mut"
 
 
@@ -138,15 +140,15 @@ def test_invariant_traces_are_flagged_and_failures_are_recorded(original, mutate
 
 
 def test_drop_unchanged_and_determinism(original, mutated, tmp_path):
-    mutate_dataset(original / "orig", tmp_path / "again", settings=OfflineSettings(seed=7, attempts=3))
+    mutate_dataset(original / "orig", tmp_path / "again", plugins=PLUGINS, settings=OfflineSettings(seed=7, attempts=3))
     assert (tmp_path / "again" / "tasks.jsonl").read_bytes() == (mutated / "tasks.jsonl").read_bytes()
-    mutate_dataset(original / "orig", tmp_path / "drop",
+    mutate_dataset(original / "orig", tmp_path / "drop", plugins=PLUGINS,
                    settings=OfflineSettings(seed=7, attempts=3, keep_unchanged=False), limit=3)
     ids = [t.id for t in read_tasks(tmp_path / "drop")]
     assert ids and not any("/flat/" in i for i in ids)
     stages = {r["candidate"]: r["stage"] for r in read_rejected(tmp_path / "drop")}
     assert stages["trace/toy/flat/0#trace"] == "unchanged"
-    other = mutate_dataset(original / "orig", tmp_path / "seed8", settings=OfflineSettings(seed=8, attempts=1),
+    other = mutate_dataset(original / "orig", tmp_path / "seed8", plugins=PLUGINS, settings=OfflineSettings(seed=8, attempts=1),
                            limit=1)
     assert other["content_hash"] != read_manifest(mutated)["content_hash"]
 
@@ -167,7 +169,7 @@ def test_pairs_feed_the_memorisation_analysis(original, mutated):
 
 def test_refusals(original, mutated, tmp_path):
     with pytest.raises(MutationSetupError, match="already holds mutants"):
-        mutate_dataset(mutated, tmp_path / "twice")
+        mutate_dataset(mutated, tmp_path / "twice", plugins=PLUGINS)
     with pytest.raises(MutationSetupError, match="unknown operators"):
         OfflineSettings(operators=("rename", "shuffle"))
 
@@ -188,7 +190,7 @@ def test_cli_offline(original, tmp_path):
 def test_humaneval_subset_mostly_changes_answers(tmp_path):
     options = {**TRACE.default_options}
     build_dataset(TRACE, ["humaneval"], tmp_path / "he", options=options, limit=4, jobs=2)
-    manifest = mutate_dataset(tmp_path / "he", tmp_path / "mut", settings=OfflineSettings(seed=0), jobs=2)
+    manifest = mutate_dataset(tmp_path / "he", tmp_path / "mut", plugins=PLUGINS, settings=OfflineSettings(seed=0), jobs=2)
     stats = manifest["mutation"]["yields"]
     assert stats["originals"] == len(list(read_tasks(tmp_path / "he")))
     assert stats["mutants"] >= 0.9 * stats["originals"]

@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from execbench.contract import families
+from execbench import registry
 from execbench.dataset import read_rejected, read_tasks
 from execbench.families.build import build_dataset
 from execbench.families.trace import build as trace_build
@@ -41,7 +41,7 @@ def test_host_dependent_answers_are_rejected(tmp_path):
             """))
         cases.append(str(case))
     out = tmp_path / "ds"
-    build_dataset(families.get("trace"), cases, out, options=dict(trace_build.DEFAULT_OPTIONS), jobs=1)
+    build_dataset(registry.get("trace"), cases, out, options=dict(trace_build.DEFAULT_OPTIONS), jobs=1)
     admitted = {t.id for t in read_tasks(out)}
     rejected = {r["candidate"]: r for r in read_rejected(out)}
     assert any("env/pure" in t for t in admitted), (admitted, rejected)

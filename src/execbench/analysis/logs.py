@@ -20,7 +20,7 @@ from typing import Any, Iterable, Sequence
 
 import pandas as pd
 
-from execbench.contract import families
+from execbench import registry
 from execbench.analysis.schema import METRIC_COLUMNS, facts, normalize
 from execbench.eval.logs import grade_of, read_records
 from execbench.dataset import DatasetError, content_hash, read_manifest, read_tasks
@@ -102,8 +102,8 @@ def row_from_records(eval_info: dict[str, Any], record: dict[str, Any], model: s
             metrics[name] = _first(*(metrics.get(other) for other in fallbacks))
     for name in METRIC_COLUMNS:
         row[name] = metrics.get(name)
-    if row["family"] in families.names():
-        plugin = families.get(row["family"])
+    if row["family"] in registry.names():
+        plugin = registry.get(row["family"])
         row.update(plugin.sample_slices(meta, metrics))
         if row["program"] is None and record.get("prompt"):
             row["program"] = plugin.program_from_prompt(record["prompt"])
@@ -149,7 +149,7 @@ def _join_dataset(frame: pd.DataFrame, tasks: dict[str, Any]) -> pd.DataFrame:
             continue
         fields, provenance = task.prompt_fields, task.provenance
         declared = facts(task.family)
-        slices = families.get(task.family).task_slices(task) if task.family in families.names() else {}
+        slices = registry.get(task.family).task_slices(task) if task.family in registry.names() else {}
         fill = {
             "program": fields.get("program") if declared is not None and declared.program_text else None,
             "mode": provenance.get("mode"),
@@ -172,11 +172,11 @@ def _join_dataset(frame: pd.DataFrame, tasks: dict[str, Any]) -> pd.DataFrame:
 
 def _sample_slices(task: Any) -> dict[str, str | None]:
     """The family's own slice rules over a task's prompt fields (over its provenance) and metrics."""
-    if task.family not in families.names():
+    if task.family not in registry.names():
         return {}
     recorded = {key: value for key, value in task.provenance.items() if value is not None}
     recorded.update((key, value) for key, value in task.prompt_fields.items() if value is not None)
-    return families.get(task.family).sample_slices(recorded, task.metrics)
+    return registry.get(task.family).sample_slices(recorded, task.metrics)
 
 
 def fill_slices(frame: pd.DataFrame) -> pd.DataFrame:
@@ -185,9 +185,9 @@ def fill_slices(frame: pd.DataFrame) -> pd.DataFrame:
     if frame.empty:
         return frame
     for index, (family, source_id) in enumerate(zip(frame["family"], frame["source_id"])):
-        if family not in families.names() or not isinstance(source_id, str):
+        if family not in registry.names() or not isinstance(source_id, str):
             continue
-        for column, value in families.get(family).slices(source_id).items():
+        for column, value in registry.get(family).slices(source_id).items():
             if column not in frame:
                 frame[column] = None
             label = frame.index[index]

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from execbench.contract import families
+from execbench import registry
 from execbench.analysis.bootstrap import DEFAULT_REPLICATES, DEFAULT_SEED, cluster_ratio_interval
 from execbench.dataset import DatasetError
 
@@ -28,7 +28,7 @@ def case_key(task_id: str) -> str:
     """The task id without its arm (parsed by the family's id parser): what the arms of one
     case share. An id that does not parse is its own case."""
     try:
-        parts = families.parse_id(task_id or "")
+        parts = registry.parse_id(task_id or "")
     except DatasetError:
         return task_id or ""
     return f"{parts.family}/{parts.source}/{parts.case}"

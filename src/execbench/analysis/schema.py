@@ -26,21 +26,21 @@ from typing import Any, Iterable
 import numpy as np
 import pandas as pd
 
-from execbench.contract import families
+from execbench import registry
 from execbench.contract import AnalysisFacts
 
 
 def facts(family: str | None) -> AnalysisFacts | None:
     """The analysis facts a family declares (None: an unknown family, or one without any)."""
-    return families.get(family).analysis if family in families.names() else None
+    return registry.get(family).analysis if family in registry.names() else None
 
 
 #: Metric columns (the task record's ``metrics``) by family, as the families declare them; all stored as float.
-METRICS = {f.name: f.analysis.metrics for f in families.registered() if f.analysis is not None}
+METRICS = {f.name: f.analysis.metrics for f in registry.registered() if f.analysis is not None}
 METRIC_COLUMNS = tuple(dict.fromkeys(m for ms in METRICS.values() for m in ms))
 #: How the report names a metric (the families' ``Metric`` declarations; the first family to declare one wins),
 #: besides the static metrics of any program (execbench.static).
-METRIC_DECLARATIONS = {m.name: m for f in reversed(list(families.registered())) if f.analysis is not None
+METRIC_DECLARATIONS = {m.name: m for f in reversed(list(registry.registered())) if f.analysis is not None
                        for m in f.analysis.metric_labels}
 STATIC_METRIC_LABELS = {"loc": "LOC", "cyclomatic": "cyclomatic"}
 
@@ -69,10 +69,10 @@ BOOL_COLUMNS = ("completed", "correct")
 COLUMNS = TEXT_COLUMNS + BOOL_COLUMNS + FLOAT_COLUMNS
 
 #: Every family's arms in the order the families declare them (tables and factor levels follow it).
-ARM_ORDER = tuple(dict.fromkeys(arm for f in families.registered() for arm in f.arms))
-FAMILY_ORDER = tuple(families.names())
+ARM_ORDER = tuple(dict.fromkeys(arm for f in registry.registered() for arm in f.arms))
+FAMILY_ORDER = tuple(registry.names())
 #: Families whose grader scores a similarity (the CoCoNUT similarity tables and plots).
-SIMILARITY_FAMILIES = tuple(f.name for f in families.registered() if f.has_similarity)
+SIMILARITY_FAMILIES = tuple(f.name for f in registry.registered() if f.has_similarity)
 
 
 def _text(value: Any) -> str | None:

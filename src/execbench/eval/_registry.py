@@ -16,7 +16,7 @@ from typing import Callable
 
 from inspect_ai import Task, task
 
-from execbench.contract import families
+from execbench import registry
 from execbench.eval.tasks import build_task
 
 
@@ -31,7 +31,7 @@ def _make(family: str | None) -> Callable[..., Task]:
     return task(name=name)(family_task)
 
 
-TASKS: dict[str, Callable[..., Task]] = {name: _make(name) for name in families.names()}
+TASKS: dict[str, Callable[..., Task]] = {name: _make(name) for name in registry.names()}
 TASKS["all"] = _make(None)
 globals().update(TASKS)
 

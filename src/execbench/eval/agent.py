@@ -19,14 +19,14 @@ from inspect_ai.solver import Generate, TaskState, solver
 from inspect_ai.tool import ToolDef, ToolError
 from inspect_ai.util import LimitExceededError
 
-from execbench.contract import families
+from execbench import registry
 from execbench.eval import protocol
 
 DEFAULT_MESSAGE_LIMIT = 60  # ~30 tool rounds; override with --message-limit
 
 
 def _browser(task: Any) -> Any:
-    browser = families.get(task.family).agent_browser()
+    browser = registry.get(task.family).agent_browser()
     if browser is None:
         raise ValueError(f"family {task.family!r} has no agent browser")
     return browser.for_task(task)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from execbench.contract import families
+from execbench import registry
 from execbench.dataset import DatasetWriter, read_tasks
 from execbench.dataset.cache import BuildCache
 from execbench.families.build import ProgressFn, build_dataset
@@ -34,7 +34,7 @@ class DemoDataset:
 
 def demo_sources() -> dict[str, tuple[str, ...]]:
     """Per family, the built-in sources it declares for the demo (``Family.demo_sources``)."""
-    return {family.name: tuple(family.demo_sources) for family in families.registered() if family.demo_sources}
+    return {family.name: tuple(family.demo_sources) for family in registry.registered() if family.demo_sources}
 
 
 def _size(task: Any) -> int:
@@ -80,7 +80,7 @@ def build_demo_dataset(
     skipped: dict[str, str] = {}
     try:
         for family, names in sources.items():
-            plugin = families.get(family)
+            plugin = registry.get(family)
             for source in names:
                 label = f"{family}/{source}"
                 part = build_root / f"{family}-{source}"

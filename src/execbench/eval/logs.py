@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 from typing import Any, Iterator, NamedTuple, Sequence
 
-from execbench.contract import families
+from execbench import registry
 from execbench.dataset import DatasetError
 
 
@@ -86,9 +86,9 @@ def _last_user_text(sample: Any) -> str | None:
 
 def reads_program(family: Any) -> bool:
     """Whether the family's error taxonomy reads the task's program text."""
-    if family not in families.names():
+    if family not in registry.names():
         return False
-    declared = families.get(family).analysis
+    declared = registry.get(family).analysis
     return declared is not None and declared.program_text
 
 
@@ -132,7 +132,7 @@ def grade_of(record: dict[str, Any]) -> dict[str, Any]:
 def task_group(task_id: str) -> tuple[str, str]:
     """(family, arm) of a task id by the family's id parser; ``("?", "?")`` if it does not parse."""
     try:
-        parts = families.parse_id(task_id)
+        parts = registry.parse_id(task_id)
     except DatasetError:
         return "?", "?"
     return parts.family, parts.arm

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
-from execbench.contract import families
+from execbench import registry
 from execbench.dataset import Task, read_tasks
 from execbench.contract import Family, Prompt
 from execbench.grading import NO_ANSWER, TRUNCATED
@@ -52,16 +52,16 @@ def resolve_variant(mode: str | None, variant: str | None, family_names: Iterabl
     if mode is not None and mode not in MODES:
         raise EvalSetupError(f"unknown mode {mode!r}; known: {', '.join(MODES)}")
     if mode == "agent":
-        unsupported = [name for name in names if not supports_agent(families.get(name))]
+        unsupported = [name for name in names if not supports_agent(registry.get(name))]
         if unsupported:
-            able = [f.name for f in families.registered() if supports_agent(f)]
+            able = [f.name for f in registry.registered() if supports_agent(f)]
             raise EvalSetupError(
                 f"--mode agent runs a read-only, tool-using agent in the task's repository, so it needs "
                 f"{' or '.join(able) or 'agent-capable'} tasks; this dataset has {', '.join(unsupported)} tasks. "
                 "Use --mode direct or --mode cot.")
     chosen = variant or mode or "direct"
     for name in names:
-        known = families.get(name).variants
+        known = registry.get(name).variants
         if chosen not in known:
             raise EvalSetupError(f"family {name!r} has no prompt variant {chosen!r}; known: {', '.join(known)}")
     return chosen
@@ -76,12 +76,12 @@ def load_tasks(dataset: str | Path, family: str | None = None) -> list[Task]:
     """The dataset's tasks (optionally one family's), checking that every family is known."""
     tasks = list(read_tasks(dataset))
     if family is not None:
-        if family not in families.names():
-            raise EvalSetupError(f"unknown family {family!r}; known: {', '.join(families.names())}")
+        if family not in registry.names():
+            raise EvalSetupError(f"unknown family {family!r}; known: {', '.join(registry.names())}")
         tasks = [task for task in tasks if task.family == family]
     if not tasks:
         raise EvalSetupError(f"{dataset}: no {family + ' ' if family else ''}tasks to evaluate")
-    missing = sorted({task.family for task in tasks} - set(families.names()))
+    missing = sorted({task.family for task in tasks} - set(registry.names()))
     if missing:
         raise EvalSetupError(f"{dataset}: family {', '.join(missing)} is not available in this version of execbench")
     return tasks
@@ -107,14 +107,14 @@ class Rendered:
             "template": self.prompt.template,
             "template_version": self.prompt.version,
             # what analysis groups by (as the family derives it), so that logs suffice without the dataset
-            "topic": None, "repository": None, **families.get(task.family).task_slices(task),
+            "topic": None, "repository": None, **registry.get(task.family).task_slices(task),
             "original_id": task.provenance.get("original_id"),
             "release_date": task.provenance.get("release_date"),  # the report's contamination view
         }
 
 
 def render(tasks: Iterable[Task], variant: str) -> list[Rendered]:
-    return [Rendered(task, families.get(task.family).prompt(task, variant), variant) for task in tasks]
+    return [Rendered(task, registry.get(task.family).prompt(task, variant), variant) for task in tasks]
 
 
 def templates(rendered: Iterable[Rendered]) -> dict[str, list[dict[str, str]]]:
@@ -127,7 +127,7 @@ def templates(rendered: Iterable[Rendered]) -> dict[str, list[dict[str, str]]]:
 
 def reports_similarity(task: Task) -> bool:
     """Whether the task's family grades a similarity besides correctness (its declaration)."""
-    return families.get(task.family).has_similarity
+    return registry.get(task.family).has_similarity
 
 
 def grade_response(
@@ -159,7 +159,7 @@ def grade_response(
     else:
         response_status = COMPLETED
     # a variant that brings its own scoring (the trace family's coconut) grades by it
-    score = families.get(task.family).grade_as(task, text if response_status == COMPLETED else "", variant)
+    score = registry.get(task.family).grade_as(task, text if response_status == COMPLETED else "", variant)
     status = score.status
     if response_status == COMPLETED and truncated and status == NO_ANSWER:
         status = TRUNCATED

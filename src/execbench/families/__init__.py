@@ -2,7 +2,8 @@
 
 ``build.py`` (the build engine), ``distributed.py`` (its Ray executor), ``grade.py`` (grading a
 dataset) and ``templates.py`` sit here; each folder ``families/<name>/`` is one plug-in. The
-contract they implement and the registry that finds them live one floor down, in
-:mod:`execbench.contract` (``from execbench.contract import families``; ``families.get(name)``).
+contract they implement lives one floor down, in :mod:`execbench.contract`; the registry that
+finds them by name, :mod:`execbench.registry`, one floor above the family folders: the engines
+here are handed plug-ins by their callers and look none up by name (issue 25: no runtime cycle).
 This package's ``__init__`` imports nothing, so loading a family folder loads no engine.
 """

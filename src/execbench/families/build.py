@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections import Counter
 import time
 import multiprocessing
+import pickle
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -25,7 +26,7 @@ from typing import Any, Callable, Iterator
 from execbench.dataset import DatasetWriter, Task
 from execbench.dataset.cache import BuildCache
 from execbench import astlock
-from execbench.contract import Candidate, Family, Outcome, build_key, families, hashseeds
+from execbench.contract import Candidate, Family, Outcome, build_key, hashseeds
 from execbench.families.distributed import RayBuild, parse_executor, run_candidate
 from execbench.sources.errors import SourceError
 
@@ -76,17 +77,20 @@ def _build_batch(family: Family, candidates: list[Candidate], options: dict) -> 
         return [run_candidate(family, candidates[0], options)]
 
 
-def _build_in_process(family_name: str, candidates: list[Candidate], options: dict) -> list[Outcome]:
-    """A worker process's batch (the family by name: plug-ins hold modules, not picklable)."""
-    return _build_batch(families.get(family_name), candidates, options)
+def _picklable(family: Family) -> bool:
+    """Whether a worker process can be handed ``family``: pickle sends the plug-in by its class's
+    module and name, and the worker imports that module (a class defined inside a function cannot go)."""
+    try:
+        return type(pickle.loads(pickle.dumps(family))) is type(family)
+    except (pickle.PicklingError, AttributeError, TypeError):
+        return False
 
 
 def _pool(family: Family, jobs: int) -> Executor:
     """Threads when a family's work is sandboxed children (the threads only wait); processes
     when its own Python work is heavy (``Family.build_in_processes``: one GIL would serialise
-    it) and the plug-in is the registered one (a worker finds it by name)."""
-    registered = family.name in families.names() and type(families.get(family.name)) is type(family)
-    if family.build_in_processes and registered and jobs > 1:
+    it) and the plug-in can be handed to a worker (pickled; the engine looks no family up by name)."""
+    if family.build_in_processes and jobs > 1 and _picklable(family):
         return ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"))
     astlock.install()  # threads parse too: CPython's AST constructor is not thread-safe (astlock)
     return ThreadPoolExecutor(max(1, jobs))
@@ -100,10 +104,8 @@ def _local_outcomes(family: Family, candidates: list[Candidate], options: dict, 
     if not misses:
         return
     with _pool(family, jobs) as pool:
-        # a worker process finds the plug-in by name; a thread is handed the plug-in itself
-        in_processes = isinstance(pool, ProcessPoolExecutor)
-        futures = {(pool.submit(_build_in_process, family.name, [c for _, c in batch], options) if in_processes
-                    else pool.submit(_build_batch, family, [c for _, c in batch], options)): batch
+        # a worker process or a thread is handed the plug-in itself (pickled for a process)
+        futures = {pool.submit(_build_batch, family, [c for _, c in batch], options): batch
                    for batch in _batches(misses, family.batch_size(options), jobs)}
         for future in as_completed(futures):
             batch = futures[future]

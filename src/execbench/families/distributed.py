@@ -30,7 +30,7 @@ import os
 import secrets
 from typing import Any, Iterator
 
-from execbench.contract import Candidate, Family, Outcome, SourceError, families
+from execbench.contract import Candidate, Family, Outcome, SourceError
 
 TASK_NAME_PREFIX = "execbench-build:"  # Ray task names (and worker process titles)
 
@@ -60,8 +60,9 @@ def run_candidate(family: Family, candidate: Candidate, options: dict[str, Any])
         return outcome
 
 
-def _build_on_worker(family_name: str, key: str, payload: dict[str, Any], options: dict[str, Any]) -> dict:
-    outcome = run_candidate(families.get(family_name), Candidate(key, payload), options)
+def _build_on_worker(family: Family, key: str, payload: dict[str, Any], options: dict[str, Any]) -> dict:
+    """A worker's candidate: the plug-in is handed over (pickled), not looked up by name."""
+    outcome = run_candidate(family, Candidate(key, payload), options)
     return {"tasks": outcome.tasks, "rejected": outcome.rejected}
 
 
@@ -101,9 +102,10 @@ class RayBuild:
         for a candidate lost with its worker (do not cache it)."""
         ray = self.ray
         pending = {}
+        plugin = ray.put(family)  # once per build; each task receives the plug-in itself
         for index, candidate in candidates:
             ref = self.remote.options(name=f"{TASK_NAME_PREFIX}{candidate.key}"[:200]).remote(
-                family.name, candidate.key, candidate.payload, options)
+                plugin, candidate.key, candidate.payload, options)
             pending[ref] = (index, candidate)
         while pending:
             ready, _ = ray.wait(list(pending), num_returns=1)

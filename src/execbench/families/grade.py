@@ -2,6 +2,8 @@
 
 Each task is graded by its family's ``grade`` (which never executes the response); a task
 without a response is a wrong answer with status ``no_answer``. Summaries are per family.
+The caller hands over ``family_of`` (name → plug-in: the registry's ``get``, ``execbench.registry``):
+this engine sits below the family folders and looks none up by name itself (docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -9,9 +11,8 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
-from execbench.contract import families
 from execbench.dataset import DatasetError, Task
 from execbench.contract import Family
 from execbench.grading import Score
@@ -36,38 +37,41 @@ def read_answers(path: str | Path) -> dict[str, str]:
     return answers
 
 
-def grade_tasks(tasks: Iterable[Task], answers: dict[str, str],
-                variant: str | None = None) -> Iterator[tuple[Task, Score]]:
+FamilyOf = Callable[[str], Family]  # a family's name → its plug-in
+
+
+def grade_tasks(tasks: Iterable[Task], answers: dict[str, str], variant: str | None = None, *,
+                family_of: FamilyOf) -> Iterator[tuple[Task, Score]]:
     """Scores of every task; ``variant``: grade as that prompt variant scores (``Family.grade_as``)."""
     tasks = list(tasks)
-    batched = _grade_batches([t for t in tasks if not _own_rules(t.family, variant)], answers)
+    batched = _grade_batches([t for t in tasks if not _own_rules(family_of(t.family), variant)], answers, family_of)
     for task in tasks:
         response = answers.get(task.id)
         if response is None:
             yield task, Score(correct=False, status="no_answer", extracted=None,
-                              similarity=0.0 if families.get(task.family).has_similarity else None,
+                              similarity=0.0 if family_of(task.family).has_similarity else None,
                               details={"reason": "no response for this task"})
         elif task.id in batched:
             yield task, batched[task.id]
-        elif _own_rules(task.family, variant):
-            yield task, families.get(task.family).grade_as(task, response, variant)
+        elif _own_rules(family_of(task.family), variant):
+            yield task, family_of(task.family).grade_as(task, response, variant)
         else:
-            yield task, families.get(task.family).grade(task, response)
+            yield task, family_of(task.family).grade(task, response)
 
 
-def _own_rules(name: str, variant: str | None) -> bool:
+def _own_rules(family: Family, variant: str | None) -> bool:
     """Whether the family grades ``variant`` by rules of its own (it overrides ``grade_as``)."""
-    return variant is not None and type(families.get(name)).grade_as is not Family.grade_as
+    return variant is not None and type(family).grade_as is not Family.grade_as
 
 
-def _grade_batches(tasks: list[Task], answers: dict[str, str]) -> dict[str, Score]:
+def _grade_batches(tasks: list[Task], answers: dict[str, str], family_of: FamilyOf) -> dict[str, Score]:
     """Scores from families with ``grade_many`` (cruxeval: grading that runs code batches its sandbox runs)."""
     groups: dict[str, list[Task]] = defaultdict(list)
     for task in tasks:
-        if task.id in answers and hasattr(families.get(task.family), "grade_many"):
+        if task.id in answers and hasattr(family_of(task.family), "grade_many"):
             groups[task.family].append(task)
     return {task.id: score for name, group in groups.items()  # grade_many: an optional hook, checked above
-            for task, score in zip(group, families.get(name).grade_many(  # type: ignore[attr-defined]
+            for task, score in zip(group, family_of(name).grade_many(  # type: ignore[attr-defined]
                 [(t, answers[t.id]) for t in group]))}
 
 
@@ -94,7 +98,8 @@ def flat_metrics(metrics: dict[str, Any], prefix: str = "") -> Iterator[tuple[st
             yield f"{prefix}{key}", value
 
 
-def summarize(results: list[tuple[Task, Score]], variant: str | None = None) -> dict[str, Any]:
+def summarize(results: list[tuple[Task, Score]], variant: str | None = None, *, family_of: FamilyOf
+              ) -> dict[str, Any]:
     by_family: dict[str, list[tuple[Task, Score]]] = defaultdict(list)
     for task, score in results:
         by_family[task.family].append((task, score))
@@ -103,5 +108,5 @@ def summarize(results: list[tuple[Task, Score]], variant: str | None = None) -> 
         "n": n,
         "accuracy": sum(score.correct for _, score in results) / n if n else None,
         "variant": variant,
-        "families": {name: families.get(name).summarize_as(rows, variant) for name, rows in sorted(by_family.items())},
+        "families": {name: family_of(name).summarize_as(rows, variant) for name, rows in sorted(by_family.items())},
     }

@@ -10,7 +10,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsed
 from rich.table import Table
 
 from execbench.dataset import DatasetError
-from execbench.contract import SourceError
+from execbench.contract import Family, SourceError
 from execbench.dataset.cache import BuildCache
 from execbench.mutation.engine import (MutationSetupError, OfflineSettings, TeacherSettings, mutate_dataset,
                                        mutate_with_teacher)
@@ -20,7 +20,9 @@ USER_ERRORS: tuple[type[Exception], ...] = (MutationSetupError, DatasetError, So
 
 
 def run(dataset: Path, out: Path, *, offline: bool, teacher: str | None, seed: int, attempts: int | None, ops: str,
-        drop_unchanged: bool, jobs: int, limit: int | None, no_cache: bool, console: Console) -> dict[str, Any]:
+        drop_unchanged: bool, jobs: int, limit: int | None, no_cache: bool, console: Console,
+        plugins: list[Family]) -> dict[str, Any]:
+    """``plugins``: the registered families (``execbench.registry``, handed over by ``execbench.cli``)."""
     if Path(out).resolve() == Path(dataset).resolve():
         raise MutationSetupError("the mutated dataset must go to a new directory, not over the original")
     cache = BuildCache(enabled=not no_cache)
@@ -38,8 +40,8 @@ def run(dataset: Path, out: Path, *, offline: bool, teacher: str | None, seed: i
                 settings = OfflineSettings(seed=seed, attempts=attempts or 4, operators=operators,
                                            keep_unchanged=not drop_unchanged)
                 return mutate_dataset(dataset, out, settings=settings, jobs=jobs, cache=cache, progress=progress,
-                                      limit=limit)
-            return mutate_with_teacher(dataset, out, teacher=teacher or "local",
+                                      limit=limit, plugins=plugins)
+            return mutate_with_teacher(dataset, out, plugins=plugins, teacher=teacher or "local",
                                        settings=TeacherSettings(seed=seed, max_retries=attempts or 3,
                                                                 concurrency=jobs),
                                        cache=cache, progress=progress, limit=limit)

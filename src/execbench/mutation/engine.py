@@ -21,11 +21,11 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Protocol
+from typing import Any, Callable, Iterable, Protocol, Sequence
 
 from execbench import astlock
-from execbench.dataset import DatasetWriter, Task, read_manifest, read_tasks
-from execbench.contract import Candidate, Family, Outcome, SourceError, build_key, families
+from execbench.dataset import DatasetError, DatasetWriter, Task, parse_id, read_manifest, read_tasks
+from execbench.contract import Candidate, Family, Outcome, SourceError, build_key
 from execbench.dataset.cache import BuildCache
 from execbench.mutation.program import MutationError, ProgramMutation, mutate_program
 
@@ -75,10 +75,13 @@ def mutated_source(source: str) -> str:
     return source + SUFFIX
 
 
-def mutated_id(original_id: str) -> str:
-    """``<family>/<source>/<case>#<arm>`` → ``<family>/<source>-mut/<case>#<arm>`` (parsed by the
-    family's own id parser)."""
-    parts = families.parse_id(original_id)
+def mutated_id(original_id: str, family: Family | None = None) -> str:
+    """``<family>/<source>/<case>#<arm>`` → ``<family>/<source>-mut/<case>#<arm>``, parsed by
+    ``family``'s own id parser when given (an id read from a dataset was checked when read)."""
+    try:
+        parts = family.parse_id(original_id) if family is not None else parse_id(original_id)
+    except ValueError as exc:
+        raise DatasetError(str(exc)) from None
     return str(parts._replace(source=mutated_source(parts.source)))
 
 
@@ -179,10 +182,11 @@ def operator_variants(operators: Iterable[str], base: dict[str, Any]) -> list[di
     return [{**base, "literals": False, "variant": 0}]
 
 
-def adapter_for(family: Family) -> Adapter:
+def adapter_for(family: Family, plugins: Iterable[Family] = ()) -> Adapter:
+    """``family``'s offline adapter; MutationSetupError names those of ``plugins`` that have one."""
     adapter = family.mutation_adapter()
     if adapter is None:
-        available = [f.name for f in families.registered() if f.mutation_adapter() is not None]
+        available = [f.name for f in plugins if f.mutation_adapter() is not None]
         raise MutationSetupError(f"offline mutation is not available for family {family.name!r} "
                                  f"(available: {', '.join(sorted(available))})")
     return adapter
@@ -245,8 +249,10 @@ def mutate_dataset(
     progress: ProgressFn | None = None,
     limit: int | None = None,
     families_filter: list[str] | None = None,
+    plugins: Sequence[Family],
 ) -> dict[str, Any]:
-    """Offline (no model) mutation of every task in ``dataset`` into ``out``; returns the manifest."""
+    """Offline (no model) mutation of every task in ``dataset`` into ``out``; returns the manifest.
+    ``plugins``: the families' plug-ins (the caller's registry: this engine looks none up by name)."""
     settings = settings or OfflineSettings()
     cache = cache or BuildCache(enabled=False)
     started = time.perf_counter()
@@ -263,11 +269,10 @@ def mutate_dataset(
     manifest = read_manifest(dataset) if dataset.is_dir() else {}
     units: list[tuple[Adapter, Context, Unit]] = []
     for family_name in sorted({t.family for t in tasks}):
-        try:
-            plugin = families.get(family_name)
-        except KeyError as exc:
-            raise MutationSetupError(str(exc.args[0])) from None
-        adapter = adapter_for(plugin)
+        plugin = next((f for f in plugins if f.name == family_name), None)
+        if plugin is None:
+            raise MutationSetupError(f"unknown family {family_name!r}; known: {', '.join(f.name for f in plugins)}")
+        adapter = adapter_for(plugin, plugins)
         ctx = Context(plugin, _family_options(plugin, manifest), settings, cache, manifest=manifest)
         for unit in adapter.units([t for t in tasks if t.family == family_name], ctx):
             units.append((adapter, ctx, unit))
@@ -283,11 +288,12 @@ def mutate_dataset(
                              mode="offline", units=len(units), progress=progress)
 
 
-def mutate_with_teacher(dataset: str | Path, out: str | Path, **options: Any) -> dict[str, Any]:
-    """Teacher-driven mutation of ``dataset`` by the one family of it that offers it
+def mutate_with_teacher(dataset: str | Path, out: str | Path, *, plugins: Sequence[Family],
+                        **options: Any) -> dict[str, Any]:
+    """Teacher-driven mutation of ``dataset`` by the one family of ``plugins`` in it that offers it
     (``Family.teacher_mutation()``); ``options`` go to that family's function."""
     names = sorted({t.family for t in read_tasks(dataset)})
-    offering = [f for f in families.registered() if f.teacher_mutation() is not None]
+    offering = [f for f in plugins if f.teacher_mutation() is not None]
     chosen = [f for f in offering if f.name in names]
     if len(chosen) != 1:
         raise MutationSetupError(

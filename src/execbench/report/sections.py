@@ -15,7 +15,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from execbench.contract import AnalysisFacts, families
+from execbench import registry
+from execbench.contract import AnalysisFacts
 from execbench.analysis import compare, correlations, logistic, mann_whitney, memorisation, paired, taxonomy
 from execbench.analysis import tables as T
 from execbench.analysis.schema import (facts, families_present, metric_label, metric_terms,
@@ -144,7 +145,7 @@ def _family_section(df: pd.DataFrame, family: str) -> tuple[Section, pd.DataFram
 
 def _paper_scoring_tables(sec: Section, rows: pd.DataFrame, family: str, settings: list[str]) -> None:
     """Settings graded by a peer benchmark's own rules (``--variant coconut``): its Table I/II layout."""
-    plugin = families.get(family)
+    plugin = registry.get(family)
     variants = plugin.paper_scoring_variants
     tables = paper_tables(rows, variants, plugin.paper_task_topic) if variants else pd.DataFrame()
     if tables.empty:
@@ -620,7 +621,7 @@ def build(df: pd.DataFrame, opts: Options | None = None) -> Report:
     colors = F.color_map(_setting_order(df))
     sections = [overview(df, headlines)]
     present = families_present(df)
-    reported = [f.name for f in families.registered() if f.analysis is not None]
+    reported = [f.name for f in registry.registered() if f.analysis is not None]
     for family in reported:
         declared = facts(family)
         assert declared is not None

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from execbench.contract import families
+from execbench import registry
 from execbench.families.build import build_dataset
 from execbench.sources import cruxeval as source
 
@@ -42,7 +42,7 @@ def _write(path: Path, rows: list[dict]) -> Path:
 
 
 def _build(tmp_path: Path, rows: list[dict], **options) -> tuple[list[dict], list[dict], dict]:
-    family = families.get("cruxeval")
+    family = registry.get("cruxeval")
     opts = {**family.default_options, "path": str(_write(tmp_path / "cruxeval.jsonl", rows)), **options}
     manifest = build_dataset(family, ["cruxeval"], tmp_path / "out", options=opts)
     tasks = [json.loads(line) for line in (tmp_path / "out" / "tasks.jsonl").read_text().splitlines()]
@@ -95,7 +95,7 @@ def test_a_program_that_hangs_or_floods_is_rejected_and_the_batch_survives(tmp_p
 def test_source_errors_are_reported(tmp_path):
     from execbench.contract import SourceError
 
-    family = families.get("cruxeval")
+    family = registry.get("cruxeval")
     with pytest.raises(SourceError, match="unknown cruxeval source"):
         list(family.candidates(["humaneval"], family.default_options))
     bad = _write(tmp_path / "bad.jsonl", [{"id": "x", "code": "", "input": "", "output": ""}])

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from execbench.contract import families
+from execbench import registry
 from execbench.dataset import Task
 
 PROGRAM = "def f(text, n=1):\n    return text * n"
@@ -26,7 +26,7 @@ def out_task(output: str, input: str = "'ab', 2") -> Task:
 
 
 def grade(task: Task, response: str):
-    return families.get("cruxeval").grade(task, response)
+    return registry.get("cruxeval").grade(task, response)
 
 
 @pytest.mark.parametrize("expected, answer, correct", [
@@ -102,7 +102,7 @@ def test_input_prediction_runs_the_benchmarks_f_on_literal_arguments():
         "f('ab', 2)",  # just the call
         "'ab', 2",  # just the arguments
     ]
-    scores = families.get("cruxeval").grade_many([(task, text) for text in pairs])
+    scores = registry.get("cruxeval").grade_many([(task, text) for text in pairs])
     assert [s.correct for s in scores] == [True, True, False, True, True, False, False, True, True, True]
     assert all(s.status == "ok" for s in scores)
     assert scores[2].details["returned"] == "'aaaa'"
@@ -154,7 +154,7 @@ def test_the_benchmarks_f_on_model_arguments_stays_in_the_sandbox(tmp_path):
                "[ANSWER]\nassert f('x', -1) == 1\n[/ANSWER]",
                "[ANSWER]\nassert f('x', 10**12) == 1\n[/ANSWER]",
                f"[ANSWER]\nassert f('x', {10**12}) == 1\n[/ANSWER]"]
-    scores = families.get("cruxeval").grade_many([(task, text) for text in answers])
+    scores = registry.get("cruxeval").grade_many([(task, text) for text in answers])
     assert [s.correct for s in scores] == [True, False, False, False, False]
     assert scores[1].details["error"].startswith(("PermissionError", "FileNotFoundError", "OSError"))
     assert "limit" in scores[2].details["error"]
@@ -167,7 +167,7 @@ def test_the_benchmarks_f_on_model_arguments_stays_in_the_sandbox(tmp_path):
 def test_summary_by_arm():
     task = out_task("'abab'")
     results = [(task, grade(task, "assert f('ab', 2) == 'abab'")), (task, grade(task, "assert f('ab', 2) == 1"))]
-    summary = families.get("cruxeval").summarize(results)
+    summary = registry.get("cruxeval").summarize(results)
     assert summary["arms"]["output-prediction"] == {"n": 2, "correct": 1, "accuracy": 0.5, "statuses": {"ok": 2}}
     assert summary["accuracy"] == 0.5
 
@@ -198,7 +198,7 @@ def test_checkpoint_answers_are_json_compared_type_strictly(response, correct, s
 
 
 def test_checkpoint_prompts():
-    family = families.get("cruxeval")
+    family = registry.get("cruxeval")
     inside = family.prompt(_state_task(), "direct").messages[0].content
     assert "4 |     while i < n:" in inside and "Call: `f(4)`" in inside
     assert "iteration 3 of the loop on line 4" in inside and '{"total": ..., "i": ...}' in inside
@@ -216,7 +216,7 @@ def test_an_answer_that_makes_f_kill_the_runner_costs_only_itself(landlock, monk
         monkeypatch.setenv("EXECBENCH_SANDBOX_FORCE_FALLBACK", "landlock")
     program = "import os, signal\ndef f(x):\n    if x == 'boom':\n        os.kill(os.getppid(), signal.SIGKILL)\n    return x"
     task = _task("input-prediction", program=program, input="'ok'", output="'ok'")
-    scores = families.get("cruxeval").grade_many(
+    scores = registry.get("cruxeval").grade_many(
         [(task, "assert f('ok') == 'ok'"), (task, "assert f('boom') == 'ok'"), (task, "assert f('ok') == 'ok'")])
     assert [s.correct for s in scores] == [True, False, True]
     assert scores[1].details["run"] == ("error" if landlock == "on" else "sandbox")

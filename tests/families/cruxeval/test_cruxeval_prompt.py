@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from execbench.contract import families
+from execbench import registry
 from execbench.dataset import Task
 from execbench.sources import cruxeval as source
 
@@ -33,7 +33,7 @@ def _tasks(problem: source.Problem) -> dict[str, Task]:
 @pytest.mark.parametrize("mode", ["output", "input"])
 def test_cruxeval_variant_is_the_prompt_of_the_published_generations(mode):
     generations = json.loads((REFERENCE / f"{MODEL}.{mode}-cot.generations.json").read_text())
-    family = families.get("cruxeval")
+    family = registry.get("cruxeval")
     problems, _ = source.read()
     for problem in problems:
         prompt = family.prompt(_tasks(problem)[mode], "cruxeval")
@@ -45,7 +45,7 @@ def test_cruxeval_variant_is_the_prompt_of_the_published_generations(mode):
 
 def test_direct_and_cot_prompts():
     problem = source.read()[0][3]
-    family = families.get("cruxeval")
+    family = registry.get("cruxeval")
     tasks = _tasks(problem)
     for variant in ("direct", "cot"):
         out = family.prompt(tasks["output"], variant).messages[0].content

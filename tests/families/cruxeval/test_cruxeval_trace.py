@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 
-from execbench.contract import families
+from execbench import registry
 from execbench.families.build import build_dataset
 
 
 def test_trace_cruxeval_traces_each_call(tmp_path):
-    family = families.get("trace")
+    family = registry.get("trace")
     manifest = build_dataset(family, ["cruxeval"], tmp_path / "out", options=dict(family.default_options), limit=2)
     tasks = [json.loads(line) for line in (tmp_path / "out" / "tasks.jsonl").read_text().splitlines()]
     assert manifest["candidates"] == 2 and [t["id"] for t in tasks] == [

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from inspect_ai.tool import ToolError as InspectToolError
 
-from execbench.contract import families
+from execbench import registry
 from execbench.dataset import read_rejected, read_tasks
 from execbench.families.build import build_dataset
 from execbench.families.repo import agent_copy, build
@@ -31,7 +31,7 @@ def built(tmp_path_factory):
     root = tmp_path_factory.mktemp("repo") / "ctxlib"
     shutil.copytree(FIXTURE, root)
     out = tmp_path_factory.mktemp("out") / "ds"
-    build_dataset(families.get("repo"), [str(root)], out, options=dict(build.DEFAULT_OPTIONS), jobs=1)
+    build_dataset(registry.get("repo"), [str(root)], out, options=dict(build.DEFAULT_OPTIONS), jobs=1)
     tasks = {t.id.split("::", 1)[1].split("#")[0]: t for t in read_tasks(out)}
     # Other routes to the original, added after the build: a symlink, a hard link, compiled
     # code, version-control objects, an installed copy in a venv inside the checkout.

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from execbench.contract import families
+from execbench import registry
 from execbench.dataset import read_rejected, read_tasks
 from execbench.families.build import build_dataset
 from execbench.families.repo import build, traces
@@ -30,7 +30,7 @@ def local_repo(tmp_path_factory):
 @pytest.fixture(scope="module")
 def built(local_repo, tmp_path_factory):
     out = tmp_path_factory.mktemp("out") / "ds"
-    manifest = build_dataset(families.get("repo"), [str(local_repo)], out,
+    manifest = build_dataset(registry.get("repo"), [str(local_repo)], out,
                              options=dict(build.DEFAULT_OPTIONS), jobs=1)
     tasks = {t.id.split("::", 1)[1].split("#")[0]: t for t in read_tasks(out)}
     rejected = list(read_rejected(out))
@@ -149,7 +149,7 @@ def test_tree_hash_ignores_what_installing_the_tree_writes_into_it(tmp_path):
 def test_worker_processes_build_what_threads_build(built, local_repo, tmp_path):
     # the repo family builds in worker processes when -j > 1 (Family.build_in_processes)
     from execbench.families.build import _pool
-    plugin = families.get("repo")
+    plugin = registry.get("repo")
     with _pool(plugin, 2) as pool:
         assert type(pool).__name__ == "ProcessPoolExecutor"
     manifest = build_dataset(plugin, [str(local_repo)], tmp_path / "ds", options=dict(build.DEFAULT_OPTIONS), jobs=2)
@@ -162,7 +162,7 @@ def test_a_module_pytest_cannot_collect_is_a_rejection_with_pytests_words(tmp_pa
     root = tmp_path / "brokenconf"
     shutil.copytree(FIXTURE.parent / "brokenconf", root)
     out = tmp_path / "ds"
-    manifest = build_dataset(families.get("repo"), [str(root)], out, options=dict(build.DEFAULT_OPTIONS), jobs=1)
+    manifest = build_dataset(registry.get("repo"), [str(root)], out, options=dict(build.DEFAULT_OPTIONS), jobs=1)
     (rejection,) = list(read_rejected(out))
     assert rejection["stage"] == "execution" and rejection["reason"].startswith("collection_failed: ")
     assert "PytestRemovedIn9Warning: The (path: py.path.local) argument" in rejection["reason"], rejection

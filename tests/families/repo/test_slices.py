@@ -1,11 +1,11 @@
 """The repo family's analysis slices (difficulty, reasoning scope), as analysis reads them through the plug-in."""
 
 from execbench.analysis.logs import row_from_records
-from execbench.contract import families
+from execbench import registry
 
 
 def test_difficulty_and_scope_from_labels_metrics_and_slice_files():
-    repo = families.get("repo")
+    repo = registry.get("repo")
     assert repo.sample_slices({"difficulty": {"label": "Hard "}, "scope": "repository-wide"}, {}) == \
         {"difficulty": "hard", "scope": "repository-wide"}
     assert repo.sample_slices({}, {"difficulty": 2, "slice_files": 1}) == {"difficulty": "medium", "scope": "intra-file"}

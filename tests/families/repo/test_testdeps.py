@@ -65,7 +65,7 @@ def test_resolved_versions_come_from_dist_info_names(tmp_path):
 def test_manifest_records_the_test_environment(tmp_path):
     from types import SimpleNamespace
 
-    from execbench.contract import families
+    from execbench import registry
     from execbench.families.repo import build
 
     root = _tree(tmp_path / "src", {"requirements-test.txt": "pytest==8.3.4\nfreezegun==1.5.1\n"})
@@ -79,5 +79,5 @@ def test_manifest_records_the_test_environment(tmp_path):
                    "declared_in": ["requirements-test.txt"], "resolved": {"pytest": "8.3.4", "freezegun": "1.5.1"}}
     build.PREPARED.clear()
     build.PREPARED["pkg-1.0"] = env
-    assert families.get("repo").manifest_settings({}) == {"repositories": {"pkg-1.0": env}}
+    assert registry.get("repo").manifest_settings({}) == {"repositories": {"pkg-1.0": env}}
     build.PREPARED.clear()

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from execbench.contract import families
+from execbench import registry
 from execbench.cli import app
 from execbench.dataset import read_manifest, read_rejected, read_tasks
 from execbench.contract import Candidate
@@ -18,7 +18,7 @@ from execbench.families.build import build_dataset
 from execbench.families.state import netsimplex
 from execbench.sources.cases import builtin_corpus
 
-STATE = families.get("state")
+STATE = registry.get("state")
 CLASSIC = builtin_corpus("state", "classic")
 
 

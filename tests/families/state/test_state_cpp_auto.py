@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from execbench.contract import families
+from execbench import registry
 from execbench.dataset import read_tasks
 from execbench.families.build import build_dataset
 from execbench.families.state import choose, cpp_programs, cpp_scan
 
 
-STATE = families.get("state")
+STATE = registry.get("state")
 
 
 def write_case(root: Path, name: str, program: str, short: str, long: str, language: str = "cpp") -> Path:

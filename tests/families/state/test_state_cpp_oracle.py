@@ -21,12 +21,12 @@ from pathlib import Path
 import pytest
 
 from execbench import sandbox
-from execbench.contract import families
+from execbench import registry
 from execbench.dataset import read_tasks
 from execbench.families.build import build_dataset
 from execbench.sources.cases import builtin_corpus
 
-STATE = families.get("state")
+STATE = registry.get("state")
 PAIRED = builtin_corpus("state", "paired")
 CLASSIC = builtin_corpus("state", "classic")
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from execbench.contract import families
+from execbench import registry
 from execbench.cli import app
 from execbench.dataset import Task
 from execbench.families.build import build_dataset
@@ -77,7 +77,7 @@ def test_listing_rules():
 @needs_reference
 def test_layout_coconut_answers_equal_the_published_traces_with_their_line_numbers(tmp_path):
     """HumanEval/0..24 built with the paper's listing: stored answers equal the CSV's ExecutedLines."""
-    trace = families.get("trace")
+    trace = registry.get("trace")
     options = {**trace.default_options, "repeats": 1, "keep_duplicates": True, "layout": "coconut"}
     build_dataset(trace, ["humaneval"], tmp_path / "he", options=options, jobs=2, limit=25)
     tasks = [json.loads(line) for line in (tmp_path / "he" / "tasks.jsonl").read_text().splitlines()]
@@ -179,11 +179,11 @@ def test_table_1_aggregates_per_task_and_false_sim_counts_tasks_without_errors_a
 def test_grade_with_the_variant_goes_through_the_family():
     tasks = [_task([2, 3, 3]), _task([2, 4], source_id="humaneval/HumanEval-1")]
     answers = {tasks[0].id: "[2, 3]", tasks[1].id: "[2, 3]"}
-    default = list(grade_tasks(iter(tasks), answers))
-    paper = list(grade_tasks(iter(tasks), answers, coconut.VARIANT))
+    default = list(grade_tasks(iter(tasks), answers, family_of=registry.get))
+    paper = list(grade_tasks(iter(tasks), answers, coconut.VARIANT, family_of=registry.get))
     assert not default[0][1].correct  # execbench's own key is the full trace [2, 3, 3]
     assert [score.correct for _, score in paper] == [True, False]
-    summary = summarize(paper, coconut.VARIANT)
+    summary = summarize(paper, coconut.VARIANT, family_of=registry.get)
     assert summary["variant"] == coconut.VARIANT
     assert summary["families"]["trace"]["paper"]["table_1"]["acc_hard"] == 0.5
 
@@ -245,12 +245,12 @@ def test_rendering_the_variant(tmp_path, monkeypatch):
     prompts = {name: f"{name} prompt: {{0}} / {{1}} / {{2}}" for name in ("HumanEval", "Recursion", "OOP",
                                                                         "Concurrency")}
     monkeypatch.setattr(trace_prompt, "_coconut_prompts", lambda repo: prompts)
-    rendered = families.get("trace").prompt(_task([2]), coconut.VARIANT)
+    rendered = registry.get("trace").prompt(_task([2]), coconut.VARIANT)
     assert rendered.messages[0].content == "HumanEval prompt: def f():  # 1\n    return 1  # 2\n  # 3 / f / "
     assert rendered.template == "trace/coconut"
     with pytest.raises(ValueError, match="did not publish"):
-        families.get("trace").prompt(_task([2]), coconut.DIRECT_VARIANT)
-    oop = families.get("trace").prompt(_task([2], topic="oop"), coconut.DIRECT_VARIANT)
+        registry.get("trace").prompt(_task([2]), coconut.DIRECT_VARIANT)
+    oop = registry.get("trace").prompt(_task([2], topic="oop"), coconut.DIRECT_VARIANT)
     assert oop.messages[0].content.startswith("OOP prompt: ")
 
 

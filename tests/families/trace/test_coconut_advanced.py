@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from execbench.contract import families
+from execbench import registry
 from execbench.dataset import Task, read_rejected, read_tasks
 from execbench.families.build import build_dataset
 from execbench.families.trace import coconut, coconut_advanced
@@ -118,7 +118,7 @@ def write_fixture(root: Path) -> Path:
 
 
 def build(tmp_path: Path, source: str, layout: str = "execbench", limit: int | None = None) -> Path:
-    trace = families.get("trace")
+    trace = registry.get("trace")
     out = tmp_path / f"built-{layout}"
     options = {**trace.default_options, "layout": layout}
     build_dataset(trace, [source], out, options=options, jobs=2, limit=limit)
@@ -224,7 +224,7 @@ def test_coconut_prompt_shows_the_published_code_indices(tmp_path, monkeypatch):
     task = next(iter(read_tasks(build(tmp_path, f"coconut-advanced:{repo}:recursion", "coconut", limit=1))))
     stand_in = {"HumanEval": "H {0}", "Recursion": "R {0}", "OOP": "R {0}", "Concurrency": "C {0}"}
     monkeypatch.setattr(trace_prompt, "_coconut_prompts", lambda repo: stand_in)
-    rendered = families.get("trace").prompt(task, coconut.VARIANT).messages[-1].content
+    rendered = registry.get("trace").prompt(task, coconut.VARIANT).messages[-1].content
     row = coconut_advanced.read_csv(repo, "Recursion")[task.provenance["paper_row"]]
     assert rendered == "R " + row["Code_Indices"]
 
@@ -232,7 +232,7 @@ def test_coconut_prompt_shows_the_published_code_indices(tmp_path, monkeypatch):
 def test_built_concurrency_keys_grade_any_interleaving_but_not_a_moved_boundary(tmp_path):
     """Built keys hold segments sorted: ``--variant coconut`` compares a segment's lines as a
     set (the paper's stated rule); the paper's own rows (segment_order observed) keep order."""
-    trace = families.get("trace")
+    trace = registry.get("trace")
     answer = [5, 6, 6, 6, 6, 7, [2, 2, 7, 7, 8, 8, 9, 9, 9, 10, 10], 11]
     built = Task(id="trace/coconut-advanced/concurrency/w/0#trace", family="trace", arm="trace",
                  source_id="coconut-advanced/concurrency/w", language="python",

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from execbench.contract import families
+from execbench import registry
 from execbench.dataset import read_manifest
 from execbench.families.build import build_dataset
 
@@ -29,7 +29,7 @@ def _benchmark():
 @pytest.mark.skipif(not CSV.is_file(), reason=f"CoCoNUT reference data absent: {CSV} (see benchmarks/coconut_reproduction.py)")
 def test_paper_traces_are_reproduced(tmp_path):
     bench = _benchmark()
-    trace = families.get("trace")
+    trace = registry.get("trace")
     options = {**trace.default_options, "repeats": 1, "keep_duplicates": True}
     build_dataset(trace, ["humaneval"], tmp_path / "he", options=options, jobs=2, limit=PROBLEMS)
     tasks = bench.read_tasks(tmp_path / "he")

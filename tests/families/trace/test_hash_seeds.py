@@ -17,7 +17,7 @@ import subprocess
 
 import pytest
 
-from execbench.contract import families
+from execbench import registry
 from execbench.dataset import read_manifest, read_rejected, read_tasks
 from execbench.dataset.cache import BuildCache
 from execbench.contract import hashseeds
@@ -25,7 +25,7 @@ from execbench.families.build import build_dataset
 from execbench.sources.errors import SourceError
 from execbench.tracing import interpreter
 
-TRACE = families.get("trace")
+TRACE = registry.get("trace")
 
 # a set built at run time from a list (a constant set display would be a frozenset constant
 # made by the compiler, whose order also depends on what the process compiled before)

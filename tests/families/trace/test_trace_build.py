@@ -7,13 +7,13 @@ import textwrap
 
 import pytest
 
-from execbench.contract import families
+from execbench import registry
 from execbench.dataset import read_manifest, read_rejected, read_tasks
 from execbench.dataset.cache import BuildCache
 from execbench.families.build import build_dataset
 from execbench.families.trace.build import approx_tokens, render_trace
 
-TRACE = families.get("trace")
+TRACE = registry.get("trace")
 
 
 def write_case(root, name, program, **config):
