@@ -12,8 +12,10 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from execbench import __version__
+from execbench import __version__, familyhelp
 from execbench.progress import LoggedProgress
+
+_SOURCES_HELP = familyhelp.sources()  # the built-in families' sources (no family imported)
 
 app = typer.Typer(
     name="execbench",
@@ -58,8 +60,8 @@ def _root(version: bool = typer.Option(False, "--version", help="Print the versi
 
 @app.command()
 def build(
-    family: str = typer.Argument(..., help="Task family: trace, state, repo or cruxeval."),
-    sources: list[str] = typer.Argument(..., help="trace: humaneval, advanced, cruxeval or case directories; state: classic, networkx-simplex or case directories; repo: pypi:NAME==VERSION, a local checkout, default or list:FILE; cruxeval: cruxeval."),
+    family: str = typer.Argument(..., help=f"Task family: {familyhelp.families()}."),
+    sources: list[str] = typer.Argument(..., help=_SOURCES_HELP),
     out: Path = typer.Option(..., "-o", "--out", help="Dataset directory to write."),
     jobs: int = typer.Option(2, "--jobs", "-j", min=1, help="Candidates built in parallel."),
     limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Build only the first N candidates."),
@@ -170,8 +172,8 @@ def grade(
     answers: Path = typer.Option(..., "--answers", help='JSONL of {"id": ..., "response": "<raw model text>"}.'),
     out: Optional[Path] = typer.Option(None, "-o", "--out", help="Write one result line per task here."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as one JSON object on stdout."),
-    variant: Optional[str] = typer.Option(None, "--variant", help="Grade as this prompt variant scores (trace: "
-                                          "coconut / coconut-direct, the CoCoNUT paper's rules; docs/trace-format.md)."),
+    variant: Optional[str] = typer.Option(None, "--variant", help="Grade as this prompt variant scores "
+                                          f"({familyhelp.paper_scoring()}: a peer benchmark's own rules)."),
 ) -> None:
     """Grade raw model responses against a dataset (model text is parsed, never executed)."""
     from execbench import registry
@@ -289,7 +291,7 @@ def eval(  # the command's name (shadows the builtin in this module only)
                               "Inspect model such as openai/gpt-4o or openai-api/<service>/<model>; see `execbench models`."),
     mode: Optional[str] = typer.Option(None, "--mode", help="direct | cot | agent (agent: repo tasks only)."),
     variant: Optional[str] = typer.Option(None, "--variant", help="Any prompt variant of the dataset's families "
-                                          "(trace: direct, cot, static-analysis, 3-shot, symbols, line, coconut, coconut-direct); wins over --mode."),
+                                          f"({familyhelp.variants()}); wins over --mode."),
     limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Evaluate only the first N tasks."),
     epochs: Optional[int] = typer.Option(None, "--epochs", min=1, help="Ask every task K times."),
     max_connections: Optional[int] = typer.Option(None, "--max-connections", min=1,

@@ -107,3 +107,20 @@ def test_the_build_key_changes_with_what_an_outcome_depends_on():
     assert key != build_key(trace, {"program": "x = 2"}, {"repeats": 3})
     assert key != build_key(trace, {"program": "x = 1"}, {"repeats": 2})
     assert key != build_key(registry.get("state"), {"program": "x = 1"}, {"repeats": 3})
+
+
+def test_the_cli_help_table_says_what_the_plug_ins_declare():
+    """``execbench.familyhelp`` is the CLI's static copy (no family is imported at start-up)."""
+    from execbench import familyhelp
+
+    plugins = {name: registry.get(name) for name in registry._BUILTIN}
+    assert list(familyhelp.SOURCES) == list(familyhelp.VARIANTS) == list(plugins)
+    assert familyhelp.VARIANTS == {name: plugin.variants for name, plugin in plugins.items()}
+    assert familyhelp.PAPER_SCORING == {name: plugin.paper_scoring_variants for name, plugin in plugins.items()
+                                        if plugin.paper_scoring_variants}
+    for name, plugin in plugins.items():
+        named = {word.strip() for word in familyhelp.SOURCES[name].replace(" or ", ",").split(",")}
+        assert set(plugin.demo_sources) <= named, name
+    assert familyhelp.families() == "trace, state, repo or cruxeval"
+    assert "trace: coconut / coconut-direct" in familyhelp.paper_scoring()
+    assert "state" not in familyhelp.variants()  # only direct and cot: nothing to list
