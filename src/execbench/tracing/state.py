@@ -32,13 +32,17 @@ from __future__ import annotations
 
 import types
 from collections import deque
-from typing import Any
+from typing import Any, Iterable
 
 _ATOMIC = frozenset({type(None), bool, int, float, complex, str, bytes, range})
 _SEQUENCES = frozenset({list, tuple, set, frozenset, deque})
 _NOT_STATE = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType,
               type, types.BuiltinMethodType)
+# exact types whose values are never _NOT_STATE (builtins: their __class__ cannot be overridden)
+_PLAIN = _ATOMIC | _SEQUENCES | {dict}
 _get_dict = object.__getattribute__
+# True when every type of the iterable is atomic (stops at the first that is not; True when empty)
+_all_atomic = _ATOMIC.issuperset
 
 
 def _is_state_name(name: str, value: Any, hidden: str | None) -> bool:
@@ -50,7 +54,14 @@ def _is_state_name(name: str, value: Any, hidden: str | None) -> bool:
 
 
 class _Walker:
-    """Counts slots of values, deduplicating containers by identity within one walk."""
+    """Counts slots of values, deduplicating containers by identity within one walk.
+
+    Speed (the walk is most of a measured run's cost): containers whose elements are all
+    atomic are sized without visiting the elements one by one, and :meth:`children` sizes
+    atomic, already-seen and all-atomic children in its own loop, calling :meth:`size` only
+    for the rest. The sizes and the work are those of the plain recursion (each distinct
+    container adds its own 1 + atomic elements and its own work, whichever reference
+    reaches it first), so ``state_load`` and the stride do not depend on these shortcuts."""
 
     __slots__ = ("seen", "work")
 
@@ -67,17 +78,18 @@ class _Walker:
             return 0
         self.seen.add(key)
         if t in _SEQUENCES:
-            n = len(value)
-            self.work += n + 1
-            if n and set(map(type, value)) <= _ATOMIC:
-                return 1 + n
-            return 1 + sum(map(self.size, value))
+            self.work += len(value) + 1
+            if _all_atomic(map(type, value)):
+                return 1 + len(value)
+            return 1 + self.children(value)
         if t is dict:
             n = len(value)
             self.work += 2 * n + 1
-            if n and set(map(type, value)) <= _ATOMIC and set(map(type, value.values())) <= _ATOMIC:
-                return 1 + 2 * n
-            return 1 + sum(map(self.size, value)) + sum(map(self.size, value.values()))
+            if _all_atomic(map(type, value)):
+                if _all_atomic(map(type, value.values())):
+                    return 1 + 2 * n
+                return 1 + n + self.children(value.values())
+            return 1 + self.children(value) + self.children(value.values())
         self.work += 1
         if isinstance(value, _NOT_STATE) or not hasattr(t, "__dict__") or t.__module__ == "builtins":
             return 1
@@ -88,12 +100,53 @@ class _Walker:
         if type(attrs) is not dict:
             return 1
         self.work += len(attrs)
-        return 1 + sum(self.size(v) for v in attrs.values())
+        return 1 + self.children(attrs.values())
+
+    def children(self, values: Iterable[Any]) -> int:
+        """The summed size of ``values`` (as ``sum(map(self.size, values))``)."""
+        total = 0
+        seen = self.seen
+        for value in values:
+            t = type(value)
+            if t in _ATOMIC:
+                total += 1
+            elif id(value) in seen:
+                continue
+            elif t is dict and _all_atomic(map(type, value)) and _all_atomic(map(type, value.values())):
+                seen.add(id(value))
+                n = len(value)
+                self.work += 2 * n + 1
+                total += 1 + 2 * n
+            elif t in _SEQUENCES and _all_atomic(map(type, value)):
+                seen.add(id(value))
+                n = len(value)
+                self.work += n + 1
+                total += 1 + n
+            else:
+                total += self.size(value)
+        return total
 
 
-def state_size(frame: types.FrameType, files: frozenset[str], hidden: str | None = None) -> tuple[int, int]:
+def _state_values(namespace: dict[str, Any], hidden: str | None, names: dict[str, bool]) -> list[Any]:
+    """The values of ``namespace``'s state bindings (:func:`_is_state_name`); ``names``
+    caches the name half of that test (it depends on the name only)."""
+    out = []
+    for name, value in namespace.items():
+        state_name = names.get(name)
+        if state_name is None:
+            state_name = names[name] = _is_state_name(name, None, hidden)
+        if state_name and (type(value) in _PLAIN or not isinstance(value, _NOT_STATE)):
+            out.append(value)
+    return out
+
+
+def state_size(frame: types.FrameType, files: frozenset[str], hidden: str | None = None,
+               names: dict[str, bool] | None = None) -> tuple[int, int]:
     """(|S|, work) for the program state visible from ``frame`` (see the module docstring);
-    names starting with ``hidden`` (instrumentation) are not state."""
+    names starting with ``hidden`` (instrumentation) are not state. ``names``: a cache of
+    the name test kept across calls with the same ``hidden`` (the meter's)."""
+    if names is None:
+        names = {}
     walker = _Walker()
     total = 0
     module_globals = None
@@ -104,15 +157,11 @@ def state_size(frame: types.FrameType, files: frozenset[str], hidden: str | None
             if module_globals is None and f.f_globals.get("__name__") == "__main__":
                 module_globals = f.f_globals
             if code.co_name != "<module>":
-                for name, value in f.f_locals.items():
-                    if _is_state_name(name, value, hidden):
-                        total += walker.size(value)
+                total += walker.children(_state_values(f.f_locals, hidden, names))
         f = f.f_back
     if module_globals is None:
         module_globals = frame.f_globals
-    for name, value in list(module_globals.items()):
-        if _is_state_name(name, value, hidden):
-            total += walker.size(value)
+    total += walker.children(_state_values(dict(module_globals), hidden, names))
     return total, walker.work + 1
 
 
@@ -130,12 +179,13 @@ class StateMeter:
         self.samples = 0
         self.work = 0
         self._next_budget = self.budget
+        self._names: dict[str, bool] = {}   # name -> whether a binding of that name can be state
 
     def __call__(self, frame: types.FrameType) -> None:
         self.events += 1
         if self.events % self.stride:
             return
-        size, work = state_size(frame, self.files, self.hidden)
+        size, work = state_size(frame, self.files, self.hidden, self._names)
         self.samples += 1
         self.work += work
         self.state_load += size * self.stride

@@ -35,6 +35,19 @@ OBJECTS = textwrap.dedent("""\
 # line 9: n 1 + p (1 + x 1 + ys 3) -> 6
 OBJECTS_SIZES = [0, 0, 0, 0, 0, 1, 2, 3, 6]
 
+NESTED = textwrap.dedent("""\
+    g = {1: {2: {"w": 3}}, 4: {}}
+    h = [g[1][2], [5, 6], [5, 6]]
+    k = {(1, 2): "x"}
+    print(len(k))
+    """)
+# the walker's shortcuts (all-atomic containers sized at once, inside and outside a parent's
+# loop): g = 1 + keys 2 + g[1] (1 + key 1 + {"w": 3} 3) + g[4] 1 = 9; h = 1 + the aliased
+# dict 0 + two distinct [5, 6] 3 + 3 = 7; k = 1 + key (1, 2) 3 + "x" 1 = 5
+NESTED_SIZES = [0, 9, 16, 21]
+# work per observation: 1 + (dicts 2n + 1, sequences n + 1, each distinct container once)
+NESTED_WORK = 1 + (1 + 12) + (1 + 12 + 10) + (1 + 22 + 6)
+
 
 def measure(program: str, **measure):
     limits = {"cpu": 10, "wall": 30, "memory_mb": 2048}
@@ -52,6 +65,12 @@ def test_sizes_follow_the_documented_convention():
         assert metrics["state_load"] == sum(sizes)
         assert metrics["peak_state"] == max(sizes)
         assert metrics["state_stride"] == 1 and metrics["opcodes"] > metrics["line_events"]
+
+
+def test_nested_and_aliased_containers_count_once_with_their_work():
+    metrics = measure(NESTED)
+    assert metrics["line_events"] == len(NESTED_SIZES) and metrics["state_load"] == sum(NESTED_SIZES)
+    assert metrics["peak_state"] == 21 and metrics["state_work"] == NESTED_WORK
 
 
 def test_budget_switches_to_stride_sampling_with_a_close_estimate():

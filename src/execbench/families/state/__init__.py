@@ -45,6 +45,8 @@ class StateFamily(Family):
                          ("Trace + peak + load", ("trace_length", "peak_state", "state_load"))),
         logistic_paper="paper 001 table 6", cell_column="study", python_only_relations=True,
         headlines=("theta",), paired_arms=(build.ARMS[0], build.ARMS[1]), slice_orders={"arm": build.ARMS},
+        pairs_note="The final arms ask the same question in both languages; the state arms may not (each language "
+                   "chooses its checkpoint).",
         slice_tables=(SliceTable("arm", "Arm", "Accuracy by arm", "paper 001 table 3",
                                  figure_caption="Accuracy (C/R) per arm with Wilson intervals.",
                                  figure_alt="arm profiles per setting"),

@@ -27,6 +27,7 @@ class TraceFamily(Family):
     paper_scoring_variants = coconut.VARIANTS  # graded by the paper's rules: the report adds its Table I/II layout
     paper_trace_counts = coconut.PAPER_TRACES  # the paper's traces per topic, shown beside that layout
     paper_task_topic = "humaneval"  # Table I: HumanEval-Trace, aggregated per problem
+    paper_reproduction = "benchmarks/coconut_tables.py --advanced"  # the paper's predictions on our traces
     default_options = build.DEFAULT_OPTIONS
     builder, renderer = build, prompt
     source_licenses = {"humaneval": "MIT (HumanEval, openai/human-eval)",
@@ -47,7 +48,7 @@ class TraceFamily(Family):
         correlation_metrics=("trace_length", "loc", "cyclomatic"), theta_metrics=("trace_length",),
         logistic_models=(("Trace", ("trace_length",)), ("Trace + LOC", ("trace_length", "loc"))),
         cell_column="topic", cell_order=("humaneval", "oop", "recursion", "concurrency"), program_text=True,
-        per_task_title="CoCoNUT metrics")
+        per_task_title="CoCoNUT metrics", length_metric="trace_length", cell_heading="HumanEval and advanced topics")
 
     def manifest_settings(self, options: dict[str, Any]) -> dict[str, Any]:
         return build.manifest_settings(options)
