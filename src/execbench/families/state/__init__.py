@@ -23,7 +23,7 @@ class StateFamily(Family):
     name = "state"
     version = "5"  # 5: C++ loop profile from the state meter's clean run (fewer compiles; same tasks); 4: C++ automatic checkpoints and state metrics; 3: no measured resources in the records (job runner); 2: own compile flags, host varies
     variants = prompt.VARIANTS
-    default_options = build.DEFAULT_OPTIONS
+    default_options = dict(build.DEFAULT_OPTIONS)
     builder, renderer = build, prompt
     source_licenses = {"classic": "Apache-2.0 (execbench's classic corpus)",
                        "paired": "Apache-2.0 (execbench's paired Python/C++ corpus)",

@@ -44,7 +44,8 @@ def _measuring_tracer(program: str, measure: dict[str, Any]) -> tuple[Tracer, St
 
 def _measured(tracer: Tracer, meter: StateMeter | None) -> dict[str, Any]:
     result = tracer.result()
-    out = {key: result[key] for key in ("status", "opcodes", "line_events", "too_large") if key in result}
+    keys: tuple[str, ...] = ("status", "opcodes", "line_events", "too_large")
+    out = {key: result[key] for key in keys if key in result}
     if meter is not None:
         out.update(meter.result())
     return out
@@ -58,7 +59,7 @@ def run_program(args: dict[str, Any]) -> dict[str, Any]:
     sys.path[0] = os.path.dirname(program)
     module = types.ModuleType("__main__")
     module.__file__ = program
-    module.__builtins__ = builtins  # type: ignore[attr-defined] - ModuleType accepts the attribute at run time
+    module.__builtins__ = builtins  # type: ignore[attr-defined]  # ModuleType accepts it at run time
     sys.modules["__main__"] = module
     namespace = module.__dict__
     measure = args.get("measure")

@@ -41,15 +41,20 @@ import json
 import re
 from dataclasses import replace
 from functools import lru_cache
-from typing import Any, Generator, Iterator, Sequence
+from typing import Any, Generator, Iterator, Sequence, TypedDict, cast
 
 from execbench.dataset import make_id
-from execbench.contract import hashseeds
 from execbench.contract import Candidate, Outcome, Reject, SourceError
 from execbench.families.state import choose, choose_cpp, cpp_programs, instrument_cpp, instrument_py
 from execbench.families.state import jobs as state_jobs
 from execbench.families.state.canonical import depth_ok, dumps, json_type, leaves
 from execbench.families.state.jobs import exec_job, python_job, toolchain
+from execbench.contract.jsontypes import JSONObject
+from execbench.families.state.cpp_scan import CppLoop
+from execbench.families.state.records import (ArmMetrics, CaseProvenance, CaseResult, CaseRun, Checkpoint, Choice,
+                                              CommonProvenance, Results, Settings, SourceErrorPayload, StateMetrics,
+                                              StateOptions, StatePayload, StateProvenance, StateTask,
+                                              Step)
 from execbench.sandbox import records
 from execbench.sandbox.jobs import Job, JobResult
 from execbench.sources import cases
@@ -57,7 +62,7 @@ from execbench.sources import cases
 INSTRUMENTATION_VERSION = "1"
 ARMS = ("short-trace-final", "long-trace-final", "inside-loop-state", "post-loop-state")
 
-DEFAULT_OPTIONS: dict[str, Any] = {
+DEFAULT_OPTIONS: StateOptions = {
     "repeats": 3,  # runs per oracle (hash seed 0, then check seeds) and trace-length measurements
     "check_seeds": "",  # Python: "" = drawn at random per build; "5,9": pinned (contract/hashseeds.py)
     "min_trace_ratio": 10.0,  # short << long: long >= ratio * short in every measurement
@@ -77,7 +82,7 @@ DEFAULT_OPTIONS: dict[str, Any] = {
 
 # -- candidates ---------------------------------------------------------------------------
 
-def candidates(sources: list[str], options: dict[str, Any]) -> Iterator[Candidate]:
+def candidates(sources: list[str], options: StateOptions) -> Iterator[Candidate]:
     for source in sources:
         if source == "networkx-simplex":
             from execbench.families.state import netsimplex
@@ -94,12 +99,13 @@ def _case_dirs(source: str) -> Iterator[Candidate]:
             case = cases.load_case(directory)
             payload = case_payload(case, name)
         except SourceError as exc:
-            yield Candidate(key=f"{name}/{directory.name}", payload={"error": str(exc), "case": directory.name})
+            error: SourceErrorPayload = {"error": str(exc), "case": directory.name}
+            yield Candidate(key=f"{name}/{directory.name}", payload=dict(error))
             continue
-        yield Candidate(key=f"{name}/{case.id}", payload=payload)
+        yield Candidate(key=f"{name}/{case.id}", payload=dict(payload))
 
 
-def case_payload(case: cases.Case, source: str) -> dict[str, Any]:
+def case_payload(case: cases.Case, source: str) -> StatePayload:
     config = case.config
     language = config["language"]
     if language not in ("python", "cpp"):
@@ -113,7 +119,7 @@ def case_payload(case: cases.Case, source: str) -> dict[str, Any]:
     compare = config.get("compare", "tokens")
     if compare not in ("tokens", "bytes"):
         raise SourceError(f"{case.directory}: compare must be 'tokens' or 'bytes'")
-    payload = {
+    payload: StatePayload = {
         "source": source,
         "case": case.id,
         "language": language,
@@ -129,11 +135,11 @@ def case_payload(case: cases.Case, source: str) -> dict[str, Any]:
     if language == "cpp":
         payload["toolchain"] = toolchain()
     if isinstance(config.get("pair"), str):  # the same program in another language (paired corpus)
-        payload["provenance"] = {"pair": config["pair"]}
+        payload["provenance"] = CaseProvenance(pair=config["pair"])
     return payload
 
 
-def _check_checkpoint(raw: Any, case: cases.Case) -> dict[str, Any]:
+def _check_checkpoint(raw: Any, case: cases.Case) -> Checkpoint:
     where = case.directory / cases.CASE_FILE
     if not isinstance(raw, dict):
         raise SourceError(f"{where}: [checkpoint] must be a table")
@@ -162,22 +168,20 @@ def _check_checkpoint(raw: Any, case: cases.Case) -> dict[str, Any]:
 # jobs of all cases that share a hash seed (and preload) in one sandbox, each case in a group
 # of its own (its own, emptied directory).
 
-Step = dict[int, list[Job]]
-Results = dict[int, dict[str, JobResult]]
-CaseRun = Generator[Step, Results, dict[str, Any]]
-
 BATCH_SIZE = 16  # cases built together (families/build.py cuts smaller batches when there are few)
 
 
-def build_candidate(candidate: Candidate, options: dict[str, Any]) -> Outcome:
+def build_candidate(candidate: Candidate, options: StateOptions) -> Outcome:
     return build_candidates([candidate], options)[0]
 
 
-def build_candidates(candidates: list[Candidate], options: dict[str, Any]) -> list[Outcome]:
+def build_candidates(candidates: list[Candidate], options: StateOptions) -> list[Outcome]:
     """Outcomes of ``candidates`` (in order), each what building it alone gives: a case's
     jobs run in a group of their own, and a job that kills the sandbox fails alone."""
     outcomes = [Outcome() for _ in candidates]
-    payloads = [candidate.payload for candidate in candidates]
+    # the payloads of case_payload() and netsimplex.candidates(), or a SourceErrorPayload
+    payloads = [cast(StatePayload, candidate.payload) for candidate in candidates]
+    settings = Settings.of(options)
     pending: dict[int, tuple[CaseRun, Step]] = {}
 
     def advance(i: int, run: CaseRun, results: Results | None) -> None:
@@ -187,7 +191,7 @@ def build_candidates(candidates: list[Candidate], options: dict[str, Any]) -> li
             try:
                 step = run.send(results) if results is not None else next(run)
             except StopIteration as done:
-                outcome.tasks.extend(_tasks(payload, done.value, options))
+                outcome.tasks.extend(dict(task) for task in _tasks(payload, done.value, settings))
                 return
             pending[i] = (run, step)
         except Reject as exc:
@@ -197,11 +201,11 @@ def build_candidates(candidates: list[Candidate], options: dict[str, Any]) -> li
         except SourceError as exc:
             outcome.reject(key, "source", str(exc), language=payload["language"])
 
-    for i, payload in enumerate(payloads):
-        if "error" in payload:
-            outcomes[i].reject(candidates[i].key, "source", payload["error"])
+    for i, (candidate, payload) in enumerate(zip(candidates, payloads)):
+        if "error" in candidate.payload:
+            outcomes[i].reject(candidate.key, "source", cast(SourceErrorPayload, candidate.payload)["error"])
         else:
-            advance(i, (_python if payload["language"] == "python" else _cpp)(payload, options), None)
+            advance(i, (_python if payload["language"] == "python" else _cpp)(payload, settings), None)
     while pending:
         sandboxes: dict[tuple[int, tuple[str, ...]], list[tuple[int, Job]]] = {}
         for i, (_, step) in sorted(pending.items()):
@@ -219,18 +223,9 @@ def build_candidates(candidates: list[Candidate], options: dict[str, Any]) -> li
     return outcomes
 
 
-def _native_limits(options: dict[str, Any]) -> dict[str, Any]:
-    t = float(options["time_limit"])
-    return {"cpu": t, "wall": 2 * t + 5, "memory_mb": int(options["memory_mb"]),
-            "max_output": int(options["max_output_bytes"])}
-
-
-def _trace_limits(options: dict[str, Any], state: bool) -> dict[str, Any]:
-    t = float(options["trace_time_limit"])
-    return {"cpu": t, "wall": 2 * t + 5, "memory_mb": max(2048, int(options["memory_mb"])),
-            "max_output": int(options["max_output_bytes"]),
-            "measure": {"state": state, "max_line_events": int(options["max_line_events"]),
-                        "state_budget": int(options["state_budget"])}}
+def _measure(settings: Settings, state: bool) -> dict[str, int | bool]:
+    """What a traced Python run measures (``_runner``'s ``measure`` argument)."""
+    return {"state": state, "max_line_events": settings.max_line_events, "state_budget": settings.state_budget}
 
 
 def _need(job: JobResult | None, what: str, *, stage: str = "execution") -> JobResult:
@@ -250,13 +245,13 @@ def _decode(job: JobResult, what: str) -> str:
         raise Reject("execution", f"{what}: output is not UTF-8") from None
 
 
-def _same(values: list[Any], what: str) -> Any:
+def _same(values: list[str], what: str) -> str:
     if any(v != values[0] for v in values[1:]):
         raise Reject("determinism", f"{what} differs across {len(values)} runs")
     return values[0]
 
 
-def _state_from(text: str, clean: str, what: str) -> tuple[dict[str, Any], str]:
+def _state_from(text: str, clean: str, what: str) -> tuple[JSONObject, str]:
     """(state object, canonical line) from an instrumented run's stdout, checking that the
     output before the state line is a prefix of the clean program's output."""
     if not text.endswith("\n"):
@@ -277,7 +272,7 @@ def _state_from(text: str, clean: str, what: str) -> tuple[dict[str, Any], str]:
     return value, line
 
 
-def _check_states(inside: dict[str, Any], post: dict[str, Any], fields: list[str], core: list[str]) -> None:
+def _check_states(inside: JSONObject, post: JSONObject, fields: list[str], core: list[str]) -> None:
     if set(inside) != set(fields) or set(post) != set(fields):
         raise Reject("checkpoint", "the states do not hold exactly the projected fields")
     for name in fields:
@@ -298,72 +293,47 @@ def _check_order(short: list[int], long: list[int], ratio: float, unit: str) -> 
 
 # -- Python -------------------------------------------------------------------------------
 
-def _python_jobs(seed: int, payload: dict[str, Any], inside_src: str, post_src: str,
-                 options: dict[str, Any]) -> list[Job]:
+def _python_jobs(seed: int, payload: StatePayload, inside_src: str, post_src: str, settings: Settings) -> list[Job]:
     """The runs of one hash seed: clean short/long and both instrumented programs natively,
     clean short/long traced (seed 0: also the instrumented ones, all with the state meter)."""
     program, short, long = payload["program"], payload["short"], payload["long"]
-    native, traced = _native_limits(options), _trace_limits(options, seed == 0)
+    native, traced = settings.native_limits(), settings.traced_limits()
+    measure = _measure(settings, seed == 0)
     jobs = [
         python_job("short", "main.py", program, short, **native),
         python_job("long", "main.py", program, long, **native),
         python_job("inside", "inside.py", inside_src, long, needs=["long"], **native),
         python_job("post", "post.py", post_src, long, needs=["long"], **native),
-        python_job("t_short", "main.py", program, short, needs=["short"], **traced),
-        python_job("t_long", "main.py", program, long, needs=["long"], **traced),
+        python_job("t_short", "main.py", program, short, needs=["short"], measure=measure, **traced),
+        python_job("t_long", "main.py", program, long, needs=["long"], measure=measure, **traced),
     ]
     if seed == 0:
-        jobs += [python_job("t_inside", "inside.py", inside_src, long, needs=["inside"], **traced),
-                 python_job("t_post", "post.py", post_src, long, needs=["post"], **traced)]
+        jobs += [python_job("t_inside", "inside.py", inside_src, long, needs=["inside"], measure=measure, **traced),
+                 python_job("t_post", "post.py", post_src, long, needs=["post"], measure=measure, **traced)]
     return jobs
 
 
-def _instrumented(program: str, choice: dict[str, Any]) -> tuple[str, str]:
-    line, fields, k = choice["loop_line"], choice["fields"], choice["inside_iteration"]
+def _instrumented(program: str, line: int, fields: list[str], k: int) -> tuple[str, str]:
     return (instrument_py.instrument(program, line, fields, "inside", k),
             instrument_py.instrument(program, line, fields, "post", k))
 
 
-def _python(payload: dict[str, Any], options: dict[str, Any]) -> CaseRun:
+def _python(payload: StatePayload, settings: Settings) -> CaseRun:
     program = payload["program"]
     checkpoint = payload.get("checkpoint")
-    checks = hashseeds.of(options)[1:]  # the check runs' hash seeds (the key run's is 0)
-    choice: dict[str, Any]
-    ahead: Results = {}  # runs made before the count was known (see below)
+    checks = settings.check_runs()  # the check runs' hash seeds (the key run's is 0)
+    ahead: Results = {}  # runs made before the count was known (see _declared_python)
     guessed: tuple[str, str] | None = None
     if checkpoint is None:
-        choice = yield from choose.choose_python(program, payload["long"], options)
+        choice = yield from choose.choose_python(program, payload["long"], settings)
+    elif checkpoint["inside_iteration"] is None:
+        choice, guessed, ahead = yield from _declared_python(payload, checkpoint, checks, settings)
     else:
-        choice = {"chosen_by": "case", **checkpoint}
-        if choice.get("inside_iteration") is None:
-            count = choose.count_job(program, payload["long"], checkpoint["loop_line"], options)
-            guess = (payload.get("band") or {}).get("pivots")
-            try:
-                guessed = _instrumented(program, {**choice, "inside_iteration": guess // 2 + 1}) if guess else None
-            except (instrument_py.InstrumentError, SourceError):
-                guessed = None   # the error comes after the count's checks: take the plain path
-            if guessed is not None:
-                # networkx-simplex: the selection counted this loop already, so every seed's runs
-                # go with the count (one step, no sandbox of its own); they are the runs the
-                # count calls for when it confirms the selection's figure, else they are dropped
-                ahead = yield {0: [count, *_python_jobs(0, payload, *guessed, options)],
-                               **{seed: _python_jobs(seed, payload, *guessed, options) for seed in checks}}
-                total = choose.count_of(ahead[0].get("profile"))
-                if total != guess:
-                    ahead = {}
-            else:
-                total = choose.count_of((yield {0: [count]})[0].get("profile"))
-            if total < 1:
-                raise Reject("checkpoint", f"the loop on line {checkpoint['loop_line']} never iterates on the long input")
-            choice["loop_iterations"] = total
-            choice["inside_iteration"] = total // 2 + 1
-            band = payload.get("band")
-            if band and not band["range"][0] <= total < band["range"][1]:
-                raise Reject("selection", f"{total} pivot-loop iterations: outside the case's band "
-                                          f"{band['name']} {band['range']} (selected with {band['pivots']})")
-    fields = choice["fields"]
-    core = choice.get("core") or fields
-    inside_src, post_src = guessed if guessed is not None and ahead else _instrumented(program, choice)
+        choice = Choice("case", checkpoint["loop_line"], checkpoint["fields"], checkpoint["inside_iteration"],
+                        checkpoint["core"])
+    core = choice.core or choice.fields
+    inside_src, post_src = guessed if guessed is not None and ahead else \
+        _instrumented(program, choice.loop_line, choice.fields, choice.inside_iteration)
     runs: dict[str, list[JobResult]] = {name: [] for name in
                                         ("short", "long", "inside", "post", "t_short", "t_long")}
     metrics_jobs: dict[str, JobResult] = {}
@@ -374,14 +344,14 @@ def _python(payload: dict[str, Any], options: dict[str, Any]) -> CaseRun:
         if all(seed in ahead for seed in seeds):
             results = ahead
         else:
-            results = yield {seed: _python_jobs(seed, payload, inside_src, post_src, options) for seed in seeds}
+            results = yield {seed: _python_jobs(seed, payload, inside_src, post_src, settings) for seed in seeds}
         for seed in seeds:
             for name in runs:
                 runs[name].append(_need(results[seed].get(name), f"{name} run (hash seed {seed})"))
             if seed == 0:
                 for name in ("t_short", "t_long", "t_inside", "t_post"):
                     metrics_jobs[name] = _need(results[seed].get(name), f"{name} traced run")
-                _fail_fast(runs, choice, core, options)
+                _fail_fast(runs, choice, core, settings)
     for name in ("t_short", "t_long"):
         for job in runs[name]:
             measured = state_jobs.metrics(job)
@@ -393,70 +363,97 @@ def _python(payload: dict[str, Any], options: dict[str, Any]) -> CaseRun:
             raise Reject("caps", f"tracing stopped: {measured.get('too_large', 'no metrics')}")
     trace = {"short": [state_jobs.metrics(j)["opcodes"] for j in runs["t_short"]],
              "long": [state_jobs.metrics(j)["opcodes"] for j in runs["t_long"]]}
-    metrics = {arm: _py_metrics(state_jobs.metrics(metrics_jobs[name])) for arm, name in
+    metrics = {arm: _py_metrics(metrics_jobs[name]) for arm, name in
                zip(ARMS, ("t_short", "t_long", "t_inside", "t_post"))}
-    return _finish(runs, choice, core, inside_src, post_src, trace, metrics, "opcodes", options)
+    return _finish(runs, choice, core, inside_src, post_src, trace, metrics, "opcodes", settings)
 
 
-def _fail_fast(runs: dict[str, list[JobResult]], choice: dict[str, Any], core: list[str],
-               options: dict[str, Any]) -> None:
+def _declared_python(payload: StatePayload, checkpoint: Checkpoint, checks: list[int], settings: Settings
+                     ) -> Generator[Step, Results, tuple[Choice, tuple[str, str] | None, Results]]:
+    """A declared loop without its iteration: count the loop's iterations on the long input
+    (K = the middle one). Returns the choice, and the instrumented programs with the runs
+    made with them when the count confirmed a guess (else None, {})."""
+    program, line = payload["program"], checkpoint["loop_line"]
+    ahead: Results = {}
+    count = choose.count_job(program, payload["long"], line, settings)
+    band = payload.get("band")
+    guess = band["pivots"] if band else None
+    try:
+        guessed = _instrumented(program, line, checkpoint["fields"], guess // 2 + 1) if guess else None
+    except (instrument_py.InstrumentError, SourceError):
+        guessed = None   # the error comes after the count's checks: take the plain path
+    if guessed is not None:
+        # networkx-simplex: the selection counted this loop already, so every seed's runs
+        # go with the count (one step, no sandbox of its own); they are the runs the
+        # count calls for when it confirms the selection's figure, else they are dropped
+        ahead = yield {0: [count, *_python_jobs(0, payload, *guessed, settings)],
+                       **{seed: _python_jobs(seed, payload, *guessed, settings) for seed in checks}}
+        total = choose.count_of(ahead[0].get("profile"))
+        if total != guess:
+            ahead = {}
+    else:
+        total = choose.count_of((yield {0: [count]})[0].get("profile"))
+    if total < 1:
+        raise Reject("checkpoint", f"the loop on line {line} never iterates on the long input")
+    if band and not band["range"][0] <= total < band["range"][1]:
+        raise Reject("selection", f"{total} pivot-loop iterations: outside the case's band "
+                                  f"{band['name']} {band['range']} (selected with {band['pivots']})")
+    choice = Choice("case", line, checkpoint["fields"], total // 2 + 1, checkpoint["core"], loop_iterations=total)
+    return choice, guessed, ahead
+
+
+def _fail_fast(runs: dict[str, list[JobResult]], choice: Choice, core: list[str], settings: Settings) -> None:
     """The checks that one run can already fail, before the other hash seeds are run."""
     long_out = _decode(runs["long"][0], "long run")
     inside, _ = _state_from(_decode(runs["inside"][0], "inside run"), long_out, "inside checkpoint")
     post, _ = _state_from(_decode(runs["post"][0], "post run"), long_out, "post checkpoint")
-    _check_states(inside, post, choice["fields"], core)
+    _check_states(inside, post, choice.fields, core)
     short, long = state_jobs.metrics(runs["t_short"][0]), state_jobs.metrics(runs["t_long"][0])
     if short.get("status") == "ok" and long.get("status") == "ok":
-        _check_order([short["opcodes"]], [long["opcodes"]], float(options["min_trace_ratio"]), "opcodes")
+        _check_order([short["opcodes"]], [long["opcodes"]], settings.min_trace_ratio, "opcodes")
 
 
-def _py_metrics(raw: dict[str, Any]) -> dict[str, Any]:
+def _py_metrics(job: JobResult) -> ArmMetrics:
+    raw = state_jobs.metrics(job)
     return {"trace_length": raw["opcodes"], "line_events": raw["line_events"], "peak_state": raw["peak_state"],
             "state_load": raw["state_load"], "state_stride": raw["state_stride"]}
 
 
-def _finish(runs: dict[str, list[JobResult]], choice: dict[str, Any], core: list[str], inside_src: str,
-            post_src: str, trace: dict[str, list[int]], metrics: dict[str, dict[str, Any]], unit: str,
-            options: dict[str, Any]) -> dict[str, Any]:
+def _finish(runs: dict[str, list[JobResult]], choice: Choice, core: list[str], inside_src: str,
+            post_src: str, trace: dict[str, list[int]], metrics: dict[str, ArmMetrics], unit: str,
+            settings: Settings) -> CaseResult:
     short_out = _same([_decode(j, "short run") for j in runs["short"]], "short output")
     long_out = _same([_decode(j, "long run") for j in runs["long"]], "long output")
     inside_text = _same([_decode(j, "inside run") for j in runs["inside"]], "inside-checkpoint output")
     post_text = _same([_decode(j, "post run") for j in runs["post"]], "post-checkpoint output")
     inside, inside_line = _state_from(inside_text, long_out, "inside checkpoint")
     post, post_line = _state_from(post_text, long_out, "post checkpoint")
-    _check_states(inside, post, choice["fields"], core)
-    _check_order(trace["short"], trace["long"], float(options["min_trace_ratio"]), unit)
-    return {
-        "outputs": {"short": short_out, "long": long_out},
-        "states": {"inside": inside, "post": post},
-        "state_lines": {"inside": inside_line, "post": post_line},
-        "programs": {"inside": inside_src, "post": post_src},
-        "choice": choice,
-        "trace": trace,
-        "metrics": metrics,
-        "unit": unit,
-    }
+    _check_states(inside, post, choice.fields, core)
+    _check_order(trace["short"], trace["long"], settings.min_trace_ratio, unit)
+    return CaseResult(short_output=short_out, long_output=long_out, inside_state=inside, post_state=post,
+                      inside_line=inside_line, post_line=post_line, inside_program=inside_src,
+                      post_program=post_src, choice=choice, trace=trace, metrics=metrics, unit=unit)
 
 
 # -- C++ ---------------------------------------------------------------------------------------
 
-def _compile_job(name: str, directory: str, source: str, options: dict[str, Any], coverage: bool = True,
+def _compile_job(name: str, directory: str, source: str, settings: Settings, coverage: bool = True,
                  needs: Sequence[str] = ()) -> Job:
-    t = float(options["compile_time_limit"])
-    argv = ["g++", f"-std={options['cpp_std']}", "-O0", *(["--coverage"] if coverage else []),
+    t = settings.compile_time_limit
+    argv = ["g++", f"-std={settings.cpp_std}", "-O0", *(["--coverage"] if coverage else []),
             "-o", "prog", "main.cpp"]
     return exec_job(name, argv, cwd=directory, files={f"{directory}/main.cpp": source}, cpu=t, wall=t,
                     memory_mb=4096, max_output=1 << 16, needs=needs, keep=["prog", "prog-main.gcno"])
 
 
-def _cpp_run_jobs(label: str, binary_dir: str, stdin: str, count: int, options: dict[str, Any],
+def _cpp_run_jobs(label: str, binary_dir: str, stdin: str, count: int, settings: Settings,
                   needs: list[str]) -> list[Job]:
     jobs = []
     for r in range(count):
         cwd = f"runs/{label}{r}"
         jobs.append(exec_job(f"{label}{r}", [f"../../{binary_dir}/prog"], cwd=cwd, stdin=stdin,
                              env={"GCOV_PREFIX": "{cwd}", "GCOV_PREFIX_STRIP": "64"}, needs=needs,
-                             fresh=True, **_native_limits(options)))
+                             fresh=True, **settings.native_limits()))
         # -r (--relative-only): only main.cpp's entry, not the standard headers' (~200 KB of JSON)
         jobs.append(exec_job(f"gcov_{label}{r}", ["sh", "-c", f"cp ../../{binary_dir}/prog-main.gcno . && "
                                                              "exec gcov --json-format --stdout -r prog-main.gcda"],
@@ -486,51 +483,50 @@ def _compiled(results: dict[str, JobResult], name: str, what: str) -> None:
         raise Reject("compile", f"{what} does not compile: {errors[0][:300]}")
 
 
-def _cpp(payload: dict[str, Any], options: dict[str, Any]) -> CaseRun:
+def _cpp(payload: StatePayload, settings: Settings) -> CaseRun:
     if not payload.get("toolchain"):
         raise Reject("compile", "g++ is not available")
     program = payload["program"]
     checkpoint = payload["checkpoint"]
-    repeats = int(options["repeats"])
+    repeats = settings.repeats
     sources: dict[str, str] = {}
-    loops: list[Any] = []
+    loops: list[CppLoop] = []
     if checkpoint is None:  # automatic choice: the loops it can choose from
         loops = cpp_programs.loops(program)
         if not loops:
             raise Reject("instrument", "the program has no instrumentable for/while loop (braced body)")
-    meter = _Meter(payload, options, loops or None)
-    jobs = [_compile_job("cc_clean", "clean", program, options), *meter.jobs()]
+    meter = _Meter(payload, settings, loops or None)
+    jobs = [_compile_job("cc_clean", "clean", program, settings), *meter.jobs()]
     k = checkpoint.get("inside_iteration") if checkpoint is not None else None
     if checkpoint is not None and k is not None:
-        jobs += _cpp_state_jobs(sources, payload, checkpoint["loop_line"], checkpoint["fields"], k, options)
+        jobs += _cpp_state_jobs(sources, payload, checkpoint["loop_line"], checkpoint["fields"], k, settings)
         jobs += meter.arm_jobs(checkpoint["loop_line"], k, first_step=True)
     elif checkpoint is not None:
         instrument_cpp.probe(program, checkpoint["loop_line"])   # refuses what it refuses before any run
-    jobs += _cpp_run_jobs("short", "clean", payload["short"], repeats, options, ["cc_clean"])
-    jobs += _cpp_run_jobs("long", "clean", payload["long"], repeats, options, ["cc_clean"])
+    jobs += _cpp_run_jobs("short", "clean", payload["short"], repeats, settings, ["cc_clean"])
+    jobs += _cpp_run_jobs("long", "clean", payload["long"], repeats, settings, ["cc_clean"])
     results = (yield {0: jobs})[0]
     _compiled(results, "cc_clean", "the program")
     meter.take(results)
     if checkpoint is None:
         counts = meter.profile(results, repeats)
         if counts is None:  # the meter could not count: a profile copy of its own
-            loops, profile = choose_cpp.profile_jobs(program, payload["long"], options)
+            loops, profile = choose_cpp.profile_jobs(program, payload["long"], settings)
             results.update((yield {0: profile})[0])
             counts = choose_cpp.profile_counts(results, loops)
-        choice = yield from choose_cpp.choose_cpp(program, payload["long"], loops, *counts, options)
-        k = choice["inside_iteration"]
+        choice = yield from choose_cpp.choose_cpp(program, payload["long"], loops, *counts, settings)
+    elif k is None:
+        total = yield from _cpp_iterations(payload, checkpoint["loop_line"], meter, results, settings)
+        choice = Choice("case", checkpoint["loop_line"], checkpoint["fields"], total // 2 + 1, checkpoint["core"],
+                        loop_iterations=total)
     else:
-        choice = {"chosen_by": "case", **checkpoint}
-        if k is None:
-            total = yield from _cpp_iterations(payload, checkpoint["loop_line"], meter, results, options)
-            k = total // 2 + 1
-            choice.update(loop_iterations=total, inside_iteration=k)
+        choice = Choice("case", checkpoint["loop_line"], checkpoint["fields"], k, checkpoint["core"])
+    k = choice.inside_iteration
     if "cc_inside" not in results:   # the state arms' step, now that K is known
-        line, fields = choice["loop_line"], choice["fields"]
-        results.update((yield {0: [*_cpp_state_jobs(sources, payload, line, fields, k, options, after_clean=False),
+        line, fields = choice.loop_line, choice.fields
+        results.update((yield {0: [*_cpp_state_jobs(sources, payload, line, fields, k, settings, after_clean=False),
                                    *meter.arm_jobs(line, k)]})[0])
-    fields = choice["fields"]
-    core = choice.get("core") or fields
+    core = choice.core or choice.fields
     _compiled(results, "cc_inside", "the inside-instrumented program")
     _compiled(results, "cc_post", "the post-instrumented program")
     runs: dict[str, list[JobResult]] = {}
@@ -540,28 +536,33 @@ def _cpp(payload: dict[str, Any], options: dict[str, Any]) -> CaseRun:
                     for r in range(repeats)] for label in ("short", "long", "inside", "post")}
     trace = {"short": gcov["short"], "long": gcov["long"]}
     state, meter_error = meter.metrics(results, runs)
-    metrics = {arm: {"trace_length": gcov[label][0], **(state or {}).get(label, dict.fromkeys(METER_METRICS))}
+    metrics = {arm: _cpp_metrics(gcov[label][0], (state or {}).get(label))
                for arm, label in zip(ARMS, ("short", "long", "inside", "post"))}
     result = _finish(runs, choice, core, sources["inside"], sources["post"], trace, metrics,
-                     "gcov line executions", options)
-    if meter_error:
-        result["meter_error"] = meter_error
-    return result
+                     "gcov line executions", settings)
+    return replace(result, meter_error=meter_error) if meter_error else result
 
 
-def _cpp_iterations(payload: dict[str, Any], line: int, meter: _Meter, results: dict[str, JobResult],
-                    options: dict[str, Any]) -> Generator[Step, Results, int]:
+def _cpp_metrics(trace_length: int, state: MeterCounts | None) -> ArmMetrics:
+    """An arm's metrics: the gcov trace length and the state meter's counts (null without them)."""
+    return {"trace_length": trace_length, "line_events": state["line_events"] if state else None,
+            "peak_state": state["peak_state"] if state else None, "state_load": state["state_load"] if state else None,
+            "state_stride": state["state_stride"] if state else None}
+
+
+def _cpp_iterations(payload: StatePayload, line: int, meter: _Meter, results: dict[str, JobResult],
+                    settings: Settings) -> Generator[Step, Results, int]:
     """Iterations of the declared loop on the long input: the meter's count, else (a step of
     its own) a probe copy's, with the probe's checks."""
-    counts = meter.profile(results, int(options["repeats"]))
+    counts = meter.profile(results, settings.repeats)
     j = cpp_programs.loop_index(meter.counted, line)
     if counts is not None and j is not None:
         total = counts[0][j]
     else:
-        probe = yield {0: [_compile_job("cc_probe", "probe", instrument_cpp.probe(payload["program"], line), options,
+        probe = yield {0: [_compile_job("cc_probe", "probe", instrument_cpp.probe(payload["program"], line), settings,
                                         coverage=False),
                            exec_job("probe", ["./prog"], cwd="probe", stdin=payload["long"], needs=["cc_probe"],
-                                    collect=["checkpoint_probe.txt"], **_native_limits(options))]}
+                                    collect=["checkpoint_probe.txt"], **settings.native_limits())]}
         _compiled(probe[0], "cc_probe", "the loop probe")
         job = _need(probe[0].get("probe"), "probe run")
         try:
@@ -574,6 +575,15 @@ def _cpp_iterations(payload: dict[str, Any], line: int, meter: _Meter, results: 
 
 
 METER_METRICS = ("line_events", "peak_state", "state_load", "state_stride")
+
+
+class MeterCounts(TypedDict):
+    """What the C++ state meter measured on one run (cpp_programs.METER_FILE)."""
+
+    line_events: int
+    peak_state: int
+    state_load: int
+    state_stride: int
 MAX_BINARY = 64 << 20  # the meter's compiled program, carried to the state arms' step
 
 
@@ -584,17 +594,14 @@ class _Meter:
     compiled program carried over as a file). A measurement: when it cannot be made or
     run, the metrics are null (``error`` says why) and the case is not rejected."""
 
-    def __init__(self, payload: dict[str, Any], options: dict[str, Any], counted: list[Any] | None) -> None:
-        self.payload, self.options = payload, options
+    def __init__(self, payload: StatePayload, settings: Settings, counted: list[CppLoop] | None) -> None:
+        self.payload, self.settings = payload, settings
         self.binary: bytes | None = None
         self.error: str | None = None
-        t = float(options["trace_time_limit"])
-        self.limits: dict[str, Any] = {"cpu": t, "wall": 2 * t + 5, "memory_mb": max(2048, int(options["memory_mb"])),
-                       "max_output": int(options["max_output_bytes"])}
+        self.limits = settings.traced_limits()
         try:
             self.counted = counted if counted is not None else cpp_programs.loops(payload["program"])
-            self.source: str | None = cpp_programs.metered(payload["program"], int(options["state_budget"]),
-                                                           self.counted)
+            self.source: str | None = cpp_programs.metered(payload["program"], settings.state_budget, self.counted)
         except (instrument_cpp.InstrumentError, SourceError):
             self.counted, self.source = [], None
             self.error = "the state meter could not be made from this source"
@@ -603,7 +610,7 @@ class _Meter:
         """The first step's: compile (keeping the program), the clean runs on both inputs."""
         if self.source is None:
             return []
-        compiled = _compile_job("cc_meter", "meter", self.source, self.options, coverage=False, needs=["cc_clean"])
+        compiled = _compile_job("cc_meter", "meter", self.source, self.settings, coverage=False, needs=["cc_clean"])
         return [replace(compiled, collect=["prog"], max_collect=MAX_BINARY),
                 self._run("short", "clean", self.payload["short"]), self._run("long", "clean", self.payload["long"])]
 
@@ -634,7 +641,7 @@ class _Meter:
         if compiled is not None and compiled.ok:
             self.binary = compiled.files.get("prog") or None
 
-    def _file(self, job: JobResult | None) -> Any:
+    def _file(self, job: JobResult | None) -> Any:  # what the meter's process wrote: checked by the callers
         return records.load_json(job.files.get(cpp_programs.METER_FILE, b""), max_bytes=1 << 20) if job else None
 
     def profile(self, results: dict[str, JobResult], repeats: int) -> tuple[list[int], list[int]] | None:
@@ -653,7 +660,7 @@ class _Meter:
             return None
 
     def metrics(self, results: dict[str, JobResult], runs: dict[str, list[JobResult]]
-                ) -> tuple[dict[str, dict[str, Any]] | None, str | None]:
+                ) -> tuple[dict[str, MeterCounts] | None, str | None]:
         """The four arms' state metrics, or (None, why not); each meter run's output must be
         its arm's (for a state arm: the output before the state line)."""
         if self.source is None:
@@ -663,7 +670,7 @@ class _Meter:
             lines = compiled.stderr.strip().splitlines() if compiled else []
             errors = [ln for ln in lines if "error" in ln] or lines[-1:] or [""]
             return None, f"the state meter does not compile: {errors[0][:300]}"
-        out: dict[str, dict[str, Any]] = {}
+        out: dict[str, MeterCounts] = {}
         for label in ("short", "long", "inside", "post"):
             job = results.get(f"meter_{label}")
             if job is None and self.error:
@@ -677,7 +684,8 @@ class _Meter:
                 return None, f"state meter, {label} run: its output differs from the arm's own run"
             try:
                 value = self._file(job)
-                out[label] = {key: value[key] for key in METER_METRICS}
+                out[label] = {"line_events": value["line_events"], "peak_state": value["peak_state"],
+                              "state_load": value["state_load"], "state_stride": value["state_stride"]}
                 if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in out[label].values()):
                     raise ValueError("not counts")
             except (records.RecordError, KeyError, TypeError, ValueError):
@@ -689,18 +697,18 @@ def _ok(job: JobResult | None) -> bool:
     return job is not None and job.ok
 
 
-def _cpp_state_jobs(sources: dict[str, str], payload: dict[str, Any], line: int, fields: list[str], k: int,
-                    options: dict[str, Any], after_clean: bool = True) -> list[Job]:
+def _cpp_state_jobs(sources: dict[str, str], payload: StatePayload, line: int, fields: list[str], k: int,
+                    settings: Settings, after_clean: bool = True) -> list[Job]:
     """Compile, run and gcov the inside and post programs (``sources`` gets their text)."""
     program = payload["program"]
     sources["inside"] = instrument_cpp.instrument(program, line, fields, "inside", k)
     sources["post"] = instrument_cpp.instrument(program, line, fields, "post", k)
-    repeats = int(options["repeats"])
+    repeats = settings.repeats
     needs = ["cc_clean"] if after_clean else []
-    return [_compile_job("cc_inside", "inside", sources["inside"], options, needs=needs),
-            _compile_job("cc_post", "post", sources["post"], options, needs=needs),
-            *_cpp_run_jobs("inside", "inside", payload["long"], repeats, options, ["cc_inside"]),
-            *_cpp_run_jobs("post", "post", payload["long"], repeats, options, ["cc_post"])]
+    return [_compile_job("cc_inside", "inside", sources["inside"], settings, needs=needs),
+            _compile_job("cc_post", "post", sources["post"], settings, needs=needs),
+            *_cpp_run_jobs("inside", "inside", payload["long"], repeats, settings, ["cc_inside"]),
+            *_cpp_run_jobs("post", "post", payload["long"], repeats, settings, ["cc_post"])]
 
 
 # the checkpoint's iteration in an instrumented program; the complexity does not depend on
@@ -725,65 +733,62 @@ def _sha(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _tasks(payload: dict[str, Any], result: dict[str, Any], options: dict[str, Any]) -> list[dict[str, Any]]:
+def _tasks(payload: StatePayload, result: CaseResult, settings: Settings) -> list[StateTask]:
     from execbench import static
 
     language = payload["language"]
     program = payload["program"]
     clean_cc = cyclomatic(program, language)
-    compare = options["final_compare"] if options["final_compare"] != "auto" else payload.get("compare", "tokens")
+    compare = settings.final_compare if settings.final_compare != "auto" else payload.get("compare", "tokens")
     if compare not in ("tokens", "bytes"):
         raise Reject("source", f"final_compare must be tokens, bytes or auto, not {compare!r}")
-    choice = result["choice"]
-    checkpoint = {key: choice.get(key) for key in ("loop_line", "fields", "inside_iteration", "core",
-                                                    "loop_iterations", "chosen_by") if choice.get(key) is not None}
-    if "auto" in choice:
-        checkpoint["auto"] = choice["auto"]
-    common_provenance = {
+    choice = result.choice
+    common: CommonProvenance = {
         "case_source": payload["source"],
         "case": payload["case"],
         "topic": payload.get("topic"),
         "program_sha256": _sha(program),
         "short_input_sha256": _sha(payload["short"]),
         "long_input_sha256": _sha(payload["long"]),
-        "checkpoint": checkpoint,
-        "trace_unit": result["unit"],
-        "trace_lengths": result["trace"],
-        "repeats": int(options["repeats"]),
+        "checkpoint": choice.record(),
+        "trace_unit": result.unit,
+        "trace_lengths": result.trace,
+        "repeats": settings.repeats,
         # the runs by position (0: the key run's seed; the others stand for the build's check
         # seeds, in the manifest's settings.hash_seeds): records do not vary per build
-        "hash_seeds": list(range(int(options["repeats"]))) if language == "python" else None,
+        "hash_seeds": list(range(settings.repeats)) if language == "python" else None,
         "instrumentation_version": INSTRUMENTATION_VERSION,
-        **({"toolchain": payload["toolchain"], "compile": f"g++ -std={options['cpp_std']} -O0 --coverage"}
-           if language == "cpp" else {}),
-        **payload.get("provenance", {}),
-        **({"state_meter": result["meter_error"]} if result.get("meter_error") else {}),
     }
-    arms = {
-        "short-trace-final": (program, payload["short"], result["outputs"]["short"], "text"),
-        "long-trace-final": (program, payload["long"], result["outputs"]["long"], "text"),
-        "inside-loop-state": (result["programs"]["inside"], payload["long"], result["states"]["inside"], "json"),
-        "post-loop-state": (result["programs"]["post"], payload["long"], result["states"]["post"], "json"),
+    if language == "cpp":
+        common["toolchain"] = payload.get("toolchain", "")
+        common["compile"] = f"g++ -std={settings.cpp_std} -O0 --coverage"
+    common.update(payload.get("provenance", {}))
+    if result.meter_error:
+        common["state_meter"] = result.meter_error
+    arms: dict[str, tuple[str, str, str | JSONObject, str, str | None]] = {
+        "short-trace-final": (program, payload["short"], result.short_output, "text", None),
+        "long-trace-final": (program, payload["long"], result.long_output, "text", None),
+        "inside-loop-state": (result.inside_program, payload["long"], result.inside_state, "json", result.inside_line),
+        "post-loop-state": (result.post_program, payload["long"], result.post_state, "json", result.post_line),
     }
-    tasks = []
-    for arm, (shown, stdin, answer, kind) in arms.items():
-        metrics = {
+    tasks: list[StateTask] = []
+    for arm, (shown, stdin, answer, kind, state_line) in arms.items():
+        metrics: StateMetrics = {
             "cyclomatic": clean_cc.total,
             "cyclomatic_max": clean_cc.max_function,
             "cyclomatic_shown": cyclomatic(_ONE.sub(r"\g<1>1", shown), language).total,
             "loc": static.loc(program),
             "input_bytes": len(stdin.encode()),
-            "answer_chars": len(answer) if kind == "text" else len(dumps(answer)),
-            "answer_leaves": None if kind == "text" else leaves(answer),
-            "loop_iterations": choice.get("loop_iterations"),
-            "inside_iteration": choice["inside_iteration"],
-            **result["metrics"][arm],
+            "answer_chars": len(answer) if isinstance(answer, str) else len(dumps(answer)),
+            "answer_leaves": None if isinstance(answer, str) else leaves(answer),
+            "loop_iterations": choice.loop_iterations,
+            "inside_iteration": choice.inside_iteration,
+            **result.metrics[arm],
         }
-        provenance = {**common_provenance, "compare": compare if kind == "text" else "json-structural",
-                      "shown_sha256": _sha(shown)}
-        if kind == "json":
-            key = "inside" if arm == "inside-loop-state" else "post"
-            provenance["state_line"] = result["state_lines"][key]
+        provenance: StateProvenance = {**common, "compare": compare if kind == "text" else "json-structural",
+                                       "shown_sha256": _sha(shown)}
+        if state_line is not None:
+            provenance["state_line"] = state_line
         tasks.append({
             "id": make_id("state", payload["source"], payload["case"], arm),
             "family": "state",

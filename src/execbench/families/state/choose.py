@@ -25,26 +25,38 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
-from typing import Any, Generator
+from typing import Any, Generator, Protocol, Sequence
 
 from execbench.contract import Reject
 from execbench.families.state import instrument_py
 from execbench.families.state.canonical import json_type
 from execbench.families.state.jobs import dump, python_job
+from execbench.contract.jsontypes import JSONValue
+from execbench.families.state.records import AutoChoice, Choice, Results, Settings, Step, TriedLoop
 from execbench.sandbox.jobs import Job, JobResult
 
 TOP_LOOPS = 3
+RULE = "most iterations; live changing scalars/small containers"
 
 
-def profile_job(profile: str, long: str, options: dict[str, Any]) -> Job:
+class ChoosableLoop(Protocol):
+    """A loop the rule ranks and picks a projection for: Python's :class:`instrument_py.Loop`,
+    C++'s :class:`cpp_scan.CppLoop`."""
+
+    @property
+    def line(self) -> int: ...
+
+    @property
+    def targets(self) -> tuple[str, ...]: ...  # names its header assigns (a projection ranks them last)
+
+
+def profile_job(profile: str, long: str, settings: Settings) -> Job:
     """The run of the profiling copy ``profile`` on the long input (hash seed 0)."""
-    t = float(options["time_limit"])
-    return python_job("profile", "profile.py", profile, long, cpu=2 * t, wall=4 * t + 5,
-                      memory_mb=int(options["memory_mb"]), max_output=int(options["max_output_bytes"]),
+    return python_job("profile", "profile.py", profile, long, **settings.profile_limits(),
                       dump_global=instrument_py.PROFILE)
 
 
-def profiled(result: JobResult | None) -> dict[str, Any]:
+def profiled(result: JobResult | None) -> dict[str, JSONValue]:
     """The dumped counts of a profiling run, or the rejection it is."""
     if result is None:
         raise Reject("execution", "profile run: the run did not happen")
@@ -58,9 +70,9 @@ def profiled(result: JobResult | None) -> dict[str, Any]:
     return value
 
 
-def _run_profile(profile: str, long: str, options: dict[str, Any]) -> Generator[Any, Any, dict]:
+def _run_profile(profile: str, long: str, settings: Settings) -> Generator[Step, Results, dict[str, JSONValue]]:
     """Run the profiling copy (a step of the case's build, :mod:`.build`); its counts."""
-    return profiled((yield {0: [profile_job(profile, long, options)]})[0].get("profile"))
+    return profiled((yield {0: [profile_job(profile, long, settings)]})[0].get("profile"))
 
 
 @lru_cache(maxsize=64)
@@ -71,32 +83,35 @@ def _count_program(program: str, loop_line: int) -> str:
     return instrument_py.profile_program(program, loops)
 
 
-def count_job(program: str, long: str, loop_line: int, options: dict[str, Any]) -> Job:
+def count_job(program: str, long: str, loop_line: int, settings: Settings) -> Job:
     """The run counting the iterations of the loop on ``loop_line`` (:func:`count_of`); the
     counting copy is made once per program (networkx-simplex: one for all 30 cases)."""
-    return profile_job(_count_program(program, loop_line), long, options)
+    return profile_job(_count_program(program, loop_line), long, settings)
 
 
 def count_of(result: JobResult | None) -> int:
     """Iterations of the loop over the whole long-input run, from :func:`count_job`'s result."""
-    try:
-        return int(profiled(result)["counts"][0])
-    except (KeyError, IndexError, TypeError, ValueError):
-        raise Reject("execution", "profile run returned no counts") from None
+    counts = profiled(result).get("counts")
+    if isinstance(counts, list) and counts and isinstance(counts[0], (int, float, str)):
+        try:
+            return int(counts[0])
+        except ValueError:
+            pass
+    raise Reject("execution", "profile run returned no counts")
 
 
-def count_python(program: str, long: str, loop_line: int, options: dict[str, Any]) -> Generator[Any, Any, int]:
+def count_python(program: str, long: str, loop_line: int, settings: Settings) -> Generator[Step, Results, int]:
     """Iterations of the loop on ``loop_line`` over the whole long-input run."""
-    job = count_job(program, long, loop_line, options)
+    job = count_job(program, long, loop_line, settings)
     return count_of((yield {0: [job]})[0].get("profile"))
 
 
-def choose_python(program: str, long: str, options: dict[str, Any]) -> Generator[Any, Any, dict[str, Any]]:
+def choose_python(program: str, long: str, settings: Settings) -> Generator[Step, Results, Choice]:
     """The loop and projection (see the module docs); two profiling runs."""
     loops = instrument_py.instrumentable(program)
     if not loops:
         raise Reject("instrument", "the program has no instrumentable for/while loop")
-    first = yield from _run_profile(instrument_py.profile_program(program, loops), long, options)
+    first = yield from _run_profile(instrument_py.profile_program(program, loops), long, settings)
     counts, last_exit = _ints(first.get("counts"), len(loops)), _ints(first.get("last_exit"), len(loops))
     ranking = rank(counts, last_exit, [loop.line for loop in loops])
     if not ranking:
@@ -111,25 +126,30 @@ def choose_python(program: str, long: str, options: dict[str, Any]) -> Generator
         names[index] = [n for n in bound if n in live]
         snapshots[index] = (k, names[index])
     profile = instrument_py.profile_program(program, chosen_loops, snapshots,
-                                            max_chars=max(4000, int(options["max_field_chars"])))
-    snap = (yield from _run_profile(profile, long, options)).get("snapshots")
+                                            max_chars=max(4000, settings.max_field_chars))
+    snap = (yield from _run_profile(profile, long, settings)).get("snapshots")
     if not isinstance(snap, dict):
         raise Reject("execution", "profile run returned no snapshots")
-    tried = []
+    tried: list[TriedLoop] = []
     for index, (j, k) in enumerate(top):
         loop = loops[j]
         try:
-            fields, why = _pick(loop, names[index], snap, index, options)
+            fields, why = _pick(loop, names[index], snap, index, settings)
         except (AttributeError, KeyError, TypeError, ValueError, RecursionError):  # the program wrote them
             raise Reject("execution", "profile run returned malformed snapshots") from None
         tried.append({"loop_line": loop.line, "iterations": counts[j], "result": why})
         if fields:
-            return {"chosen_by": "auto", "loop_line": loop.line, "fields": fields, "inside_iteration": k,
-                    "loop_iterations": counts[j], "core": fields,
-                    "auto": {"ranking": [{"loop_line": loops[i].line, "iterations": counts[i]} for i, _ in ranking[:10]],
-                             "tried": tried, "rule": "most iterations; live changing scalars/small containers"}}
+            return auto_choice(loops, counts, ranking, tried, j, k, fields)
     raise Reject("checkpoint", "no loop has a projection of changing, serialisable, small variables",
                  tried=tried)
+
+
+def auto_choice(loops: Sequence[ChoosableLoop], counts: list[int], ranking: list[tuple[int, int]],
+                tried: list[TriedLoop], j: int, k: int, fields: list[str]) -> Choice:
+    """The choice of loop ``j`` (inside iteration ``k``) with the projection ``fields``."""
+    auto: AutoChoice = {"ranking": [{"loop_line": loops[i].line, "iterations": counts[i]} for i, _ in ranking[:10]],
+                        "tried": tried, "rule": RULE}
+    return Choice("auto", loops[j].line, fields, k, fields, loop_iterations=counts[j], auto=auto)
 
 
 def rank(counts: list[int], last_exit: list[int], lines: list[int]) -> list[tuple[int, int]]:
@@ -144,26 +164,28 @@ def rank(counts: list[int], last_exit: list[int], lines: list[int]) -> list[tupl
     return ranking
 
 
-def _ints(value: Any, n: int) -> list[int]:
+def _ints(value: JSONValue, n: int) -> list[int]:
     """A list of ``n`` counts from a profiling run (the program's process wrote it)."""
-    if not (isinstance(value, list) and len(value) == n
-            and all(isinstance(v, int) and not isinstance(v, bool) for v in value)):
+    counts = [v for v in value if isinstance(v, int) and not isinstance(v, bool)] if isinstance(value, list) else []
+    if not isinstance(value, list) or len(value) != n or len(counts) != n:
         raise Reject("execution", "profile run returned malformed counts")
-    return value
+    return counts
 
 
 def _per_line(loops: list[instrument_py.Loop], counts: list[int]) -> dict[int, int]:
     return {loop.line: counts[j] for j, loop in enumerate(loops)}
 
 
-def _pick(loop: instrument_py.Loop, names: list[str], snap: dict[str, Any], index: int,
-          options: dict[str, Any]) -> tuple[list[str], str]:
+def _pick(loop: ChoosableLoop, names: list[str], snap: Any, index: int, settings: Settings) -> tuple[list[str], str]:
+    """The projection of ``loop`` from the snapshot run's ``snap`` (what the program's process
+    wrote: a malformed value raises AttributeError, KeyError, TypeError or ValueError)."""
+
     before = snap.get(f"{index}:before", {})
     inside = snap.get(f"{index}:inside")
     post = snap.get(f"{index}:post")
     if inside is None or post is None:
         return [], "checkpoint not reached in the snapshot run"
-    limit = int(options["max_field_chars"])
+    limit = settings.max_field_chars
     groups: dict[int, list[str]] = {0: [], 1: [], 2: []}
     changed_at_post: set[str] = set()
     for name in names:
@@ -184,7 +206,7 @@ def _pick(loop: instrument_py.Loop, names: list[str], snap: dict[str, Any], inde
         group = 2 if name in loop.targets else (0 if json_type(va) in ("int", "float", "str", "bool") else 1)
         groups[group].append(name)
     ranked = groups[0] + groups[1] + groups[2]
-    chosen = ranked[: int(options["max_fields"])]
+    chosen = ranked[: settings.max_fields]
     if not chosen:
         return [], "no variable qualifies"
     if not changed_at_post & set(chosen):

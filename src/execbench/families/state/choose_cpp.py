@@ -24,34 +24,29 @@ of :mod:`.choose` (Python), from measured runs of instrumented copies in the san
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Generator
+from typing import Generator
 
 from execbench.contract import Reject
 from execbench.families.state import choose, cpp_programs, cpp_scan
 from execbench.families.state.jobs import exec_job
+from execbench.families.state.records import Choice, Results, Settings, Step, TriedLoop
 from execbench.sandbox.jobs import Job, JobResult
 
 
-def _limits(options: dict[str, Any]) -> dict[str, Any]:
-    t = float(options["time_limit"])
-    return {"cpu": 2 * t, "wall": 4 * t + 5, "memory_mb": int(options["memory_mb"]),
-            "max_output": int(options["max_output_bytes"])}
-
-
-def _compile(name: str, directory: str, source: str, options: dict[str, Any]) -> Job:
-    t = float(options["compile_time_limit"])
-    return exec_job(name, ["g++", f"-std={options['cpp_std']}", "-O0", "-o", "prog", "main.cpp"], cwd=directory,
+def _compile(name: str, directory: str, source: str, settings: Settings) -> Job:
+    t = settings.compile_time_limit
+    return exec_job(name, ["g++", f"-std={settings.cpp_std}", "-O0", "-o", "prog", "main.cpp"], cwd=directory,
                     files={f"{directory}/main.cpp": source}, cpu=t, wall=t, memory_mb=4096, max_output=1 << 16)
 
 
-def profile_jobs(program: str, long: str, options: dict[str, Any]) -> tuple[list[cpp_scan.CppLoop], list[Job]]:
+def profile_jobs(program: str, long: str, settings: Settings) -> tuple[list[cpp_scan.CppLoop], list[Job]]:
     """The instrumentable loops and the jobs compiling and running their profile."""
     loops = cpp_programs.loops(program)
     if not loops:
         raise Reject("instrument", "the program has no instrumentable for/while loop (braced body)")
-    return loops, [_compile("cc_profile", "profile", cpp_programs.profile(program, loops), options),
+    return loops, [_compile("cc_profile", "profile", cpp_programs.profile(program, loops), settings),
                    exec_job("profile", ["./prog"], cwd="profile", stdin=long, needs=["cc_profile"],
-                            collect=[cpp_programs.PROFILE_FILE], **_limits(options))]
+                            collect=[cpp_programs.PROFILE_FILE], **settings.profile_limits())]
 
 
 def _failed(job: JobResult | None, what: str) -> None:
@@ -85,7 +80,7 @@ def profile_counts(results: dict[str, JobResult], loops: list[cpp_scan.CppLoop])
 
 
 def choose_cpp(program: str, long: str, loops: list[cpp_scan.CppLoop], counts: list[int], last_exit: list[int],
-               options: dict[str, Any]) -> Generator[Any, Any, dict[str, Any]]:
+               settings: Settings) -> Generator[Step, Results, Choice]:
     """The choice (a step of the case's build: the snapshot run), from the loops' profile
     (``counts``, ``last_exit``); raises Reject like :func:`choose.choose_python`."""
     ranking = choose.rank(counts, last_exit, [loop.line for loop in loops])
@@ -102,27 +97,23 @@ def choose_cpp(program: str, long: str, loops: list[cpp_scan.CppLoop], counts: l
         live = cpp_scan.live_names(scanned, loop)
         names[index] = [d.name for d in cpp_scan.in_scope(scanned, loop) if d.name in live]
         chosen.append((loops[j], k, names[index]))
-    source = cpp_programs.snapshot(program, chosen, max(4000, int(options["max_field_chars"])))
-    step = [_compile("cc_snapshot", "snapshot", source, options),
+    source = cpp_programs.snapshot(program, chosen, max(4000, settings.max_field_chars))
+    step = [_compile("cc_snapshot", "snapshot", source, settings),
             replace(exec_job("snapshot", ["./prog"], cwd="snapshot", stdin=long, needs=["cc_snapshot"],
-                             collect=[cpp_programs.SNAPSHOT_FILE], **_limits(options)), max_collect=1 << 22)]
+                             collect=[cpp_programs.SNAPSHOT_FILE], **settings.profile_limits()), max_collect=1 << 22)]
     answer = (yield {0: step})[0]
     _compiled(answer.get("cc_snapshot"), "the snapshot program")
     _failed(answer.get("snapshot"), "snapshot run")
     raw = answer["snapshot"].files.get(cpp_programs.SNAPSHOT_FILE, b"")
     snap = cpp_programs.read_snapshots(raw.decode("utf-8", "replace"))
-    tried = []
+    tried: list[TriedLoop] = []
     for index, (j, k) in enumerate(top):
         loop = loops[j]
         try:
-            fields, why = choose._pick(loop, names[index], snap, index, options)
+            fields, why = choose._pick(loop, names[index], snap, index, settings)
         except (AttributeError, KeyError, TypeError, ValueError, RecursionError):  # the program wrote them
             raise Reject("execution", "snapshot run returned malformed snapshots") from None
         tried.append({"loop_line": loop.line, "iterations": counts[j], "result": why})
         if fields:
-            return {"chosen_by": "auto", "loop_line": loop.line, "fields": fields, "inside_iteration": k,
-                    "loop_iterations": counts[j], "core": fields,
-                    "auto": {"ranking": [{"loop_line": loops[i].line, "iterations": counts[i]}
-                                         for i, _ in ranking[:10]],
-                             "tried": tried, "rule": "most iterations; live changing scalars/small containers"}}
+            return choose.auto_choice(loops, counts, ranking, tried, j, k, fields)
     raise Reject("checkpoint", "no loop has a projection of changing, serialisable, small variables", tried=tried)

@@ -43,7 +43,7 @@ import ast
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Iterable
+from typing import Iterable
 
 from execbench.contract import SourceError
 
@@ -111,13 +111,17 @@ def _names(target: ast.AST) -> list[str]:
     return [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
 
 
+LoopNode = ast.For | ast.While | ast.AsyncFor
+ScopeNode = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef  # the scopes a loop can sit in, below the module
+
+
 class _LoopFinder(ast.NodeVisitor):
     def __init__(self) -> None:
-        self.found: list[tuple[Loop, ast.AST, list[ast.AST]]] = []  # loop, node, enclosing stack
-        self.stack: list[ast.AST] = []
+        self.found: list[tuple[Loop, LoopNode, list[ScopeNode]]] = []  # loop, node, enclosing stack
+        self.stack: list[ScopeNode] = []
         self.loop_depth = 0
 
-    def _scoped(self, node: ast.AST) -> None:
+    def _scoped(self, node: ScopeNode) -> None:
         self.stack.append(node)
         saved, self.loop_depth = self.loop_depth, 0
         self.generic_visit(node)
@@ -142,7 +146,7 @@ class _LoopFinder(ast.NodeVisitor):
         self.generic_visit(node)
 
 
-def _find(tree: ast.Module) -> list[tuple[Loop, ast.AST, list[ast.AST]]]:
+def _find(tree: ast.Module) -> list[tuple[Loop, LoopNode, list[ScopeNode]]]:
     finder = _LoopFinder()
     finder.visit(tree)
     return finder.found
@@ -184,14 +188,18 @@ def _header_line(tree: ast.Module) -> int:
     if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
             and isinstance(body[0].value.value, str):
         i = 1
-    while i < len(body) and isinstance(body[i], ast.ImportFrom) and body[i].module == "__future__":
+    while i < len(body) and _is_future_import(body[i]):
         i += 1
     if i < len(body):
         return _start(body[i]) - 1
     return (body[-1].end_lineno or 0) if body else 0
 
 
-def _locate(source: str, loop_line: int) -> tuple[ast.Module, ast.AST, list[ast.AST], list[str]]:
+def _is_future_import(node: ast.stmt) -> bool:
+    return isinstance(node, ast.ImportFrom) and node.module == "__future__"
+
+
+def _locate(source: str, loop_line: int) -> tuple[ast.Module, LoopNode, list[ScopeNode], list[str]]:
     tree = parse(source)
     lines = source.splitlines(keepends=True)
     matches = [(node, stack) for loop, node, stack in _find(tree) if loop.line == loop_line]
@@ -205,14 +213,14 @@ def _locate(source: str, loop_line: int) -> tuple[ast.Module, ast.AST, list[ast.
     return tree, node, stack, lines
 
 
-def _body_insert(lines: list[str], node: Any, text: list[str], order: int = 0) -> _Insert:
+def _body_insert(lines: list[str], node: LoopNode, text: list[str], order: int = 0) -> _Insert:
     first = node.body[0]
     indent = _indent_of(lines[_start(first) - 1])
     return _Insert(_start(first) - 1, order, [indent + t for t in text])
 
 
-def _after_insert(tree: ast.Module, lines: list[str], node: Any, text: list[str]) -> _Insert:
-    end = node.end_lineno
+def _after_insert(tree: ast.Module, lines: list[str], node: LoopNode, text: list[str]) -> _Insert:
+    end = node.end_lineno or node.lineno  # always set on a parsed node
     for parent in ast.walk(tree):
         for name in ("body", "orelse", "finalbody"):
             block = getattr(parent, name, None)
@@ -225,11 +233,11 @@ def _after_insert(tree: ast.Module, lines: list[str], node: Any, text: list[str]
     return _Insert(end, -depth, [indent + t for t in text])
 
 
-def _global_insert(lines: list[str], stack: list[ast.AST]) -> _Insert | None:
+def _global_insert(lines: list[str], stack: list[ScopeNode]) -> _Insert | None:
     if not stack:
         return None
     scope = stack[-1]
-    body = scope.body  # type: ignore[attr-defined] - ast.AST declares no fields; the node is a kind that has it
+    body = scope.body
     i = 1 if (len(body) > 1 and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
               and isinstance(body[0].value.value, str)) else 0
     first = body[i]
@@ -445,7 +453,7 @@ def scope_names(source: str, loop_line: int) -> tuple[list[str], set[str]]:
     in or after the loop). Candidates: names bound by assignment, loop targets, with/except
     targets and parameters; not functions, classes or imports."""
     tree, node, stack, _ = _locate(source, loop_line)
-    scope: Any = stack[-1] if stack else tree
+    scope: ScopeNode | ast.Module = stack[-1] if stack else tree
     bound: dict[str, int] = {}
     excluded: set[str] = set()
 

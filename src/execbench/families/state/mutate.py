@@ -20,9 +20,13 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, NotRequired, TypedDict, cast
 
+from execbench.contract import Candidate
 from execbench.dataset import Task
+from execbench.contract.jsontypes import JSONValue
+from execbench.families.state.records import Checkpoint, StatePayload
 from execbench.mutation import engine
 from execbench.mutation.inputs import perturb_stdin
 from execbench.mutation.program import MutationError, ProgramMutation
@@ -33,7 +37,7 @@ def _sha(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _same_answer(a: Any, b: Any) -> bool:
+def _same_answer(a: JSONValue, b: JSONValue) -> bool:
     if isinstance(a, str) or isinstance(b, str):
         return a == b
     return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
@@ -42,6 +46,57 @@ def _same_answer(a: Any, b: Any) -> bool:
 def _mutated_source_id(source_id: str) -> str:
     source, _, rest = source_id.partition("/")
     return f"{engine.mutated_source(source)}/{rest}"
+
+
+class Attempt(TypedDict):
+    """One attempt of a unit, in its ``mutation_log.jsonl`` record."""
+
+    attempt: int
+    status: NotRequired[str]  # "admitted" | "rejected" | "error"
+    variant: NotRequired[int]
+    program_operators: NotRequired[list[str]]
+    input_changed: NotRequired[list[bool]]  # [short, long]
+    stage: NotRequired[str]
+    reason: NotRequired[str]
+    changed: NotRequired[list[str]]  # the arms whose answer the mutant changes
+
+
+class LoggedPayload(TypedDict):
+    """The winning mutant's case, in its unit's log record."""
+
+    source: str
+    case: str
+    language: str
+    program: str
+    short: str
+    long: str
+    checkpoint: Checkpoint | None
+
+
+class UnitLog(TypedDict):
+    """A unit's ``mutation_log.jsonl`` record."""
+
+    kind: str
+    unit: str
+    family: str
+    mode: str
+    seed: int
+    payload_from: str | None  # "candidates" | "tasks" | "missing"
+    attempts: list[Attempt]
+    seconds: float
+    program: NotRequired[dict[str, Any]]  # ProgramMutation.describe()
+    payload: NotRequired[LoggedPayload]
+
+
+@dataclass
+class _Best:
+    """The admitted attempt that changes the most arms."""
+
+    score: int  # arms whose answer it changes
+    attempt: int
+    payload: StatePayload
+    mutation: ProgramMutation
+    changed: dict[str, bool]
 
 
 class StateAdapter:
@@ -60,26 +115,28 @@ class StateAdapter:
         for (source, case), group in groups.items():
             group.sort(key=lambda t: list(ctx.family.arms).index(t.arm))
             key = f"{source}/{case}"
-            payload, origin = self._payload(key, group, originals)
+            payload, origin = self._payload(source, case, group, originals)
             units.append(engine.Unit(key=key, family="state", originals=group,
                                      data={"payload": payload, "payload_from": origin}))
         return units
 
     @staticmethod
-    def _payload(key: str, group: list[Task], originals: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
+    def _payload(source: str, case: str, group: list[Task], originals: dict[str, Candidate]
+                 ) -> tuple[StatePayload | None, str]:
         prov = group[0].provenance
-        candidate = originals.get(key)
+        candidate = originals.get(f"{source}/{case}")
         if candidate is not None and "error" not in candidate.payload:
-            p = candidate.payload
+            p = cast(StatePayload, candidate.payload)  # build.candidates() made it
             if (_sha(p["program"]), _sha(p["short"]), _sha(p["long"])) == (
                     prov.get("program_sha256"), prov.get("short_input_sha256"), prov.get("long_input_sha256")):
-                return dict(p), "candidates"
+                return p.copy(), "candidates"
         arms = {t.arm: t for t in group}
         short, long = arms.get("short-trace-final"), arms.get("long-trace-final")
         if short is None or long is None:
             return None, "missing"
-        payload: dict[str, Any] = {
-            "source": prov.get("case_source"), "case": prov.get("case"), "language": short.language,
+        payload: StatePayload = {
+            "source": source, "case": case,
+            "language": "cpp" if short.language == "cpp" else "python",
             "program": short.prompt_fields["program"], "short": short.prompt_fields["input"],
             "long": long.prompt_fields["input"], "checkpoint": None, "topic": prov.get("topic"),
             "compare": short.provenance.get("compare", "tokens"), "source_id": short.source_id, "files": {},
@@ -100,7 +157,7 @@ class StateAdapter:
 
     def mutate(self, unit: engine.Unit, ctx: engine.Context) -> engine.UnitResult:
         started = time.perf_counter()
-        payload0 = unit.data.get("payload")
+        payload0: StatePayload | None = unit.data.get("payload")
         if payload0 is None:
             raise MutationError("the dataset lacks this case's short/long-trace-final tasks and its source is gone")
         originals = {t.arm: t for t in unit.originals}
@@ -114,8 +171,8 @@ class StateAdapter:
         selection = {**ctx.options, "repeats": min(int(ctx.options.get("repeats", 1)), ctx.settings.selection_repeats)}
         variants = self._variants(ctx, python)
         inputs = "inputs" in ctx.settings.operators
-        attempts_log: list[dict[str, Any]] = []
-        best: tuple[int, int, dict[str, Any], ProgramMutation, dict[str, bool]] | None = None
+        attempts_log: list[Attempt] = []
+        best: _Best | None = None
         attempt = 0
         for attempt in range(ctx.settings.attempts):
             variant = variants[min(attempt, len(variants) - 1)]
@@ -126,63 +183,60 @@ class StateAdapter:
                 attempts_log.append({"attempt": attempt, "status": "error", "reason": "the loop line was removed"})
                 continue
             payload = self._mutant_payload(payload0, pm, loop_line, fields, core, unit.key, ctx, attempt, inputs)
-            outcome = ctx.build(unit.key, payload, selection)
-            entry: dict[str, Any] = {"attempt": attempt, "variant": variant["variant"], "program_operators": pm.operators,
-                                     "input_changed": [payload["short"] != payload0["short"],
-                                                       payload["long"] != payload0["long"]]}
+            outcome = ctx.build(unit.key, dict(payload), selection)
+            entry: Attempt = {"attempt": attempt, "variant": variant["variant"], "program_operators": pm.operators,
+                              "input_changed": [payload["short"] != payload0["short"],
+                                                payload["long"] != payload0["long"]]}
             if not outcome.tasks:
                 rejection = outcome.rejected[0] if outcome.rejected else {"stage": "?", "reason": "not admitted"}
-                entry.update(status="rejected", stage=rejection["stage"], reason=rejection["reason"][:300])
+                entry["status"], entry["stage"], entry["reason"] = "rejected", rejection["stage"], rejection["reason"][:300]
                 attempts_log.append(entry)
                 continue
             changed = {t["arm"]: not _same_answer(t["answer"], originals[t["arm"]].answer)
                        for t in outcome.tasks if t["arm"] in originals}
-            entry.update(status="admitted", changed=sorted(a for a, c in changed.items() if c))
+            entry["status"], entry["changed"] = "admitted", sorted(a for a, c in changed.items() if c)
             attempts_log.append(entry)
             score = sum(changed.values())
-            if best is None or score > best[0]:
-                best = (score, attempt, payload, pm, changed)
+            if best is None or score > best.score:
+                best = _Best(score, attempt, payload, pm, changed)
             if score == len(originals):
                 break
         return self._finish(unit, ctx, originals, best, attempts_log, attempt + 1, started)
 
     @staticmethod
-    def _mutant_payload(payload0: dict[str, Any], pm: ProgramMutation, loop_line: int, fields: list[str],
-                        core: list[str], key: str, ctx: engine.Context, attempt: int, inputs: bool) -> dict[str, Any]:
-        payload = dict(payload0)
-        payload.update(
-            source=engine.mutated_source(payload0["source"]),
-            source_id=_mutated_source_id(payload0["source_id"]),
-            program=pm.text,
-            checkpoint={"loop_line": loop_line, "fields": fields, "inside_iteration": None, "core": core},
-        )
+    def _mutant_payload(payload0: StatePayload, pm: ProgramMutation, loop_line: int, fields: list[str],
+                        core: list[str], key: str, ctx: engine.Context, attempt: int, inputs: bool) -> StatePayload:
+        payload = payload0.copy()
+        payload["source"] = engine.mutated_source(payload0["source"])
+        payload["source_id"] = _mutated_source_id(payload0["source_id"])
+        payload["program"] = pm.text
+        payload["checkpoint"] = {"loop_line": loop_line, "fields": fields, "inside_iteration": None, "core": core}
         if inputs:
             payload["short"] = perturb_stdin(payload0["short"], ctx.rng(key, "short", attempt))
             payload["long"] = perturb_stdin(payload0["long"], ctx.rng(key, "long", attempt))
         return payload
 
     def _finish(self, unit: engine.Unit, ctx: engine.Context, originals: dict[str, Task],
-                best: tuple[int, int, dict[str, Any], ProgramMutation, dict[str, bool]] | None,
-                attempts_log: list[dict[str, Any]], attempts: int, started: float) -> engine.UnitResult:
+                best: _Best | None, attempts_log: list[Attempt], attempts: int, started: float) -> engine.UnitResult:
         result = engine.UnitResult()
-        final_tasks: dict[str, dict[str, Any]] = {}
+        outcome = ctx.build(unit.key, dict(best.payload)) if best is not None else None
+        final_tasks = {t["arm"]: t for t in outcome.tasks} if outcome is not None else {}
         final_reason = None
-        if best is not None:
-            _, attempt, payload, pm, _ = best
-            outcome = ctx.build(unit.key, payload)
-            final_tasks = {t["arm"]: t for t in outcome.tasks}
+        if outcome is not None:
             if not final_tasks:
                 rejection = outcome.rejected[0] if outcome.rejected else {"stage": "?", "reason": "not admitted"}
                 final_reason = f"final build rejected the mutant ({rejection['stage']}): {rejection['reason']}"
         seconds = time.perf_counter() - started
-        unit_log: dict[str, Any] = {"kind": "unit", "unit": unit.key, "family": "state", "mode": "offline",
-                                    "seed": ctx.settings.seed, "payload_from": unit.data.get("payload_from"),
-                                    "attempts": attempts_log, "seconds": round(seconds, 3)}
+        unit_log: UnitLog = {"kind": "unit", "unit": unit.key, "family": "state", "mode": "offline",
+                             "seed": ctx.settings.seed, "payload_from": unit.data.get("payload_from"),
+                             "attempts": attempts_log, "seconds": round(seconds, 3)}
         if best is not None:
-            unit_log["program"] = best[3].describe()
-            unit_log["payload"] = {k: v for k, v in best[2].items() if k in ("source", "case", "language", "program",
-                                                                               "short", "long", "checkpoint")}
-        result.log.append(unit_log)
+            p = best.payload
+            unit_log["program"] = best.mutation.describe()
+            unit_log["payload"] = {"source": p["source"], "case": p["case"], "language": p["language"],
+                                   "program": p["program"], "short": p["short"], "long": p["long"],
+                                   "checkpoint": p["checkpoint"]}
+        result.log.append(dict(unit_log))
         common = {"mode": "offline", "attempts": attempts, "seconds": seconds, "seed": ctx.settings.seed}
         for arm, original in originals.items():
             record = final_tasks.get(arm)
@@ -196,7 +250,7 @@ class StateAdapter:
                 result.log.append(engine.task_log(original, status="failed", reason=reason[:500], **common))
                 continue
             assert best is not None
-            _, attempt, payload, pm, _ = best
+            payload, pm = best.payload, best.mutation
             changed = not _same_answer(record["answer"], original.answer)
             operators = list(pm.operators) + (["inputs"] if (payload["short"], payload["long"]) != (
                 unit.data["payload"]["short"], unit.data["payload"]["long"]) else [])
@@ -206,7 +260,7 @@ class StateAdapter:
                 result.log.append(engine.task_log(original, status="dropped", answer_changed=False, reason=reason,
                                                   operators=operators, **common))
                 continue
-            mutation = {"mode": "offline", "seed": ctx.settings.seed, "attempt": attempt, "operators": operators,
+            mutation = {"mode": "offline", "seed": ctx.settings.seed, "attempt": best.attempt, "operators": operators,
                         "answer_changed": changed}
             linked = engine.link(record, original, mutation)
             result.tasks.append(linked)

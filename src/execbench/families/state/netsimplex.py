@@ -127,7 +127,7 @@ def _instance(rng: random.Random, n: int, m: int, force_flow: bool = False) -> s
             seen.add((u, v))
             edges.append((u, v))
     demand = [0] * n
-    lines = []
+    lines: list[str] = []
     for u, v in edges:
         capacity, weight = rng.randint(1, 20), rng.randint(1, 30)
         flow = rng.randint(1, capacity) if rng.random() < 0.35 else 0
