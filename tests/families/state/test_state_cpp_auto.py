@@ -110,6 +110,37 @@ def test_profile_snapshot_and_meter_programs_only_insert():
     assert "static execbench_state::var" in metered   # the globals' guards
 
 
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+def test_the_meter_writes_the_snapshot_copys_snapshots():
+    """The meter built for an automatic choice is also its snapshot copy: run with a
+    selection, it writes the snapshot copy's file byte for byte (all three loops, one of
+    them in a function called after the others; K-1, K and the exit of each)."""
+    from execbench.families.state import jobs as state_jobs
+
+    loops = cpp_programs.loops(PROGRAM)
+    names = cpp_programs.candidate_names(PROGRAM, loops)
+    top = [(1, 6), (0, 3), (2, 2)]   # (loop j, K) in the ranking's order: index 0, 1, 2
+    copy = cpp_programs.snapshot(PROGRAM, [(loops[j], k, names[j]) for j, k in top], 4000)
+    meter = cpp_programs.metered(PROGRAM, 1000, loops, snapshots=4000)
+    selection = ",".join(f"{j}:{k}:{index}" for index, (j, k) in enumerate(top))
+    jobs = []
+    for label, source, env in (("copy", copy, {}), ("meter", meter, {cpp_programs.SNAPSHOT_VARIABLE: selection})):
+        jobs += [state_jobs.exec_job(f"cc_{label}", ["g++", "-std=c++17", "-O0", "-o", "prog", "main.cpp"],
+                                     cwd=label, files={f"{label}/main.cpp": source}, cpu=120, wall=120, memory_mb=4096,
+                                     group=label),
+                 state_jobs.exec_job(label, ["./prog"], cwd=label, stdin="10\n", env=env, needs=[f"cc_{label}"],
+                                     collect=[cpp_programs.SNAPSHOT_FILE], cpu=10, wall=20, memory_mb=1024, group=label)]
+    results = {result.id: result for result in state_jobs.run(jobs)}
+    assert all(result.ok for result in results.values()), {k: r.reason() for k, r in results.items()}
+    written = {label: results[label].files[cpp_programs.SNAPSHOT_FILE] for label in ("copy", "meter")}
+    assert written["meter"] == written["copy"]
+    snap = cpp_programs.read_snapshots(written["meter"].decode())
+    assert sorted(snap) == [f"{i}:{at}" for i in range(3) for at in ("before", "inside", "post")]
+    assert snap["0:inside"]["i"] == {"json": "5"} and snap["0:post"]["i"] == {"json": "10"}
+    assert results["meter"].stdout == results["copy"].stdout == b"4 3 5 5\n"
+
+
 def test_snapshot_text_reads_like_the_python_profile():
     text = "0:before\ti\t3\n0:before\t\t\n0:inside\ti\t4\n0:inside\tv\t[1,2]\n0:inside\t\t\n0:inside\ti\t9\n"
     assert cpp_programs.read_snapshots(text) == {"0:before": {"i": {"json": "3"}},

@@ -510,11 +510,12 @@ def _cpp(payload: StatePayload, settings: Settings) -> CaseRun:
     meter.take(results)
     if checkpoint is None:
         counts = meter.profile(results, repeats)
+        snapshot_job = meter.snapshot_job if counts is not None else None   # the meter is the snapshot copy too
         if counts is None:  # the meter could not count: a profile copy of its own
             loops, profile = choose_cpp.profile_jobs(program, payload["long"], settings)
             results.update((yield {0: profile})[0])
             counts = choose_cpp.profile_counts(results, loops)
-        choice = yield from choose_cpp.choose_cpp(program, payload["long"], loops, *counts, settings)
+        choice = yield from choose_cpp.choose_cpp(program, payload["long"], loops, *counts, settings, snapshot_job)
     elif k is None:
         total = yield from _cpp_iterations(payload, checkpoint["loop_line"], meter, results, settings)
         choice = Choice("case", checkpoint["loop_line"], checkpoint["fields"], total // 2 + 1, checkpoint["core"],
@@ -601,7 +602,10 @@ class _Meter:
         self.limits = settings.traced_limits()
         try:
             self.counted = counted if counted is not None else cpp_programs.loops(payload["program"])
-            self.source: str | None = cpp_programs.metered(payload["program"], settings.state_budget, self.counted)
+            snapshots = max(4000, settings.max_field_chars) if payload["checkpoint"] is None else None
+            self.snapshots = snapshots is not None   # also the automatic choice's snapshot copy
+            self.source: str | None = cpp_programs.metered(payload["program"], settings.state_budget, self.counted,
+                                                           snapshots)
         except (instrument_cpp.InstrumentError, SourceError):
             self.counted, self.source = [], None
             self.error = "the state meter could not be made from this source"
@@ -622,6 +626,16 @@ class _Meter:
         if self.binary:   # a later step: this job writes the compiled meter first
             job = replace(job, files={"meter/prog": self.binary}, executable=["meter/prog"])
         return job
+
+    def snapshot_job(self, selection: str) -> Job | None:
+        """The automatic choice's snapshot run (``selection``: ``EXECBENCH_SNAPSHOT``, see
+        :func:`cpp_programs.metered`) by the compiled meter, in a later step; None without it."""
+        if not self.snapshots or self.binary is None:
+            return None
+        env = {cpp_programs.ARM_VARIABLE: "clean", cpp_programs.SNAPSHOT_VARIABLE: selection}
+        job = exec_job("snapshot", ["../../meter/prog"], cwd="meter_runs/snapshot", stdin=self.payload["long"], env=env,
+                       collect=[cpp_programs.SNAPSHOT_FILE], **self.settings.profile_limits())
+        return replace(job, files={"meter/prog": self.binary}, executable=["meter/prog"], max_collect=1 << 22)
 
     def arm_jobs(self, line: int, k: int, *, first_step: bool = False) -> list[Job]:
         """The inside and post runs (the checkpoint's loop chosen at run time), in the first

@@ -24,7 +24,7 @@ of :mod:`.choose` (Python), from measured runs of instrumented copies in the san
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Generator
+from typing import Callable, Generator
 
 from execbench.contract import Reject
 from execbench.families.state import choose, cpp_programs, cpp_scan
@@ -80,29 +80,33 @@ def profile_counts(results: dict[str, JobResult], loops: list[cpp_scan.CppLoop])
 
 
 def choose_cpp(program: str, long: str, loops: list[cpp_scan.CppLoop], counts: list[int], last_exit: list[int],
-               settings: Settings) -> Generator[Step, Results, Choice]:
+               settings: Settings, meter_snapshot: Callable[[str], Job | None] | None = None
+               ) -> Generator[Step, Results, Choice]:
     """The choice (a step of the case's build: the snapshot run), from the loops' profile
-    (``counts``, ``last_exit``); raises Reject like :func:`choose.choose_python`."""
+    (``counts``, ``last_exit``); raises Reject like :func:`choose.choose_python`.
+    ``meter_snapshot``: the state meter's snapshot run for an ``EXECBENCH_SNAPSHOT``
+    selection (:func:`cpp_programs.metered`; loop j is ``loops[j]``), used instead of
+    compiling a snapshot copy when it gives one."""
     ranking = choose.rank(counts, last_exit, [loop.line for loop in loops])
     if not ranking:
         raise Reject("checkpoint", "no loop iterates at least twice and exits after its middle iteration "
                                    f"(iterations per loop line: { {loop.line: counts[j] for j, loop in enumerate(loops)} })")
     top = ranking[:choose.TOP_LOOPS]
-    scanned = cpp_scan.scan(program)
-    by_keyword = {loop.keyword: loop for loop in scanned.loops}
-    names: dict[int, list[str]] = {}
-    chosen = []
-    for index, (j, k) in enumerate(top):
-        loop = by_keyword[loops[j].keyword]
-        live = cpp_scan.live_names(scanned, loop)
-        names[index] = [d.name for d in cpp_scan.in_scope(scanned, loop) if d.name in live]
-        chosen.append((loops[j], k, names[index]))
-    source = cpp_programs.snapshot(program, chosen, max(4000, settings.max_field_chars))
-    step = [_compile("cc_snapshot", "snapshot", source, settings),
-            replace(exec_job("snapshot", ["./prog"], cwd="snapshot", stdin=long, needs=["cc_snapshot"],
-                             collect=[cpp_programs.SNAPSHOT_FILE], **settings.profile_limits()), max_collect=1 << 22)]
+    names = dict(enumerate(cpp_programs.candidate_names(program, [loops[j] for j, _ in top])))
+    chosen = [(loops[j], k, names[index]) for index, (j, k) in enumerate(top)]
+    by_meter = meter_snapshot(",".join(f"{j}:{k}:{index}" for index, (j, k) in enumerate(top))) \
+        if meter_snapshot else None
+    if by_meter is not None:
+        step = [by_meter]
+    else:
+        source = cpp_programs.snapshot(program, chosen, max(4000, settings.max_field_chars))
+        step = [_compile("cc_snapshot", "snapshot", source, settings),
+                replace(exec_job("snapshot", ["./prog"], cwd="snapshot", stdin=long, needs=["cc_snapshot"],
+                                 collect=[cpp_programs.SNAPSHOT_FILE], **settings.profile_limits()),
+                        max_collect=1 << 22)]
     answer = (yield {0: step})[0]
-    _compiled(answer.get("cc_snapshot"), "the snapshot program")
+    if by_meter is None:
+        _compiled(answer.get("cc_snapshot"), "the snapshot program")
     _failed(answer.get("snapshot"), "snapshot run")
     raw = answer["snapshot"].files.get(cpp_programs.SNAPSHOT_FILE, b"")
     snap = cpp_programs.read_snapshots(raw.decode("utf-8", "replace"))

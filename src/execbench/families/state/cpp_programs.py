@@ -1,5 +1,6 @@
 """C++ programs the state family builds from a case but never shows: the loop profile and
-the snapshot run of the automatic choice (:mod:`.choose_cpp`) and the state meter.
+the snapshot copy of the automatic choice (:mod:`.choose_cpp`) and the state meter (which
+can be both).
 
 Each is the clean source plus insertions at offsets of the clean text (the reading of
 :mod:`.cpp_scan`), so the program's own statements are unchanged. All of them write what
@@ -36,6 +37,15 @@ anything else: the clean program), ``EXECBENCH_STATE_LOOP`` and ``EXECBENCH_STAT
 checkpoint it exits where the arm's own program prints the state and exits (same places,
 same order of insertions as :mod:`.instrument_cpp`), so its counts are the arm's; its
 output must equal the arm's own output (the state line aside).
+
+For a case without ``[checkpoint]`` the meter is also the automatic choice's snapshot copy
+(``metered(..., snapshots=max_chars)``, issue 27: one compile fewer per case): every counted
+loop carries the snapshot code of :func:`snapshot` for its candidates
+(:func:`candidate_names`), at the same places, and ``EXECBENCH_SNAPSHOT = "j:K:index,..."``
+turns it on for the ranked loops (nothing is measured in that run). Its snapshot file is the
+snapshot copy's byte for byte (tested); a case whose meter cannot count its loops still
+compiles a snapshot copy (:mod:`.choose_cpp`). Classic's declared cases compile the meter
+without this code (the emitter's headers cost about 0.8 s of g++ each).
 """
 
 from __future__ import annotations
@@ -46,6 +56,7 @@ METER_FILE = "execbench_state.json"
 PROFILE_FILE = "checkpoint_profile.json"
 SNAPSHOT_FILE = "checkpoint_snapshots.txt"
 ARM_VARIABLE = "EXECBENCH_STATE_ARM"
+SNAPSHOT_VARIABLE = "EXECBENCH_SNAPSHOT"   # the meter's snapshot run (automatic choice)
 
 _INCLUDES = """#include <array>
 #include <cstdio>
@@ -213,7 +224,9 @@ struct meter_t {
         }
     }
 } meter;
+const bool quiet = std::getenv("EXECBENCH_SNAPSHOT") != nullptr;   // a snapshot run measures nothing
 inline void tick() {
+    if (quiet) return;
     ++meter.events;
     if (meter.events % meter.stride) return;
     walk w;
@@ -300,6 +313,48 @@ inline void snap(const char* key, std::vector<std::pair<const char*, std::string
 '''
 
 
+METER_SNAPSHOT_HEADER = r'''
+// ---- the meter's snapshot run (automatic choice): EXECBENCH_SNAPSHOT = "j:K:index,..." ----
+namespace execbench_state {
+struct snapshot_t { long long k[EXECBENCH_LOOPS]; int index[EXECBENCH_LOOPS]; bool posted[EXECBENCH_LOOPS]; };
+inline snapshot_t snapshot_from_env() {
+    snapshot_t s{};
+    for (int j = 0; j < EXECBENCH_LOOPS; ++j) s.index[j] = -1;
+    const char* v = std::getenv("EXECBENCH_SNAPSHOT");
+    while (v && *v) {
+        char* end;
+        long j = std::strtol(v, &end, 10);
+        if (*end != ':') break;
+        long long k = std::strtoll(end + 1, &end, 10);
+        if (*end != ':') break;
+        long index = std::strtol(end + 1, &end, 10);
+        if (j >= 0 && j < EXECBENCH_LOOPS) { s.k[j] = k; s.index[j] = static_cast<int>(index); }
+        if (*end != ',') break;
+        v = end + 1;
+    }
+    return s;
+}
+snapshot_t snapshots = snapshot_from_env();
+char snapshot_key[48];
+// loop j's body starts: the key of its snapshot now ("index:before" at K-1, "index:inside" at K), else null
+inline const char* snapshot_at_start(int j) {
+    const snapshot_t& s = snapshots;
+    if (s.index[j] < 0 || (counts[j] != s.k[j] - 1 && counts[j] != s.k[j])) return nullptr;
+    std::snprintf(snapshot_key, sizeof snapshot_key, "%d:%s", s.index[j], counts[j] == s.k[j] ? "inside" : "before");
+    return snapshot_key;
+}
+// loop j exits: "index:post" at its first exit once iteration K ran, else null
+inline const char* snapshot_at_exit(int j) {
+    snapshot_t& s = snapshots;
+    if (s.index[j] < 0 || counts[j] < s.k[j] || s.posted[j]) return nullptr;
+    s.posted[j] = true;
+    std::snprintf(snapshot_key, sizeof snapshot_key, "%d:post", s.index[j]);
+    return snapshot_key;
+}
+}  // namespace execbench_state
+'''
+
+
 def _check(source: str) -> None:
     for prefix in ("execbench_checkpoint", "execbench_state", "EXECBENCH_"):
         if prefix in source:
@@ -351,7 +406,7 @@ def snapshot(source: str, chosen: list[tuple[cpp_scan.CppLoop, int, list[str]]],
     inserts: list[tuple[int, int, str]] = [(instrument_cpp._header_offset(source), 0, header)]
     for j, (loop, k, names) in enumerate(chosen):
         anchor = instrument_cpp.find_loop(source, loop.line)
-        values = "{" + ", ".join(f'{{"{n}", execbench_checkpoint::try_json({n})}}' for n in names) + "}"
+        values = _values(names)
         count = f"execbench_checkpoint_counts[{j}]"
         inserts.append((anchor.body_open, 1,
                         f" ++{count}; if ({count} == {k - 1}) execbench_checkpoint::snap(\"{j}:before\", {values});"
@@ -382,22 +437,54 @@ def read_snapshots(text: str) -> dict[str, dict[str, dict[str, str]]]:
     return out
 
 
-def metered(source: str, budget: int, counted: list[cpp_scan.CppLoop] | None = None) -> str:
+def candidate_names(source: str, counted: list[cpp_scan.CppLoop]) -> list[list[str]]:
+    """Per loop, the automatic choice's candidate variables (:mod:`.choose_cpp`, step 3):
+    in scope at both checkpoints and read in or after the loop, in declaration order."""
+    scanned = cpp_scan.scan(source)
+    by_keyword = {loop.keyword: loop for loop in scanned.loops}
+    out = []
+    for loop in counted:
+        mine = by_keyword[loop.keyword]
+        live = cpp_scan.live_names(scanned, mine)
+        out.append([d.name for d in cpp_scan.in_scope(scanned, mine) if d.name in live])
+    return out
+
+
+def _values(names: list[str]) -> str:
+    return "{" + ", ".join(f'{{"{n}", execbench_checkpoint::try_json({n})}}' for n in names) + "}"
+
+
+def metered(source: str, budget: int, counted: list[cpp_scan.CppLoop] | None = None,
+            snapshots: int | None = None) -> str:
     """The state meter program (module docs). It counts the iterations and last exits of
     the loops ``counted`` (default: :func:`loops`; loop j is ``counted[j]``), so its run on
     the long input is also the loop profile, and it carries both checkpoints of every
     counted loop, chosen at run time (``EXECBENCH_STATE_ARM``, ``EXECBENCH_STATE_LOOP`` = j,
-    ``EXECBENCH_STATE_K``): where the arm's own program emits the state, it exits."""
+    ``EXECBENCH_STATE_K``): where the arm's own program emits the state, it exits.
+
+    With ``snapshots`` (a value's maximum characters) it is also the automatic choice's
+    snapshot copy: ``EXECBENCH_SNAPSHOT = "j:K:index,..."`` makes its run write what
+    :func:`snapshot` writes for ``(counted[j], K, candidate_names(...)[j])`` at position
+    ``index``, at the same places (and measure nothing)."""
     _check(source)
     result = cpp_scan.scan(source)
     counted = loops(source) if counted is None else counted
     header = (f"#define EXECBENCH_STATE_BUDGET {max(1, int(budget))}LL\n"
               f"#define EXECBENCH_LOOPS {max(1, len(counted))}\n" + METER_HEADER)
+    names = candidate_names(source, counted) if snapshots is not None else None
+    if snapshots is not None:
+        header += (f"#define EXECBENCH_MAX_CHARS {int(snapshots)}u\n" + instrument_cpp.HEADER + SNAPSHOT_HEADER
+                   + METER_SNAPSHOT_HEADER)
     inserts: list[tuple[int, int, str]] = [(instrument_cpp._header_offset(source), 0, header)]
     for j, loop in enumerate(counted):   # the places (and orders) of instrument_cpp's checkpoints
         anchor = instrument_cpp.find_loop(source, loop.line)
-        inserts.append((anchor.body_open, 1, f" execbench_state::enter({j});"))
-        inserts += _exit_inserts(source, loop, 3, f"execbench_state::leave({j});")
+        on_enter, on_leave = f" execbench_state::enter({j});", f"execbench_state::leave({j});"
+        if names is not None:
+            snap = f"execbench_checkpoint::snap(execbench_key, {_values(names[j])});"
+            on_enter += f" if (const char* execbench_key = execbench_state::snapshot_at_start({j})) {snap}"
+            on_leave += f" if (const char* execbench_key = execbench_state::snapshot_at_exit({j})) {snap}"
+        inserts.append((anchor.body_open, 1, on_enter))
+        inserts += _exit_inserts(source, loop, 3, on_leave)
     for start in result.statements:
         inserts.append((start, 6, "execbench_state::tick(); "))
     for start, end in result.wraps:
