@@ -60,7 +60,7 @@ class StateFamily(Family):
     def grade(self, task: Task, response: str) -> Score:
         return grade.grade(task, response)
 
-    def summarize(self, results: Iterable[tuple[Task, Score]]) -> dict[str, Any]:
+    def summarize(self, results: Iterable[tuple[Task, Score]]) -> dict[str, float | None]:
         return grade.summarize(results)
 
     def mutation_adapter(self) -> Any:

@@ -28,8 +28,9 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter, defaultdict
-from typing import Any, Iterable
+from typing import Iterable, TypedDict
 
+from execbench.contract.jsontypes import JSONValue
 from execbench.dataset import Task
 from execbench.families.state.canonical import depth_ok
 from execbench.grading import (BAD_ENVELOPE, NO_ANSWER, OK, TRUNCATED, Score, reasoning_unclosed,
@@ -44,7 +45,17 @@ _OUTPUT_KEY = re.compile(r'"output"\s*:\s*')
 _DECODER = json.JSONDecoder()
 
 
-def _loads(text: str) -> tuple[bool, Any]:
+class GradeDetails(TypedDict, total=False):
+    """``Score.details`` of a state grade."""
+
+    reason: str  # why there is no answer
+    envelope_valid: bool
+    extraction: str  # bad envelope: "object" | "pair" | "whole-reply"
+    state_parse: str  # state arms: "whole" | "last-line" | "unparsable"
+    compare: str  # final arms: "tokens" | "bytes"
+
+
+def _loads(text: str) -> tuple[bool, JSONValue]:
     if len(text) > MAX_RESPONSE or not depth_ok(text):
         return False, None
     try:
@@ -58,9 +69,9 @@ def _unfence(text: str) -> str:
     return match.group(1) if match else text
 
 
-def extract(response: str) -> tuple[str, Any, dict[str, Any]]:
+def extract(response: str) -> tuple[str, str | None, GradeDetails]:
     """(status, extracted output or None, details) for a raw response."""
-    details: dict[str, Any] = {}
+    details: GradeDetails = {}
     if len(response) > MAX_RESPONSE:
         return NO_ANSWER, None, {"reason": f"response longer than {MAX_RESPONSE} characters"}
     unclosed = reasoning_unclosed(response)
@@ -80,7 +91,7 @@ def extract(response: str) -> tuple[str, Any, dict[str, Any]]:
     return BAD_ENVELOPE, _unfence(text).strip("\n"), details
 
 
-def _as_text(value: Any) -> str | None:
+def _as_text(value: JSONValue) -> str | None:
     if isinstance(value, str):
         return value
     try:
@@ -123,7 +134,7 @@ def _lenient(text: str) -> tuple[str, str] | None:
     return None
 
 
-def parse_state(text: str) -> tuple[bool, Any, str]:
+def parse_state(text: str) -> tuple[bool, JSONValue, str]:
     """(parsed, value, how) for a predicted state: the whole text, else its last line."""
     ok, value = _loads(text.strip())
     if ok:
@@ -145,24 +156,24 @@ def compare_final(expected: str, got: str, rule: str) -> bool:
 def grade(task: Task, response: str) -> Score:
     status, output, details = extract(response)
     if output is None:
-        return Score(correct=False, status=status, extracted=None, details=details)
+        return Score(correct=False, status=status, extracted=None, details=dict(details))
     if task.arm in STATE_ARMS:
         parsed, value, how = parse_state(output)
         details["state_parse"] = how
         correct = parsed and values_equal(value, task.answer)
-        return Score(correct=bool(correct), status=status, extracted=value if parsed else output, details=details)
+        return Score(correct=bool(correct), status=status, extracted=value if parsed else output, details=dict(details))
     rule = task.provenance.get("compare", "tokens")
     details["compare"] = rule
     return Score(correct=compare_final(task.answer, output, rule), status=status, extracted=output,
-                 details=details)
+                 details=dict(details))
 
 
-def summarize(results: Iterable[tuple[Task, Score]]) -> dict[str, Any]:
+def summarize(results: Iterable[tuple[Task, Score]]) -> dict[str, float | None]:
     """Accuracy overall and per arm, envelope validity, statuses, and the paired
     short→long changes (same case, both final arms graded)."""
     rows = list(results)
     n = len(rows)
-    out: dict[str, Any] = {"n": n, "accuracy": (sum(s.correct for _, s in rows) / n) if n else None}
+    out: dict[str, float | None] = {"n": n, "accuracy": (sum(s.correct for _, s in rows) / n) if n else None}
     by_arm: dict[str, list[bool]] = defaultdict(list)
     for task, score in rows:
         by_arm[task.arm].append(score.correct)

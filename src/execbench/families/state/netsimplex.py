@@ -46,9 +46,10 @@ import json
 import random
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Iterator, TypedDict
 
 from execbench.contract import Candidate, SourceError
+from execbench.families.state.records import StatePayload
 
 NETWORKX_VERSION = "3.6.1"
 GENERATOR_VERSION = "2"  # 2: short instance 4 nodes / 5 edges, never flow-free
@@ -156,7 +157,34 @@ def band_of(pivots: int) -> str | None:
     return None
 
 
-def load_selection(path: Path = SELECTION) -> dict[str, Any]:
+class SelectedCase(TypedDict):
+    index: int  # the generator's candidate index
+    band: str
+    pivots: int  # pivot-loop iterations of its long input at selection
+
+
+class BandBounds(TypedDict):
+    name: str
+    min_pivots: int
+    max_pivots_exclusive: int
+
+
+class Selection(TypedDict):
+    """``selection.json``: what :func:`select` examined and chose."""
+
+    networkx: str
+    generator: str
+    program_sha256: str
+    bands: list[BandBounds]
+    per_band: int
+    examined: int
+    outside_bands: int
+    failed: int
+    first_index: int
+    selected: list[SelectedCase]
+
+
+def load_selection(path: Path = SELECTION) -> Selection:
     if not path.is_file():
         raise SourceError(f"{path} is missing: run `python -m execbench.families.state.netsimplex select`")
     return json.loads(path.read_text(encoding="utf-8"))
@@ -172,7 +200,7 @@ def candidates(path: Path = SELECTION) -> Iterator[Candidate]:
     for item in selection["selected"]:
         short, long = generate(item["index"])
         case = f"g{item['index']:05d}"
-        yield Candidate(key=f"{SOURCE}/{case}", payload={
+        payload: StatePayload = {
             "source": SOURCE,
             "case": case,
             "language": "python",
@@ -190,7 +218,8 @@ def candidates(path: Path = SELECTION) -> Iterator[Candidate]:
             "provenance": {"networkx": NETWORKX_VERSION, "generator": GENERATOR_VERSION,
                            "candidate_index": item["index"], "band": item["band"],
                            "selection_pivots": item["pivots"]},
-        })
+        }
+        yield Candidate(key=f"{SOURCE}/{case}", payload=dict(payload))
 
 
 def count_pivots(indices: list[int], *, time_limit: float = 20.0) -> dict[int, int | None]:
@@ -210,9 +239,9 @@ def count_pivots(indices: list[int], *, time_limit: float = 20.0) -> dict[int, i
     return out
 
 
-def select(max_candidates: int = 2000, batch_size: int = 50, start: int = 0) -> dict[str, Any]:
+def select(max_candidates: int = 2000, batch_size: int = 50, start: int = 0) -> Selection:
     """Examine candidates in index order until every band holds PER_BAND (see module docs)."""
-    chosen: dict[str, list[dict[str, Any]]] = {name: [] for name, _, _ in BANDS}
+    chosen: dict[str, list[SelectedCase]] = {name: [] for name, _, _ in BANDS}
     outside = failed = examined = 0
     index = start
     while index < start + max_candidates and any(len(v) < PER_BAND for v in chosen.values()):
