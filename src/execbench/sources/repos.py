@@ -149,7 +149,9 @@ class Repo:
         return [p for p in out if inside(p, self.root)]
 
     def test_files(self) -> list[Path]:
-        """Test modules to build from: the configured subset or every test_*.py/*_test.py."""
+        """Test modules to build from: the configured subset or every test_*.py/*_test.py;
+        without those and without a test directory, the root's ``test*.py`` modules
+        (jsonpointer and jsonpatch ship their suite as one root ``tests.py``)."""
         if self.config.test_modules:
             files = [self.root / m for m in self.config.test_modules]
             missing = [str(f) for f in files if not f.is_file()]
@@ -160,6 +162,8 @@ class Repo:
                            if re.match(r"^(test_.*|.*_test)\.py$", p.name)
                            and not any(part.startswith(".") or part in ("build", "dist", "docs", "doc")
                                        for part in p.relative_to(self.root).parts[:-1]))
+            if not files and not any((self.root / d).is_dir() for d in ("tests", "test", "testing")):
+                files = sorted(p for p in self.root.glob("test*.py") if p.is_file())
         files = [f for f in files if inside(f, self.root)]
         rels = [f.relative_to(self.root).as_posix() for f in files]
         return [f for f, rel in zip(files, rels) if not any(re.search(x, rel) for x in self.config.exclude)]
@@ -239,6 +243,26 @@ def requirement_text(dep: str, what: str = "test dependency") -> str:
     if requirement.url:
         raise SourceError(f"{what} {dep!r} refused: direct URL or path")
     return str(requirement)
+
+
+def portable_text(text: str, root: Path | None = None) -> str:
+    """A message (a rejection reason) without this machine's paths: inside the package root
+    ``root`` relative to it (``tests/test_x.py:12``), ``root`` itself by its directory's name
+    (the sdist's ``name-version``), and any other path inside :func:`repos_dir` from the
+    unpacked sdist's directory (``packaging-26.4/src``) or else relative to the repos cache
+    (``venv/...``), as :func:`portable` stores paths."""
+    if root is not None:
+        here = re.escape(str(root))
+        text = re.sub(here + r"/", "", text)
+        text = re.sub(here + r"(?![\w.-])", lambda _: root.name, text)
+
+    def from_cache(match: re.Match[str]) -> str:
+        parts = match.group(1).split("/")
+        if len(parts) >= 4 and parts[0] == "src" and parts[2] == "unpacked":
+            return "/".join(parts[3:])
+        return match.group(1)
+
+    return re.sub(re.escape(str(repos_dir())) + r"/([^\s:'\"(),]+)", from_cache, text)
 
 
 # --- fetching and unpacking ----------------------------------------------------------

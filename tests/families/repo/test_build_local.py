@@ -84,6 +84,16 @@ def test_rejections_per_stage_and_funnel(built):
     assert _reason(rejected, "test_unittest_style", 85) == [("dvp-semantic", "approximate_comparison")]
 
 
+def test_rejection_reasons_name_no_path_of_this_machine(built, local_repo):
+    """Pytest reports a failing test by absolute path; the dataset says it relative to the
+    repository root (rejected.jsonl must not depend on where the checkout or cache is)."""
+    _, _, rejected = built
+    failing = [r["reason"] for r in rejected if "::test_failing" in r["candidate"]]
+    assert len(failing) == 1 and failing[0].startswith("failed in call: tests/test_core.py:")
+    for text in (str(local_repo), str(repos.repos_dir()), str(Path.home())):
+        assert not [r["reason"] for r in rejected if text in r["reason"]]
+
+
 def test_task_record_prompt_fields_metrics_and_trace(built, local_repo):
     _, tasks, _ = built
     task = tasks["test_literals@L19"]

@@ -51,6 +51,22 @@ def test_a_list_build_keeps_going_past_a_missing_package_and_applies_caps(tmp_pa
     assert manifest["candidates"] == 2 and manifest["settings"]["options"]["max_tasks_per_package"] == 5
 
 
+def test_a_package_rejection_names_the_sdist_not_the_cache_path():
+    """packaging 26.4's rejection used to name the unpacked sdist by its absolute cache path."""
+    from execbench.sources.repos import portable_text, repos_dir
+
+    unpacked = repos_dir() / "src" / "packaging-26.4" / "unpacked" / "packaging-26.4"
+    assert portable_text(f"{unpacked}: cannot find the importable package of 'packaging' (tried src/ and the "
+                         "root)") == "packaging-26.4: cannot find the importable package of 'packaging' (tried " \
+                                    "src/ and the root)"
+    assert portable_text(f"failed in setup: {unpacked}/tests/conftest.py:24: AssertionError", unpacked) == \
+        "failed in setup: tests/conftest.py:24: AssertionError"
+    assert portable_text(f"skipped in setup: ('{unpacked}/tests/t.py', 3, 'Skipped')", unpacked) == \
+        "skipped in setup: ('tests/t.py', 3, 'Skipped')"
+    assert portable_text(f"{unpacked}-old/x.py and {unpacked}", unpacked) == "packaging-26.4-old/x.py and packaging-26.4"
+    assert portable_text(f"in {repos_dir()}/venv/v1/lib/x.py:3") == "in venv/v1/lib/x.py:3"
+
+
 def test_a_library_named_like_a_non_package_directory_is_found(tmp_path):
     """The living benchmark's list rejected packaging 26.4 ("cannot find the importable
     package"): ``packaging`` is also a directory name that is never the library (distro

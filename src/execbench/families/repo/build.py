@@ -178,6 +178,17 @@ def _analyse(modules: list[Module], sympy: bool) -> tuple[dict[str, Item], dict[
 
 def build_test_file(repo: Repo, rel: str, source: str, options: dict[str, Any], *,
                     origin: str = "original") -> Outcome:
+    """:func:`_build_test_file`, its rejection reasons made machine-independent (pytest's
+    messages name files by absolute path: ``failed in setup: /home/.../tests/conftest.py:24``
+    becomes ``tests/conftest.py:24``, :func:`repos.portable_text`)."""
+    outcome = _build_test_file(repo, rel, source, options, origin=origin)
+    for rejection in outcome.rejected:
+        rejection["reason"] = repos.portable_text(rejection["reason"], repo.root)
+    return outcome
+
+
+def _build_test_file(repo: Repo, rel: str, source: str, options: dict[str, Any], *,
+                     origin: str = "original") -> Outcome:
     """Tasks from the test module at ``rel`` whose text is ``source`` (the file's own text,
     or a mutated text for the same path: line numbers are those of ``source``).
 

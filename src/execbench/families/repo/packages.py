@@ -165,8 +165,8 @@ def build_package(spec: str, options: dict[str, Any], build_file: BuildFile,
         repo = repos.prepare(spec, full=bool(options.get("full")))
         test_files = repo.test_files()
         keep = _new_tests_filter(repo.root, release, options)
-    except (SourceError, OSError) as exc:
-        outcome.reject(spec, "package", str(exc)[:2000])
+    except (SourceError, OSError) as exc:  # the unpacked sdist's path: by its name, not this machine's
+        outcome.reject(spec, "package", repos.portable_text(str(exc))[:2000])
         return outcome
     if not test_files:
         outcome.reject(spec, "package", "no test modules found in the source distribution")
@@ -184,7 +184,8 @@ def build_package(spec: str, options: dict[str, Any], build_file: BuildFile,
         try:
             part = build_file(repo, rel, path.read_text(encoding="utf-8"), options)
         except (SourceError, OSError, UnicodeDecodeError) as exc:
-            outcome.reject(f"{spec}/{rel}", "package", f"module not built: {exc}"[:2000])
+            outcome.reject(f"{spec}/{rel}", "package",
+                           f"module not built: {repos.portable_text(str(exc), repo.root)}"[:2000])
             continue
         if release is not None:
             _stamp(part.tasks, release)
