@@ -215,6 +215,43 @@ def _sdist(tmp_path: Path, version: str, test_text: str) -> Path:
     return _safe_unpack(archive, tmp_path / f"unpacked-{version}")
 
 
+def _sdist_of(tmp_path: Path, name: str, files: dict[str, str]) -> Path:
+    archive = tmp_path / f"{name}.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        for rel, text in files.items():
+            data = text.encode()
+            info = tarfile.TarInfo(f"{name}/{rel}")
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return _safe_unpack(archive, tmp_path / f"unpacked-{name}")
+
+
+def test_a_root_tests_module_is_found_when_the_sdist_has_no_test_directory(tmp_path):
+    """jsonpointer and jsonpatch ship their suite as one root ``tests.py``: the list built
+    nothing from them ("no test modules found in the source distribution")."""
+    from execbench.sources.repos import Repo, RepoConfig
+
+    def found(name: str, files: dict[str, str]) -> list[str]:
+        root = _sdist_of(tmp_path, name, {"PKG-INFO": f"Name: {name}\n", "setup.py": "", **files})
+        repo = Repo(f"pypi:{name}==1.0", name, "1.0", root, root, (name,), Path(sys.executable),
+                    RepoConfig(name, "1.0"), "")
+        return [p.relative_to(root).as_posix() for p in repo.test_files()]
+
+    lib = "def get(doc, ptr):\n    return doc\n"
+    tests = "import unittest\nfrom ptr import get\n\nclass T(unittest.TestCase):\n    def test_get(self):\n" \
+            "        self.assertEqual(get(1, ''), 1)\n"
+    assert found("ptr-1.0", {"ptr.py": lib, "tests.py": tests}) == ["tests.py"]
+    assert found("ptr-1.1", {"ptr.py": lib, "test.py": tests, "testing_notes.py": ""}) == ["test.py", "testing_notes.py"]
+    # a test directory or test_*.py modules: the usual rule alone (a root helper is not a suite)
+    assert found("ptr-1.2", {"ptr.py": lib, "tests.py": tests, "test_ptr.py": tests}) == ["test_ptr.py"]
+    assert found("ptr-1.3", {"ptr.py": lib, "tests.py": "", "tests/helpers.py": ""}) == []
+    assert found("ptr-1.4", {"ptr.py": lib}) == []
+    # the new-tests-only diff reads the root module too (the older release's tests.py)
+    root = tmp_path / "unpacked-ptr-1.0" / "ptr-1.0"
+    assert root / "tests.py" in novelty.test_side_files(root)
+    assert novelty.tree_keys(root)
+
+
 def _task(source: str, function: str, needle: str) -> dict:
     line = next(i for i, text in enumerate(source.splitlines(), 1) if needle in text)
     return {"id": f"repo/lib-1.1/{function}#masked-assertion",

@@ -94,14 +94,16 @@ def assertion_keys(source: str) -> dict[tuple[str, int], str]:
 
 def test_side_files(root: Path) -> list[Path]:
     """Test modules and the helper modules beside them (any .py under a tests/test/testing
-    directory, conftest.py), never following a link out of the tree."""
+    directory, conftest.py, a root ``test*.py`` such as jsonpointer's ``tests.py``), never
+    following a link out of the tree."""
     top = root.resolve()
     found: list[Path] = []
     for path in sorted(root.rglob("*.py")):
         parts = path.relative_to(root).parts
         if any(p.startswith(".") for p in parts[:-1]):
             continue
-        if not (_TEST_NAME.match(path.name) or _TEST_DIRS & set(parts[:-1])):
+        if not (_TEST_NAME.match(path.name) or _TEST_DIRS & set(parts[:-1])
+                or len(parts) == 1 and path.name.startswith("test")):
             continue
         try:
             if path.is_symlink() or not path.resolve().is_relative_to(top) or path.stat().st_size > MAX_FILE_BYTES:
