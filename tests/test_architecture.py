@@ -406,12 +406,8 @@ def consumer_vocabulary() -> dict[tuple[str, str], list[int]]:
 # What is left (issue 25): (module, word) pairs still naming a family's vocabulary, with why. The
 # list only shrinks: a pair that no longer occurs must be removed from it (the test says so).
 VOCABULARY_LEFT: dict[tuple[str, str], str] = {
-    ("execbench.analysis.tables", "trace_length"): "trace-length buckets (CoCoNUT's) of the line-trace layout",
     ("execbench.analysis.taxonomy", "concurrency"): "a first-deviation category of the line-trace taxonomy",
     ("execbench.report.figures", "concurrency"): "the first-deviation category's colour",
-    ("execbench.report.sections", "checkpoint"): "a note of the arm-profile layout",
-    ("execbench.report.sections", "coconut"): "the paper-scoring note names benchmarks/coconut_tables.py",
-    ("execbench.report.sections", "humaneval"): "the line-trace layout's topic heading",
     ("execbench.report.sections", "line-trace"): "LAYOUTS: the trace family's layout function is in the report",
 }
 

@@ -55,9 +55,9 @@ def test_correct_never_counts_without_a_response():
     assert not df["correct"].iloc[0]
 
 
-def test_trace_length_buckets_are_right_closed():
+def test_length_buckets_are_right_closed():
     lengths = pd.Series([1, 3, 4, 5, 6, 10, 11, 25, 26, 40, 41, 500, 0, np.nan])
-    got = list(T.trace_length_buckets(lengths))
+    got = list(T.length_buckets(lengths))
     assert got == ["1-3", "1-3", "3-5", "3-5", "5-10", "5-10", "10-25", "10-25", "25-40", "25-40", "40+", "40+",
                    None, None]
 
@@ -65,7 +65,7 @@ def test_trace_length_buckets_are_right_closed():
 def test_bucket_table_counts_each_bucket():
     df = normalize(pd.DataFrame({"setting": "s", "family": "trace", "trace_length": [2, 2, 30, 30, 30, 60],
                                  "correct": [True, True, True, False, False, False]}))
-    table = T.bucket_table(df).set_index("bucket")
+    table = T.bucket_table(df, ("setting",), "trace_length").set_index("bucket")
     assert list(table.index) == ["1-3", "25-40", "40+"]
     assert table.loc["25-40", "acc_cr"] == pytest.approx(1 / 3)
     assert table.loc["1-3", "N"] == 2

@@ -4,7 +4,7 @@
 - :func:`accuracy_table`: C, R, N and both accuracies with intervals per group
   (paper 001 table 3: model x arm; table 5: study x setting; paper 000 tables 2-3:
   difficulty and repository; appendix B.1: reasoning scope).
-- :func:`trace_length_buckets` / :func:`bucket_table`: CoCoNUT's six trace-length buckets
+- :func:`length_buckets` / :func:`bucket_table`: CoCoNUT's six trace-length buckets
   (paper 002 tables IV-V).
 """
 
@@ -77,16 +77,17 @@ def sort_by(table: pd.DataFrame, by: Sequence[str], order: dict[str, Sequence]) 
     return table.iloc[index].reset_index(drop=True)
 
 
-def trace_length_buckets(lengths: pd.Series) -> pd.Series:
-    """The CoCoNUT bucket label of each trace length (None for a missing or non-positive length)."""
+def length_buckets(lengths: pd.Series) -> pd.Series:
+    """The CoCoNUT bucket label of each length (None for a missing or non-positive length)."""
     values = pd.to_numeric(lengths, errors="coerce")
     cut = pd.cut(values, bins=list(BUCKET_EDGES), labels=list(BUCKET_LABELS), right=True)
     return pd.Series(cut.astype(object), index=lengths.index).where(values > 0, None)
 
 
-def bucket_table(df: pd.DataFrame, by: Sequence[str] = ("setting",), length: str = "trace_length") -> pd.DataFrame:
-    """Accuracy per ``by`` x trace-length bucket (paper 002 tables IV-V), long format."""
-    work = df.assign(bucket=trace_length_buckets(df[length]) if length in df else None)
+def bucket_table(df: pd.DataFrame, by: Sequence[str], length: str) -> pd.DataFrame:
+    """Accuracy per ``by`` x bucket of the ``length`` column (paper 002 tables IV-V: the trace
+    family's ``AnalysisFacts.length_metric``), long format."""
+    work = df.assign(bucket=length_buckets(df[length]) if length in df else None)
     work = work[work["bucket"].notna()]
     return accuracy_table(work, [*by, "bucket"], order={"bucket": BUCKET_LABELS})
 

@@ -117,6 +117,9 @@ class AnalysisFacts:
     paired_arms: tuple[str, str] | None = None  # (shorter, longer input) arms of one case: the paired decrement
     program_text: bool = False  # the error taxonomy reads the task's program (from the dataset or prompt)
     per_task_title: str = "Per-task metrics"  # the line-trace layout's per-task accuracy/similarity tables
+    length_metric: str = ""  # the line-trace layout's accuracy-by-length buckets: the metric bucketed
+    cell_heading: str = ""  # what the cells of ``cell_column`` are, in the heading of their table
+    pairs_note: str = ""  # what differs between the two languages of a pair (the paired table's caption)
 
 
 class Reject(Exception):
@@ -153,6 +156,7 @@ class Family(ABC):
     paper_scoring_variants: tuple[str, ...] = ()  # variants graded by the peer's rules (``grade_as``)
     paper_trace_counts: dict[str, int] = {}  # the peer's item count per topic, shown beside its tables
     paper_task_topic: str = ""  # the topic the peer aggregates per task (its other topics: per item)
+    paper_reproduction: str = ""  # the script rescoring the peer's own predictions on the admitted items
 
     def parse_id(self, task_id: str) -> TaskId:
         """The parts of one of this family's task ids (``<family>/<source>/<case>#<arm>``)."""

@@ -157,8 +157,9 @@ def _paper_scoring_tables(sec: Section, rows: pd.DataFrame, family: str, setting
     if (tables["N"] < tables["paper_N"]).any():
         sec.note("Where Traces is below the paper's count, the numbers are over the traces the build admitted: "
                  "the others (rejected.jsonl of the dataset: nondeterministic across runs, failing or over a "
-                 "limit in the sandbox) are excluded, not scored from the paper's published key. The paper's own "
-                 "predictions restricted to the same traces: benchmarks/coconut_tables.py --advanced.")
+                 "limit in the sandbox) are excluded, not scored from the paper's published key."
+                 + (f" The paper's own predictions restricted to the same traces: {plugin.paper_reproduction}."
+                    if plugin.paper_reproduction else ""))
     paper_n = Col("Paper traces", "paper_N", "int", "the paper's traces of this topic")
     human = T.sort_by(tables[tables["topic"] == plugin.paper_task_topic], ["setting"], {"setting": settings})
     if not human.empty:
@@ -204,7 +205,9 @@ def line_trace_section(df: pd.DataFrame, family: str, colors: dict, opts: Option
     _per_task_tables(sec, rows, family, opts)
     _paper_scoring_tables(sec, rows, family, settings)
     # trace-length buckets
-    buckets = T.bucket_table(rows, ("setting",))
+    declared = facts(family)
+    length = declared.length_metric if declared else ""  # the metric of the length buckets
+    buckets = T.bucket_table(rows, ("setting",), length)
     sec.h("Accuracy by trace length")
     if buckets.empty:
         sec.note("No trace lengths recorded: no bucket table.")
@@ -227,7 +230,7 @@ def line_trace_section(df: pd.DataFrame, family: str, colors: dict, opts: Option
                                     colors, "Accuracy vs trace length", "trace length (executed lines)"),
                    "Accuracy (C/R) per trace-length bucket with Wilson 95% intervals, one line per setting.",
                    "accuracy versus trace length")
-        pooled = T.bucket_table(rows.assign(setting="all"), ("setting",))
+        pooled = T.bucket_table(rows.assign(setting="all"), ("setting",), length)
         low, high = pooled.iloc[0], pooled.iloc[-1]
         if low["bucket"] != high["bucket"] and low["R"] and high["R"]:
             first = _ci(low["acc_cr"], low["acc_cr_low"], low["acc_cr_high"])
@@ -241,7 +244,8 @@ def line_trace_section(df: pd.DataFrame, family: str, colors: dict, opts: Option
     # topics (advanced-topic table II)
     topics = per_task_table(rows, ("topic", "setting"), replicates=opts.descriptive_replicates) \
         if rows["topic"].notna().any() else pd.DataFrame()
-    sec.h("By topic (HumanEval and advanced topics)")
+    declared = facts(family)
+    sec.h("By topic" + (f" ({declared.cell_heading})" if declared and declared.cell_heading else ""))
     if topics.empty:
         sec.note("No topic recorded for these traces.")
     else:
@@ -340,6 +344,7 @@ def _language_pairs(sec: Section, rows: pd.DataFrame, opts: Options, headlines: 
     for label, group in cohorts:
         summary = paired.paired_summary(group, replicates=opts.replicates)
         out.append({"cohort": label, "settings": group["setting"].nunique(), **summary})
+    declared = facts(family)
     sec.table(Table(f"Paired {first}-minus-{second} accuracy on the same programs", [
         Col("Arms", "cohort"), Col("Settings", "settings", "int"), Col("Pairs", "pairs", "int"),
         Col("Programs", "sources", "int"), Col(f"{first} only", "correct_to_wrong", "int"),
@@ -349,9 +354,8 @@ def _language_pairs(sec: Section, rows: pd.DataFrame, opts: Options, headlines: 
             f"{first} minus {second} accuracy; 95% percentile interval from a bootstrap over programs"),
         Col("Note", "note")], out, paper="paper 001 §5.2 (Python vs C++)",
         caption=f"One pair per setting, program and arm answered in both languages; {opts.replicates:,} bootstrap "
-                "replicates resample whole programs (both languages, all arms and settings of a program together). "
-                "The final arms ask the same question in both languages; the state arms may not (each language "
-                "chooses its checkpoint)."))
+                "replicates resample whole programs (both languages, all arms and settings of a program together)."
+                + (f" {declared.pairs_note}" if declared and declared.pairs_note else "")))
     first_row = out[0]
     if first_row["pairs"]:
         headlines.append(
