@@ -10,6 +10,7 @@ from typing import Any, Iterable, Mapping
 
 from execbench.dataset import Task
 from execbench.contract import AnalysisFacts, Family, Metric, SliceTable
+from execbench.contract.jsontypes import JSONObject
 from execbench.families.repo import build, prompt, slices
 from execbench.grading import Score
 
@@ -58,13 +59,13 @@ class RepoFamily(Family):
                        missing="No reasoning scope (intra-file / cross-file slice) recorded for these tasks.",
                        heading="Reasoning scope")))
 
-    def manifest_settings(self, options: dict[str, Any]) -> dict[str, Any]:
+    def manifest_settings(self, options: dict[str, Any]) -> JSONObject:
         """Each repository's test environment: requirements, where they are declared, the
         versions installed (``build.PREPARED``, filled by the candidates of this build); for
         a windowed package list, ``release_window`` (``packages.SELECTED``)."""
         from execbench.families.repo import packages
 
-        settings: dict[str, Any] = {"repositories": dict(sorted(build.PREPARED.items()))} if build.PREPARED else {}
+        settings: JSONObject = {"repositories": dict(sorted(build.PREPARED.items()))} if build.PREPARED else {}
         if packages.SELECTED:  # a windowed package list: the window and the releases chosen (rebuild list)
             settings["release_window"] = {**packages.SELECTED, "pinned_list": packages.pinned_list(packages.SELECTED)}
         return settings
@@ -116,10 +117,10 @@ class RepoFamily(Family):
 
         return grade_answer(task, response)
 
-    def summarize(self, results: Iterable[tuple[Task, Score]]) -> dict[str, Any]:
+    def summarize(self, results: Iterable[tuple[Task, Score]]) -> dict[str, float | None]:
         rows = list(results)
         n = len(rows)
-        out: dict[str, Any] = {"n": n, "accuracy": sum(s.correct for _, s in rows) / n if n else None}
+        out: dict[str, float | None] = {"n": n, "accuracy": sum(s.correct for _, s in rows) / n if n else None}
         by_library: dict[str, list[bool]] = defaultdict(list)
         by_difficulty: dict[str, list[bool]] = defaultdict(list)
         for task, score in rows:

@@ -45,7 +45,32 @@ VERIFY = "__execbench_verify__"
 SENTINEL = "__execbench_sentinel__"
 
 
-# --- the records: one JSON line per test ---------------------------------------------------
+# --- the spec (written by runner.pytest_job) and the records: one JSON line per test ---------
+
+class SpecLimits(TypedDict):
+    """The tracer's per-test caps (``TraceLimits``)."""
+
+    max_depth: int | None
+    max_line_events: int
+    max_summary_bytes: int
+    max_calls: int
+
+
+class RunSpec(TypedDict, total=False):
+    """What to serve, trace and write: ``$EXECBENCH_REPO_SPEC`` (the runner writes every key)."""
+
+    sources: dict[str, str]  # absolute path -> the text served for that test-side module
+    library_files: list[str]  # traced besides the served files
+    trace: bool
+    limits: SpecLimits
+    threshold: float  # the complexity score from which a test's calls are kept
+    keep: list[str] | None  # node ids to run (None: all)
+    timeout: float  # seconds per test (0: none)
+    render_sympy: bool
+    output: str  # the results file
+    packages: list[str]  # must be imported from import_roots
+    import_roots: list[str]
+
 
 class RenderedValue(TypedDict):
     """A probed or verified value as the plugin shows it, without calling user code."""
@@ -149,7 +174,7 @@ class _Running:
         return out
 
 
-_spec: dict[str, Any] = {}  # the JSON spec (runner.pytest_job)
+_spec: RunSpec = {}
 _served: dict[str, str] = {}  # realpath → module text
 _current: _Running | None = None
 _out = None

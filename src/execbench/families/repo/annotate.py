@@ -21,9 +21,13 @@ import re
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Callable, Mapping, TypedDict
 
+from execbench.contract.jsontypes import JSONObject, JSONValue
 from execbench.dataset import DatasetWriter, Task, read_manifest, read_rejected, read_tasks
+
+if TYPE_CHECKING:
+    from execbench.models.teacher import Reply, Teacher
 
 LABELS = ("Easy", "Medium", "Hard")
 RUBRIC = """You are grading how hard a code-reasoning task is for an AI model.
@@ -43,7 +47,14 @@ Correct answer: {answer}
 Reply with exactly one word: Easy, Medium or Hard."""
 
 
-def annotation_prompt(task: dict[str, Any]) -> str:
+class AnnotatedTask(TypedDict):
+    """What the rubric shows of a task (a task record's JSON form, ``Task.to_json()``, has it)."""
+
+    prompt_fields: Mapping[str, JSONValue]  # library, test_source, masked_assertion
+    answer: JSONValue
+
+
+def annotation_prompt(task: AnnotatedTask) -> str:
     fields = task["prompt_fields"]
     return RUBRIC.format(library=fields.get("library", ""), test_source=fields["test_source"],
                          blank=fields["masked_assertion"], answer=task["answer"])
@@ -69,14 +80,16 @@ def labelled(task: Task, label: str | None, annotator: str) -> Task:
     return dataclasses.replace(task, provenance=provenance, metrics=metrics)
 
 
-async def _label_all(model: Any, tasks: list[Task], connections: int, progress: ProgressFn | None) -> list[Any]:
+async def _label_all(model: Teacher, tasks: list[Task], connections: int, progress: ProgressFn | None
+                     ) -> list[Reply]:
     gate = asyncio.Semaphore(max(1, connections))
     done = 0
 
-    async def one(task: Task) -> Any:
+    async def one(task: Task) -> Reply:
         nonlocal done
         async with gate:
-            reply = await model.generate([("user", annotation_prompt(task.to_json()))])
+            shown: AnnotatedTask = {"prompt_fields": task.prompt_fields, "answer": task.answer}
+            reply = await model.generate([("user", annotation_prompt(shown))])
         done += 1
         if progress:
             progress(done, len(tasks))
@@ -86,7 +99,7 @@ async def _label_all(model: Any, tasks: list[Task], connections: int, progress: 
 
 
 def annotate_dataset(directory: str | Path, annotator: str, *, connections: int = 4, cache: bool = True,
-                     progress: ProgressFn | None = None) -> dict[str, Any]:
+                     progress: ProgressFn | None = None) -> JSONObject:
     """Label every repo task of the dataset at ``directory`` in place; returns the new manifest.
     ``cache``: Inspect's response cache (a repeated annotation costs no requests)."""
     from execbench.models.teacher import open_teacher

@@ -69,7 +69,7 @@ class Span:
 
     @classmethod
     def of(cls, node: ast.AST) -> "Span":
-        return cls(node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined,arg-type] - ast.AST declares no fields; the node is a kind that has it
+        return cls(node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]  # ast.AST declares no fields; the node is a kind that has it
 
     @property
     def lines(self) -> int:
@@ -103,7 +103,7 @@ class TestFunction:
 
     @property
     def span(self) -> Span:
-        return Span(self.firstlineno, 0, self.node.end_lineno, self.node.end_col_offset)  # type: ignore[arg-type] - an assert statement always has an end position
+        return Span(self.firstlineno, 0, self.node.end_lineno, self.node.end_col_offset)  # type: ignore[arg-type]  # an assert statement always has an end position
 
 
 def segment(source: str, node_or_span: ast.AST | Span) -> str:
@@ -190,7 +190,7 @@ def test_functions(source: str) -> dict[tuple[str, int], TestFunction]:
                 visit(node.body, f"{prefix}{node.name}.", node)
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-                found = []
+                found: list[Assertion] = []
                 for stmt in _walk_body(node.body):
                     assertion = _assertion(stmt, src, len(found))
                     if assertion is not None:
@@ -253,7 +253,7 @@ def neutralize_splices(assertions: list[Assertion]) -> list[Splice]:
     splices = []
     for assertion in assertions:
         if assertion.kind == "assert" and len(assertion.operands) != 2:
-            parts = [Span.of(assertion.node.test)]  # type: ignore[union-attr] - a plain assert statement (checked by kind above)
+            parts = [Span.of(assertion.node.test)]  # type: ignore[union-attr]  # a plain assert statement (checked by kind above)
         elif assertion.operands:
             parts = sorted((Span.of(o) for o in assertion.operands[:2]), key=lambda s: (s.lineno, s.col))
         else:
@@ -285,14 +285,16 @@ def verify_splice(source: str, key: str, assertion: Assertion, masked: int, cand
     """
     actual = assertion.operands[1 - masked]
     node = assertion.node
+    if node is None:
+        raise ValueError(f"assertion at line {assertion.line} has no statement node")
     checks = []
     for candidate in candidates:
         replaced = _substitute(node, {id(actual): ast.Name(VALUE, ast.Load()),
                                       id(assertion.operands[masked]): _parse_expr(candidate)})
         if assertion.kind == "assert":
-            checks.append(f"lambda {VALUE}: bool({ast.unparse(replaced.test)})")  # type: ignore[attr-defined] - ast.AST declares no fields; the node is a kind that has it
+            checks.append(f"lambda {VALUE}: bool({ast.unparse(replaced.test)})")  # type: ignore[attr-defined]  # ast.AST declares no fields; the node is a kind that has it
         else:
-            checks.append(f"lambda {VALUE}: ({ast.unparse(replaced.value)}, True)[1]")  # type: ignore[attr-defined] - ast.AST declares no fields; the node is a kind that has it
+            checks.append(f"lambda {VALUE}: ({ast.unparse(replaced.value)}, True)[1]")  # type: ignore[attr-defined]  # ast.AST declares no fields; the node is a kind that has it
     checks += [f"lambda {VALUE}: bool({text})" for text in extra]
     tail = f", names={tuple(names)!r}" if names else ""
     call = f"{VERIFY}({key!r}, ({segment(source, actual)}), {', '.join(checks)}{tail})"
@@ -378,11 +380,12 @@ def context_text(source: str, function: TestFunction, max_lines: int = 60) -> st
     if function.class_node is not None:
         cls = function.class_node
         header_end = cls.body[0].lineno - 1 if cls.body else cls.lineno
-        header = "".join(src.lines[min(d.lineno for d in [cls, *cls.decorator_list]) - 1: max(cls.lineno, header_end)])
+        header = "".join(src.lines[min([cls.lineno, *(d.lineno for d in cls.decorator_list)]) - 1:
+                                   max(cls.lineno, header_end)])
         parts.append(header.rstrip())
         for node in cls.body:
             if isinstance(node, (ast.Assign, ast.AnnAssign)):
-                parts.append("".join(src.lines[node.lineno - 1:node.end_lineno]).rstrip())  # type: ignore[misc] - ast nodes of statements carry positions
+                parts.append("".join(src.lines[node.lineno - 1:node.end_lineno]).rstrip())
     lines = "\n".join(parts).splitlines()
     if len(lines) > max_lines:
         lines = lines[:max_lines] + [f"# ... ({len(lines) - max_lines} more lines)"]

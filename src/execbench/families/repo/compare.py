@@ -313,9 +313,10 @@ def canonical(node: ast.expr) -> tuple:
     if isinstance(node, ast.Set):
         return _set([canonical(e) for e in node.elts])
     if isinstance(node, ast.Dict):
-        if any(k is None for k in node.keys):
+        keys = [k for k in node.keys if k is not None]
+        if len(keys) != len(node.keys):
             raise Refused("** unpacking")
-        return _dict([(canonical(k), canonical(v)) for k, v in zip(node.keys, node.values)])
+        return _dict([(canonical(k), canonical(v)) for k, v in zip(keys, node.values)])
     if isinstance(node, (ast.Name, ast.Attribute)):
         parts = _dotted(node)
         if parts is None:
@@ -526,7 +527,7 @@ def grade_answer(task: Any, response: str) -> Score:
     oracle = str(_field(task, "answer"))
     kind = _field(task, "answer_kind") or "python-literal"
     fields = _field(task, "prompt_fields") or {}
-    details: dict[str, Any] = {"answer_kind": kind}
+    details: dict[str, str] = {"answer_kind": kind}
     if isinstance(fields, Mapping) and fields.get("answer_type"):
         details["answer_type"] = fields["answer_type"]
     sympy_kind = kind == "sympy"
@@ -569,7 +570,7 @@ def respelled(c: tuple, rules: list) -> tuple:
     return ("call", parts, tuple(args), tuple(kwargs))
 
 
-def _grade_sympy(text: str, oracle: str, extracted: str, details: dict) -> Score:
+def _grade_sympy(text: str, oracle: str, extracted: str, details: dict[str, str]) -> Score:
     from execbench.families.repo import sympy_parse
 
     try:

@@ -241,7 +241,7 @@ def choose(assertion: Assertion, function: TestFunction, *, sympy: bool = False)
         return DvpRejection(SEMANTIC, f"approximate_comparison:{assertion.method}")
     names = set().union(*(_names(o) for o in assertion.operands)) if assertion.operands else set()
     if assertion.kind == "assert" and assertion.node is not None:
-        names |= _names(assertion.node.test)  # type: ignore[attr-defined] - ast.AST declares no fields; the node is a kind that has it
+        names |= _names(assertion.node.test)  # type: ignore[attr-defined]  # ast.AST declares no fields; the node is a kind that has it
     approx = sorted(names & APPROXIMATE)
     if approx:
         return DvpRejection(SEMANTIC, f"approximate_comparison:{approx[0]}")
@@ -270,7 +270,7 @@ def choose(assertion: Assertion, function: TestFunction, *, sympy: bool = False)
         return Choice(0, forms[0], False)
     plain = [isinstance(o, ast.Name) for o in (left, right)]
     if all(plain):
-        descriptive = [bool(DESCRIPTIVE.search(o.id)) for o in (left, right)]  # type: ignore[attr-defined] - ast.AST declares no fields; the node is a kind that has it
+        descriptive = [bool(DESCRIPTIVE.search(o.id)) for o in (left, right)]  # type: ignore[attr-defined]  # ast.AST declares no fields; the node is a kind that has it
         if descriptive.count(True) == 1:
             masked = descriptive.index(True)
             return Choice(masked, forms[masked], True)

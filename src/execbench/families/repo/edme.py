@@ -43,17 +43,24 @@ import time
 from collections import Counter
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Callable, NotRequired, Protocol, TypedDict, TypeGuard, cast
 
 from execbench.dataset import Task, read_manifest, read_tasks
 from execbench.dataset.cache import BuildCache
-from execbench.contract import SourceError
+from execbench.contract import Outcome, SourceError
+from execbench.contract.jsontypes import JSONObject
+from execbench.families.repo.records import RepoOptions
 from execbench.mutation import engine
 from execbench.mutation.engine import TeacherSettings
 from execbench.mutation.apicalls import api_calls, check_preserved
 from execbench.mutation.probes import (ProbeError, extract_code, fix_probe_format, marker_prints,
                                        parse_code, parse_debug_results, probes, route_probes)
 from execbench.models.teacher import Reply, Teacher, Turn
+
+if TYPE_CHECKING:  # imported where they run: a repo build's modules load only when one runs
+    from execbench.families.repo._plugin import RenderedValue
+    from execbench.families.repo.runner import PytestReport
+    from execbench.sources.repos import Repo
 
 PROMPT_VERSION = "1"
 MAX_VALUE_CHARS = 600  # per captured value shown to the teacher
@@ -97,11 +104,90 @@ Rules:
 """
 
 
+# -- the records: mutation_log.jsonl's function artifacts (appendix D.1) ---------------------
+
+class ValueView(TypedDict):
+    """A captured value as the teacher sees it (texts cut at MAX_VALUE_CHARS)."""
+
+    type: str | None
+    literal: NotRequired[str]
+    sympy: NotRequired[str]
+    too_big: NotRequired[bool]
+
+
+class ProbeExecution(ValueView):
+    """One probe's value in one test instance's ``execution``-th run of it."""
+
+    instance: str  # the test's node id
+    execution: int
+
+
+class CapturedProbe(TypedDict):
+    probe: str  # the probe's key (route_probes)
+    executions: list[ProbeExecution]
+
+
+class ShownProbe(TypedDict):
+    """A probe's values in the reconstruction prompt (probe i is the i-th DEBUG_RESULT print)."""
+
+    probe: int
+    instances: list[ProbeExecution]
+
+
+class Attempt(TypedDict):
+    """One authoring attempt of a stage ("probe" or "assertions") and what became of it."""
+
+    stage: str
+    attempt: int
+    seconds: float
+    output_tokens: int | None
+    reply_chars: int
+    probe_format_fixes: NotRequired[int]  # prints rewritten into the canonical form
+    printed_tail: NotRequired[list[str]]
+    status: NotRequired[str]  # "ok", "teacher-error"/"error", "constraint", "execution", "assertion"
+    error: NotRequired[str | None]
+    errors: NotRequired[list[str]]  # constraint violations
+
+
+class Validation(TypedDict):
+    """The validation gate (appendix D.5)."""
+
+    executability: bool
+    assertion_validity: bool
+    api_calls_preserved: bool
+
+
+class FunctionRecord(TypedDict):
+    """One test function's artifact record in ``mutation_log.jsonl`` (appendix D.1)."""
+
+    kind: str  # "function"
+    mode: str  # "teacher" or "offline"
+    teacher: str
+    prompt_version: str
+    repo: str  # the repository's spec
+    module: str
+    function: str  # qualname
+    nodeids: list[str]
+    original: str  # the function's excerpt
+    api_calls: list[str]
+    probe_code: str | None
+    captured: list[CapturedProbe] | None
+    final: str | None  # the valid reconstruction
+    attempts: list[Attempt]
+    validation: Validation
+    validation_status: str  # "valid" or "invalid"
+    mutation_attempts: int
+    assertion_attempts: int
+    teacher_calls: int
+    reason: str | None
+    execution_time: NotRequired[float]
+
+
 # -- one test function ---------------------------------------------------------------------
 
 @dataclass
 class FunctionJob:
-    repo: Any  # execbench.sources.repos.Repo
+    repo: Repo
     rel: str  # module path relative to the repo root
     module_text: str
     qualname: str
@@ -111,7 +197,7 @@ class FunctionJob:
     class_name: str | None
     assertions: list[str]  # original assertion statements (style reference)
     nodeids: list[str]
-    options: dict[str, Any]
+    options: RepoOptions
 
     @property
     def lines(self) -> list[str]:
@@ -133,7 +219,7 @@ class FunctionJob:
         return "\n".join(out)
 
     def imported_names(self) -> set[str]:
-        names = set()
+        names: set[str] = set()
         for node in ast.walk(ast.parse(self.module_text)):
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 names.update(a.asname or a.name.split(".")[0] for a in node.names)
@@ -169,7 +255,7 @@ def _segment(code: str, node: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
     return textwrap.dedent("".join(lines[first - 1:node.end_lineno]))
 
 
-def _is_assertion(stmt: ast.AST) -> bool:
+def _is_assertion(stmt: ast.AST) -> TypeGuard[ast.stmt]:
     if isinstance(stmt, ast.Assert):
         return True
     return (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)
@@ -177,7 +263,7 @@ def _is_assertion(stmt: ast.AST) -> bool:
 
 
 def constraint_errors(job: FunctionJob, code: str, stage: str, *, strict: bool = True
-                      ) -> tuple[list[str], str | None, Any]:
+                      ) -> tuple[list[str], str | None, ast.FunctionDef | ast.AsyncFunctionDef | None]:
     """(violations, function text, function node) of a teacher reply for ``stage``
     ("probe" or "final"); the text is None when the function could not be found. Not
     ``strict`` (offline mutation): assertions that ask no value question may stay."""
@@ -235,7 +321,7 @@ def _mutate_prompt(job: FunctionJob) -> str:
     ])
 
 
-def _reconstruct_prompt(job: FunctionJob, probed: str, values: list[dict[str, Any]]) -> str:
+def _reconstruct_prompt(job: FunctionJob, probed: str, values: list[ShownProbe]) -> str:
     return "\n".join([
         "Captured runtime values (JSON; probe i is the i-th DEBUG_RESULT print):",
         json.dumps(values, ensure_ascii=False, indent=1),
@@ -249,20 +335,21 @@ def _short(text: str, limit: int = MAX_VALUE_CHARS) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
-def _value_view(rendered: dict[str, Any]) -> dict[str, Any]:
-    view: dict[str, Any] = {"type": rendered.get("type")}
-    for key in ("literal", "sympy"):
-        if key in rendered:
-            view[key] = _short(str(rendered[key]))
+def _value_view(rendered: RenderedValue) -> ValueView:
+    view: ValueView = {"type": rendered.get("type")}
+    if "literal" in rendered:
+        view["literal"] = _short(str(rendered["literal"]))
+    if "sympy" in rendered:
+        view["sympy"] = _short(str(rendered["sympy"]))
     if rendered.get("too_big"):
         view["too_big"] = True
     return view
 
 
-RunFn = Callable[[str, list[str]], Any]  # (module text, keep node ids) -> runner.PytestReport
+RunFn = Callable[[str, list[str]], "PytestReport"]  # (module text, keep node ids) -> the run
 
 
-def _run_failure(run: Any, nodeids: list[str]) -> str | None:
+def _run_failure(run: PytestReport, nodeids: list[str]) -> str | None:
     by_node = {r["nodeid"]: r for r in run.records}
     if run.fatal:
         return f"the test run failed: {run.fatal}"
@@ -314,9 +401,10 @@ class TeacherSession:
             self.messages = [("system", SYSTEM_MUTATE), ("user", _mutate_prompt(self.job))]
         return await self._ask()
 
-    async def reconstruct(self, attempt: int, probed: str, values: list[dict[str, Any]]) -> Draft:
+    async def reconstruct(self, attempt: int, probed: str, values: list[CapturedProbe]) -> Draft:
         if attempt == 1:
-            shown = [{"probe": i, "instances": v["executions"]} for i, v in enumerate(values)][:MAX_VALUES]
+            shown: list[ShownProbe] = [{"probe": i, "instances": v["executions"]}
+                                       for i, v in enumerate(values[:MAX_VALUES])]
             self.messages = [("system", SYSTEM_RECONSTRUCT), ("user", _reconstruct_prompt(self.job, probed, shown))]
         return await self._ask()
 
@@ -325,11 +413,23 @@ class TeacherSession:
             self.messages += [("assistant", self.last), ("user", message)]
 
 
-async def mutate_function(job: FunctionJob, session: Any, settings: TeacherSettings, run: RunFn,
-                          helper: str, author: str) -> dict[str, Any]:
+class Session(Protocol):
+    """Who writes stages 1 and 3: :class:`TeacherSession`, or ``mutate.OfflineSession``."""
+
+    mode: str  # "teacher" or "offline"
+
+    async def probe(self, attempt: int) -> Draft: ...
+
+    async def reconstruct(self, attempt: int, probed: str, values: list[CapturedProbe]) -> Draft: ...
+
+    def feedback(self, message: str) -> None: ...
+
+
+async def mutate_function(job: FunctionJob, session: Session, settings: TeacherSettings, run: RunFn,
+                          helper: str, author: str) -> FunctionRecord:
     """The three stages for one test function; returns its artifact record (D.1)."""
     started = time.perf_counter()
-    record: dict[str, Any] = {
+    record: FunctionRecord = {
         "kind": "function", "mode": session.mode, "teacher": author, "prompt_version": PROMPT_VERSION,
         "repo": job.repo.spec, "module": job.rel, "function": job.qualname, "nodeids": job.nodeids,
         "original": job.excerpt, "api_calls": api_calls(job.node, skip_assertions=True),
@@ -339,22 +439,22 @@ async def mutate_function(job: FunctionJob, session: Any, settings: TeacherSetti
         "reason": None,
     }
 
-    def finish() -> dict[str, Any]:
+    def finish() -> FunctionRecord:
         record["teacher_calls"] = getattr(session, "calls", 0)
         record["execution_time"] = round(time.perf_counter() - started, 3)
         return record
 
     # Stage 1 + 2: mutation with probes, run, capture
     probed_text: str | None = None
-    values: list[dict[str, Any]] = []
+    values: list[CapturedProbe] = []
     for attempt in range(1, settings.max_retries + 1):
         record["mutation_attempts"] = attempt
         draft = await session.probe(attempt)
-        entry: dict[str, Any] = {"stage": "probe", "attempt": attempt, "seconds": round(draft.seconds, 3),
+        entry: Attempt = {"stage": "probe", "attempt": attempt, "seconds": round(draft.seconds, 3),
                                  "output_tokens": draft.output_tokens, "reply_chars": draft.reply_chars}
         record["attempts"].append(entry)
         if draft.code is None:
-            entry.update(status="teacher-error" if session.mode == "teacher" else "error", error=draft.error)
+            entry.update({"status": "teacher-error" if session.mode == "teacher" else "error", "error": draft.error})
             continue
         code = draft.code
         try:
@@ -363,8 +463,8 @@ async def mutate_function(job: FunctionJob, session: Any, settings: TeacherSetti
         except ProbeError:
             pass
         errors, text, node = constraint_errors(job, code, "probe", strict=session.mode == "teacher")
-        if errors:
-            entry.update(status="constraint", errors=errors)
+        if errors or node is None:  # no errors: the function was found
+            entry.update({"status": "constraint", "errors": errors})
             session.feedback("Your function violates these constraints:\n- " + "\n- ".join(errors)
                              + "\nReturn the corrected function.")
             continue
@@ -376,7 +476,7 @@ async def mutate_function(job: FunctionJob, session: Any, settings: TeacherSetti
         if failure is None and not any(v["executions"] for v in captured):
             failure = "no DEBUG_RESULT value was captured (the probes did not run)"
         if failure:
-            entry.update(status="execution", error=failure)
+            entry.update({"status": "execution", "error": failure})
             session.feedback(f"Running your test failed:\n{failure}\nFix the function (keep all constraints) "
                              "and return it.")
             continue
@@ -398,26 +498,26 @@ async def mutate_function(job: FunctionJob, session: Any, settings: TeacherSetti
                  "output_tokens": draft.output_tokens, "reply_chars": draft.reply_chars}
         record["attempts"].append(entry)
         if draft.code is None:
-            entry.update(status="teacher-error" if session.mode == "teacher" else "error", error=draft.error)
+            entry.update({"status": "teacher-error" if session.mode == "teacher" else "error", "error": draft.error})
             if session.mode != "teacher":
                 break  # a programmatic reconstruction does not change on retry
             continue
         errors, text, node = constraint_errors(job, draft.code, "final")
-        if errors:
-            entry.update(status="constraint", errors=errors)
+        if errors or text is None:  # no errors: the function was found
+            entry.update({"status": "constraint", "errors": errors})
             session.feedback("Your function violates these constraints:\n- " + "\n- ".join(errors)
                              + "\nReturn the corrected function.")
             continue
         result = await asyncio.to_thread(run, job.splice(text), job.nodeids)
         failure = _run_failure(result, job.nodeids)
         if failure:
-            entry.update(status="assertion", error=failure)
+            entry.update({"status": "assertion", "error": failure})
             session.feedback(f"The rebuilt test does not pass:\n{failure}\nUse the captured values exactly and "
                              "return the function.")
             continue
         entry["status"] = "ok"
         record["final"] = text
-        record["validation"].update(assertion_validity=True, api_calls_preserved=True)
+        record["validation"].update({"assertion_validity": True, "api_calls_preserved": True})
         record["validation_status"] = "valid"
         break
     else:
@@ -427,14 +527,15 @@ async def mutate_function(job: FunctionJob, session: Any, settings: TeacherSetti
     return finish()
 
 
-def _captured(run: Any, keys: list[str], nodeids: list[str]) -> list[dict[str, Any]]:
+def _captured(run: PytestReport, keys: list[str], nodeids: list[str]) -> list[CapturedProbe]:
     """Per probe: its values per test instance and execution (literal / sympy text / type)."""
     by_node = {r["nodeid"]: r for r in run.records}
-    out = []
+    out: list[CapturedProbe] = []
     for key in keys:
-        executions = []
+        executions: list[ProbeExecution] = []
         for nodeid in nodeids:
-            runs = (by_node.get(nodeid) or {}).get("probes", {}).get(key) or []
+            record = by_node.get(nodeid)
+            runs = (record.get("probes", {}).get(key) if record else None) or []
             for number, item in enumerate(runs):
                 rendered = item.get("0")
                 if rendered:
@@ -445,7 +546,7 @@ def _captured(run: Any, keys: list[str], nodeids: list[str]) -> list[dict[str, A
 
 # -- the dataset driver ---------------------------------------------------------------------
 
-def _jobs_for_module(repo: Any, rel: str, originals: list[Task], options: dict[str, Any]
+def _jobs_for_module(repo: Repo, rel: str, originals: list[Task], options: RepoOptions
                      ) -> tuple[list[FunctionJob], str, dict[str, str]]:
     """Jobs for the functions with tasks in ``rel``; the module text; failures by qualname."""
     from execbench.families.repo import assertions as A
@@ -453,25 +554,26 @@ def _jobs_for_module(repo: Any, rel: str, originals: list[Task], options: dict[s
     path = repo.root / rel
     text = path.read_text(encoding="utf-8")
     functions = A.test_functions(text)
-    by_name: dict[str, Any] = {}
+    by_name: dict[str, A.TestFunction] = {}
     for (qualname, _first), function in functions.items():
         by_name.setdefault(qualname, function)
-    jobs, failures = [], {}
+    jobs: list[FunctionJob] = []
+    failures: dict[str, str] = {}
     wanted: dict[str, list[str]] = {}
     for task in originals:
         wanted.setdefault(task.prompt_fields["function"], [])
         if task.prompt_fields["test_id"] not in wanted[task.prompt_fields["function"]]:
             wanted[task.prompt_fields["function"]].append(task.prompt_fields["test_id"])
     for qualname, nodeids in wanted.items():
-        function = by_name.get(qualname)
-        if function is None:
+        found = by_name.get(qualname)
+        if found is None:
             failures[qualname] = f"function {qualname} not found in {rel}"
             continue
         jobs.append(FunctionJob(
-            repo=repo, rel=rel, module_text=text, qualname=qualname, firstlineno=function.firstlineno,
-            end_lineno=function.node.end_lineno, node=function.node,
-            class_name=function.class_node.name if function.class_node is not None else None,
-            assertions=[a.text for a in function.assertions], nodeids=sorted(nodeids), options=options))
+            repo=repo, rel=rel, module_text=text, qualname=qualname, firstlineno=found.firstlineno,
+            end_lineno=found.node.end_lineno or found.node.lineno, node=found.node,
+            class_name=found.class_node.name if found.class_node is not None else None,
+            assertions=[a.text for a in found.assertions], nodeids=sorted(nodeids), options=options))
     return jobs, text, failures
 
 
@@ -496,48 +598,61 @@ def splice_all(module_text: str, jobs: list[FunctionJob], finals: dict[str, str]
     return text
 
 
-def _answer_text(answer: Any) -> str:
+def _answer_text(answer: object) -> str:
     return " ".join(str(answer).split())
 
 
-def _link_module(repo: Any, rel: str, originals: list[Task], outcome: Any, mutated_text: str,
-                 valid: set[str], records: dict[str, dict[str, Any]], failures: dict[str, str],
+class _LogCommon(TypedDict):
+    """What every task line of a module's log says about its function's mutation."""
+
+    mode: str
+    attempts: int  # teacher (or offline) attempts of both stages
+    seconds: float
+    seed: int
+    teacher: str
+
+
+def _link_module(repo: Repo, rel: str, originals: list[Task], outcome: Outcome | None, mutated_text: str,
+                 valid: set[str], records: dict[str, FunctionRecord], failures: dict[str, str],
                  seed: int, author: str, mode: str) -> engine.UnitResult:
     result = engine.UnitResult()
     original_index = _assertion_index((repo.root / rel).read_text(encoding="utf-8"))
     mutated_index = _assertion_index(mutated_text)
-    mutants: dict[tuple[str, int], dict[str, Any]] = {}
-    for task in outcome.tasks if outcome is not None else []:
+    built = outcome.tasks if outcome is not None else []
+    mutants: dict[tuple[str, int], int] = {}  # (test id, assertion index) -> the mutant task's place in built
+    for position, task in enumerate(built):
         fields = task["prompt_fields"]
         if fields.get("function") not in valid or fields.get("function_file") != rel:
             continue  # an unmutated function of the same module
-        index = mutated_index.get((fields["function"], fields["assertion_line"]))
-        if index is not None:
-            mutants[(fields["test_id"], index)] = task
-    rejected: dict[str, dict[str, Any]] = {}
+        mutant_index = mutated_index.get((fields["function"], fields["assertion_line"]))
+        if mutant_index is not None:
+            mutants[(fields["test_id"], mutant_index)] = position
+    rejected: dict[str, tuple[str, str]] = {}  # test id -> its first rejection's (stage, reason)
     for r in outcome.rejected if outcome is not None else []:
-        rejected.setdefault(r["candidate"].split("@L")[0].split("/", 1)[-1], r)
+        rejected.setdefault(r["candidate"].split("@L")[0].split("/", 1)[-1], (r["stage"], r["reason"]))
     operators = ["teacher"] if mode == "teacher" else ["rename", "literals", "strip-comments", "probe-rebuild"]
     for original in originals:
         fields = original.prompt_fields
         qualname = fields["function"]
-        record = records.get(qualname, {})
-        common = {"mode": mode, "attempts": record.get("mutation_attempts", 0) + record.get("assertion_attempts", 0),
-                  "seconds": record.get("execution_time", 0.0), "seed": seed, "teacher": author}
+        record = records.get(qualname)
+        common: _LogCommon = {
+            "mode": mode, "attempts": record["mutation_attempts"] + record["assertion_attempts"] if record else 0,
+            "seconds": record.get("execution_time", 0.0) if record else 0.0, "seed": seed, "teacher": author}
         if qualname not in valid:
-            reason = failures.get(qualname) or record.get("reason") or "no valid mutant"
+            reason = failures.get(qualname) or (record["reason"] if record else None) or "no valid mutant"
             result.rejected.append({"candidate": original.id, "stage": "mutation", "reason": reason[:500]})
             result.log.append(engine.task_log(original, status="failed", reason=reason[:500], **common))
             continue
         index = original_index.get((qualname, fields["assertion_line"]))
-        task = mutants.get((fields["test_id"], index)) if index is not None else None
-        if task is None:
+        place = mutants.get((fields["test_id"], index)) if index is not None else None
+        if place is None:
             why = rejected.get(fields["test_id"])
             reason = ("the mutant's matching assertion was not admitted by the repo family"
-                      + (f" ({why['stage']}: {why['reason']})" if why else ""))
+                      + (f" ({why[0]}: {why[1]})" if why else ""))
             result.rejected.append({"candidate": original.id, "stage": "mutation", "reason": reason[:500]})
             result.log.append(engine.task_log(original, status="failed", reason=reason[:500], **common))
             continue
+        task = built[place]
         changed = _answer_text(task["answer"]) != _answer_text(original.answer)
         mutation = {"mode": mode, "teacher": author, "seed": seed, "operators": operators,
                     "answer_changed": changed, "assertion_index": index, "prompt_version": PROMPT_VERSION}
@@ -562,8 +677,8 @@ def _failed_unit(originals: list[Task], reason: str, mode: str) -> engine.UnitRe
     return result
 
 
-async def mutate_module(spec: str, rel: str, originals: list[Task], *, session_for: Callable[[FunctionJob], Any],
-                        author: str, mode: str, settings: TeacherSettings, options: dict[str, Any],
+async def mutate_module(spec: str, rel: str, originals: list[Task], *, session_for: Callable[[FunctionJob], Session],
+                        author: str, mode: str, settings: TeacherSettings, options: RepoOptions,
                         gate: asyncio.Semaphore) -> engine.UnitResult:
     """All functions of one test module that have tasks: stages 1-3 each, then the module
     with every valid function spliced in goes through ``build_test_file``."""
@@ -582,21 +697,22 @@ async def mutate_module(spec: str, rel: str, originals: list[Task], *, session_f
         return _failed_unit(originals, f"{rel} changed since the original build (test_sha256 differs)", mode)
     test_path = repo.root / rel
 
-    def run(module_text: str, keep: list[str]) -> Any:
+    def run(module_text: str, keep: list[str]) -> PytestReport:
         return run_tests(repo, test_path, {str(test_path): module_text}, trace=False, options=options,
                          keep=keep, hash_seed=0)
 
-    async def one(job: FunctionJob) -> dict[str, Any]:
+    async def one(job: FunctionJob) -> FunctionRecord:
         async with gate:
             return await mutate_function(job, session_for(job), settings, run, PROBE, author)
 
     records = list(await asyncio.gather(*(one(job) for job in function_jobs)))
     by_name = {r["function"]: r for r in records}
-    finals = {r["function"]: r["final"] for r in records if r["validation_status"] == "valid"}
+    finals = {r["function"]: r["final"] for r in records if r["validation_status"] == "valid" and r["final"]}
     mutated_text = splice_all(text, function_jobs, finals)
     outcome = None
     if finals:
-        outcome = await asyncio.to_thread(build_test_file, repo, rel, mutated_text, options, origin="mutation")
+        # dict(): build_test_file takes the options as a plain dict (build.py)
+        outcome = await asyncio.to_thread(build_test_file, repo, rel, mutated_text, dict(options), origin="mutation")
     result = _link_module(repo, rel, originals, outcome, mutated_text, set(finals), by_name, failures,
                           settings.seed, author, mode)
     unit = {"kind": "unit", "unit": f"{spec}::{rel}", "family": originals[0].family, "mode": mode, "teacher": author,
@@ -606,7 +722,7 @@ async def mutate_module(spec: str, rel: str, originals: list[Task], *, session_f
             "module_build": None if outcome is None else {
                 "tasks": len(outcome.tasks), "rejected": len(outcome.rejected),
                 "rejected_by_stage": dict(Counter(r["stage"] for r in outcome.rejected))}}
-    result.log[:0] = [unit, *records]
+    result.log[:0] = [unit, *(dict(r) for r in records)]
     return result
 
 
@@ -619,7 +735,8 @@ def _modules(tasks: list[Task]) -> dict[tuple[str, str], list[Task]]:
 
 
 def function_yields(results: list[engine.UnitResult]) -> dict[str, int]:
-    functions = [e for r in results for e in r.log if e.get("kind") == "function"]
+    # the function records mutate_module logged
+    functions = [cast(FunctionRecord, e) for r in results for e in r.log if e.get("kind") == "function"]
     return {"teacher_calls": sum(f["teacher_calls"] for f in functions), "functions": len(functions),
             "valid": sum(f["validation_status"] == "valid" for f in functions),
             "invalid": sum(f["validation_status"] != "valid" for f in functions)}
@@ -634,7 +751,7 @@ def mutate_repo_dataset(
     cache: BuildCache | None = None,
     progress: engine.ProgressFn | None = None,
     limit: int | None = None,
-) -> dict[str, Any]:
+) -> JSONObject:
     """Teacher-driven mutation of every repo task of ``dataset`` into ``out``; returns the manifest.
     ``teacher`` is a model name (``local``, ``local/PATH.gguf``, any Inspect model) or a
     ready :class:`Teacher`. Test functions run ``settings.concurrency`` at a time."""
@@ -651,7 +768,7 @@ def mutate_repo_dataset(
     if any("original_id" in t.provenance for t in tasks):
         raise engine.MutationSetupError(f"{dataset} already holds mutants; mutate the original dataset")
     manifest = read_manifest(dataset) if dataset.is_dir() else {}
-    options = engine._family_options(FAMILY, manifest)
+    options = cast(RepoOptions, engine._family_options(FAMILY, manifest))  # the defaults, as built
     modules = _modules(tasks)
     keys = list(modules)[:limit] if limit is not None else list(modules)
     teacher_name = teacher if isinstance(teacher, str) else teacher.name

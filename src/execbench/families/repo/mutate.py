@@ -17,13 +17,18 @@ from __future__ import annotations
 import asyncio
 import random
 import textwrap
-from typing import Any
+from typing import TYPE_CHECKING, cast
 
 from execbench.dataset import Task
 from execbench.mutation import engine
-from execbench.families.repo.edme import Draft, FunctionJob, TeacherSettings, _modules, mutate_module
+from execbench.families.repo.edme import (CapturedProbe, Draft, FunctionJob, TeacherSettings, _modules,
+                                          mutate_module)
+from execbench.families.repo.records import RepoOptions
 from execbench.mutation.probes import _fstring
 from execbench.mutation.program import MutationError, mutate_program
+
+if TYPE_CHECKING:  # imported where they run (a repo build's modules load only when one runs)
+    from execbench.families.repo.assertions import Assertion, TestFunction
 
 
 class OfflineSession:
@@ -37,10 +42,10 @@ class OfflineSession:
         self.max_retries = max_retries
         self.operators = set(operators)
         self.max_literals = max_literals
-        self.plan: list[tuple[Any, int]] = []  # (assertion, masked operand index) per probe
+        self.plan: list[tuple[Assertion, int]] = []  # (assertion, masked operand index) per probe
         self.mutated = ""
 
-    def _function(self, text: str) -> Any:
+    def _function(self, text: str) -> TestFunction:
         from execbench.families.repo import assertions as A
 
         functions = [f for (q, _), f in A.test_functions(text).items() if q == self.job.node.name]
@@ -82,7 +87,7 @@ class OfflineSession:
         self.plan, self.mutated = plan, pm.text
         return Draft(A.apply(pm.text, splices))
 
-    async def reconstruct(self, attempt: int, probed: str, values: list[dict[str, Any]]) -> Draft:
+    async def reconstruct(self, attempt: int, probed: str, values: list[CapturedProbe]) -> Draft:
         from execbench.families.repo import assertions as A
 
         splices = []
@@ -121,7 +126,8 @@ class RepoAdapter:
 
         async def go() -> engine.UnitResult:
             return await mutate_module(unit.data["spec"], unit.data["rel"], unit.originals, session_for=session,
-                                       author="offline", mode="offline", settings=settings, options=ctx.options,
+                                       author="offline", mode="offline", settings=settings,
+                                       options=cast(RepoOptions, ctx.options),  # the family's, as built
                                        gate=asyncio.Semaphore(1))
 
         return asyncio.run(go())

@@ -1,18 +1,63 @@
 """Typed records passed between the steps of a repo build.
 
 Candidate payloads stay JSON dictionaries (they are part of the build-cache key and cross
-process boundaries), so they are ``TypedDict``\\ s; the in-process records of one test
-module's build (:class:`Module`, :class:`Item`, :class:`Pending`) are dataclasses.
+process boundaries), so they are ``TypedDict``\\ s, as are the build options
+(:class:`RepoOptions`) and the records a rejection or a slice carries; the in-process records
+of one test module's build (:class:`Module`, :class:`Item`, :class:`Pending`) are dataclasses.
+The test process's own records (what ``runner.py`` reads back) are defined in ``_plugin.py``,
+which runs in the sandbox on the standard library alone.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NotRequired, TypedDict
+from typing import TYPE_CHECKING, NotRequired, TypedDict
 
 from execbench.families.repo import assertions as A
 from execbench.families.repo import dvp
+
+if TYPE_CHECKING:  # the plug-in imports pytest: the parent never loads it
+    from execbench.families.repo._plugin import RenderedValue, TestRecord
+
+
+class RepoOptions(TypedDict):
+    """The repo family's build options (``build.DEFAULT_OPTIONS``, overridden by ``--set``)."""
+
+    threshold: float  # RepoReason §3.4: Score >= 0.30
+    max_depth: int  # test function = depth 0
+    max_calls: int  # per-test caps: a test over any cap is rejected, not truncated
+    max_line_events: int
+    max_summary_bytes: int
+    test_timeout: float  # seconds per test
+    file_timeout: float  # seconds per test module run
+    max_instances: int
+    full: bool
+    max_modules_per_package: int
+    max_tasks_per_package: int
+    context_budget: int
+    assertion_threshold: float
+    trivial_lines: int
+    released_after: str
+    released_before: str
+    new_tests_only: bool
+
+
+class RejectionBase(TypedDict):
+    """The fields every rejection of one assertion carries (``Outcome.reject(..., **base)``)."""
+
+    assertion: str  # its text, cut at 500 characters
+    line: int
+
+
+class SliceTarget(TypedDict):
+    """The slicing criterion of a task (``execbench.slicing.slice_metrics``' ``target``)."""
+
+    file: str  # the test module, relative to the repository root
+    line: int  # the assertion's first line
+    expr: str  # the masked operand's source
+    end_line: int | None
+    function: str  # the test function's qualname
 
 
 class RepoConfigPayload(TypedDict):
@@ -85,12 +130,12 @@ class Item:
 class Pending:
     """One assertion of one test instance that passed the probe run and awaits the verify run."""
 
-    record: dict[str, Any]  # the probe run's record of the test (nodeid, phases, trace, probes)
+    record: TestRecord  # the probe run's record of the test (nodeid, phases, trace, probes)
     item: Item
     candidates: list[AnswerCandidate]
     label: str  # "<repo>/<nodeid>@L<line>", the rejection key
-    base: dict[str, Any]  # fields every rejection of this assertion carries
-    values: list[dict[str, Any]]  # the probes' rendered operands, one per execution
+    base: RejectionBase  # fields every rejection of this assertion carries
+    values: list[dict[str, RenderedValue]]  # the probes' rendered operands per execution, by side
     wrong: list[str]  # the admission gate's wrong answers
     guards: dict[str, str]  # wrong text -> expression checking it differs from the answer
     answer: AnswerCandidate | None = None  # set once verified

@@ -18,11 +18,15 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Sequence, cast
 
+from execbench.families.repo.records import RepoOptions
 from execbench.sandbox import records as _records
 from execbench.sandbox.jobs import Job, JobResult, run_jobs
 from execbench.sources.repos import Repo
+
+if TYPE_CHECKING:  # the plug-in imports pytest: the parent never loads it
+    from execbench.families.repo._plugin import RunSpec, TestRecord
 
 _HERE = Path(__file__).parent
 _TRACING = Path(__file__).parents[2] / "tracing"
@@ -39,15 +43,15 @@ _RECORD_OPTIONAL = {"phases": dict, "probes": dict, "verify": dict, "aliases": d
                     "seconds": (int, float)}
 
 
-def _checked(record: Any) -> dict[str, Any]:
+def _checked(record: object) -> TestRecord:
     """A test's record, its envelope validated (what build.py indexes must be there)."""
-    record = _records.check(record, _RECORD_FIELDS, _RECORD_OPTIONAL, where="test record")
-    for name, phase in record.get("phases", {}).items():
+    checked = _records.check(record, _RECORD_FIELDS, _RECORD_OPTIONAL, where="test record")
+    for name, phase in checked.get("phases", {}).items():
         _records.check(phase, {"outcome": str}, where=f"phase {name!r}")
     for key in ("probes", "verify", "aliases"):
-        if not all(isinstance(k, str) for k in record.get(key, {})):
+        if not all(isinstance(k, str) for k in checked.get(key, {})):
             raise _records.RecordError(f"test record: {key} keys should be strings")
-    return record
+    return cast("TestRecord", checked)  # the envelope is checked; the values inside stay hostile
 
 
 @dataclass
@@ -55,7 +59,7 @@ class PytestReport:
     """A pytest run's per-test records, read from the job's collected results file."""
 
     result: JobResult  # the job (exit status, limit, output)
-    records: list[dict[str, Any]] = field(default_factory=list)
+    records: list[TestRecord] = field(default_factory=list)
     fatal: str | None = None  # the plugin's own failure, or an unreadable results file
 
     @property
@@ -97,14 +101,14 @@ def pytest_job(
     sources: dict[str, str],
     *,
     trace: bool,
-    options: dict[str, Any],
+    options: RepoOptions,
     keep: list[str] | None = None,
     hash_seed: int = 0,
 ) -> Job:
     """The job that runs the tests of ``pytest_target`` with the module texts in ``sources``
     (absolute path → text) served instead of the files on disk."""
     library = [str(p) for p in repo.library_files()]
-    spec = {
+    spec: RunSpec = {
         "sources": sources,
         "library_files": library,
         "trace": trace,
@@ -142,7 +146,7 @@ def run_many(repo: Repo, jobs: Sequence[Job]) -> list[PytestReport]:
 
 
 def run_tests(repo: Repo, pytest_target: Path, sources: dict[str, str], *, trace: bool,
-              options: dict[str, Any], keep: list[str] | None = None, hash_seed: int = 0) -> PytestReport:
+              options: RepoOptions, keep: list[str] | None = None, hash_seed: int = 0) -> PytestReport:
     """One :func:`pytest_job` in a sandbox of its own."""
     return run_many(repo, [pytest_job("tests", repo, pytest_target, sources, trace=trace, options=options,
                                     keep=keep, hash_seed=hash_seed)])[0]
@@ -151,7 +155,8 @@ def run_tests(repo: Repo, pytest_target: Path, sources: dict[str, str], *, trace
 def report(result: JobResult) -> PytestReport:
     """The records of a test job's results file (each checked; a bad line is left out)."""
     raw = result.files.get(OUTPUT, b"")
-    records, fatal = [], None
+    records: list[TestRecord] = []
+    fatal = None
     try:
         lines, _ = _records.load_jsonl(raw, max_bytes=RESULTS_MAX_BYTES,
                                        max_line_bytes=RECORD_MAX_BYTES, max_records=MAX_RECORDS)

@@ -5,10 +5,14 @@ null and says why in ``provenance.slicing``; the task is kept."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict, cast
+
+from execbench.families.repo.records import SliceTarget
+
+if TYPE_CHECKING:  # the plug-in imports pytest: the parent never loads it
+    from execbench.families.repo._plugin import CallJson
 
 SLICE_METRICS = ("esv", "mcl", "dfi")
-_SLICE_PROVENANCE = ("relevant_calls", "relevant_lines", "source_variables")
 
 
 def slice_cache() -> Any:
@@ -20,22 +24,52 @@ def slice_cache() -> Any:
     return AnalysisCache()
 
 
-def slice_for(calls: list[dict[str, Any]], sources: dict[str, str], target: dict[str, Any],
-              cache: Any = None) -> tuple[dict[str, Any] | None, str]:
+class UntracedCall(TypedDict):
+    caller: int
+    file: str
+    line: int
+    name: str
+
+
+class SliceResult(TypedDict):
+    """What ``execbench.slicing.slice_metrics`` returns."""
+
+    esv: int  # executed statements in the slice
+    mcl: int  # maximum call length
+    dfi: int  # source variables (data-flow inputs)
+    relevant_calls: list[int]
+    relevant_lines: dict[str, list[int]]  # file -> lines
+    source_variables: list[str]
+    untraced_calls: list[UntracedCall]
+    unanalysed_calls: list[int]
+    entry_call: int
+
+
+class SliceProvenance(TypedDict):
+    """The part of a slice result a task keeps (``provenance.slice``)."""
+
+    relevant_calls: list[int]
+    relevant_lines: dict[str, list[int]]
+    source_variables: list[str]
+
+
+def slice_for(calls: list[CallJson], sources: dict[str, str], target: SliceTarget,
+              cache: Any = None) -> tuple[SliceResult | None, str]:
     """``execbench.slicing.slice_metrics`` when available: (result, status)."""
     try:
         from execbench.slicing import slice_metrics
     except ImportError:
         return None, "slicing unavailable"
+    records = cast(list[dict], calls)  # the slicer's parameter type: the tracer's call records
     try:
         if cache is not None:
-            return slice_metrics(calls, sources, target, cache=cache), "ok"
-        return slice_metrics(calls, sources, target), "ok"
+            return cast(SliceResult, slice_metrics(records, sources, target, cache=cache)), "ok"
+        return cast(SliceResult, slice_metrics(records, sources, target)), "ok"
     except Exception as exc:  # noqa: BLE001 - a slicer bug must not lose the task
         return None, f"slicing failed: {type(exc).__name__}: {str(exc)[:200]}"
 
 
-def fill_metrics(metrics: dict[str, float | int | None], sliced: dict[str, Any] | None) -> None:
+def fill_metrics(metrics: dict[str, float | int | None], sliced: SliceResult | None) -> None:
     """Set ``metrics``' esv/mcl/dfi (numbers only) and ``slice_files`` from a slice result
     (the keys must already be there, null, so the record's key order does not change)."""
     if not sliced:
@@ -47,6 +81,9 @@ def fill_metrics(metrics: dict[str, float | int | None], sliced: dict[str, Any] 
     metrics["slice_files"] = len(sliced.get("relevant_lines") or {}) or None
 
 
-def slice_provenance(sliced: dict[str, Any] | None) -> dict[str, Any] | None:
+def slice_provenance(sliced: SliceResult | None) -> SliceProvenance | None:
     """The part of a slice result kept in ``provenance.slice`` (None without a slice)."""
-    return {k: sliced.get(k) for k in _SLICE_PROVENANCE if k in sliced} if sliced else None
+    if not sliced:
+        return None
+    return {"relevant_calls": sliced["relevant_calls"], "relevant_lines": sliced["relevant_lines"],
+            "source_variables": sliced["source_variables"]}

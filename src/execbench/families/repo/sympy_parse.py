@@ -45,7 +45,7 @@ import signal
 import threading
 import time
 import tokenize
-from typing import Any, Callable
+from typing import Any, Callable, NotRequired, TypedDict
 
 import sympy
 
@@ -74,7 +74,7 @@ _S_ATTRS = {
     "EmptySet", "UniversalSet", "Reals", "Integers", "Naturals", "Naturals0", "Complexes",
     "Rationals", "true", "false", "IdentityFunction",
 }
-CONSTANTS: dict[str, Any] = {
+CONSTANTS: dict[str, sympy.Basic] = {
     "pi": sympy.pi, "E": sympy.E, "I": sympy.I, "oo": sympy.oo, "zoo": sympy.zoo,
     "nan": sympy.nan, "EulerGamma": sympy.EulerGamma, "GoldenRatio": sympy.GoldenRatio,
     "Catalan": sympy.Catalan, "EmptySet": sympy.EmptySet, "true": sympy.true,
@@ -230,9 +230,10 @@ class _Builder:
         if isinstance(node, ast.Set):
             return {self.hashable(self.build(e)) for e in node.elts}
         if isinstance(node, ast.Dict):
-            if any(k is None for k in node.keys):
+            keys = [k for k in node.keys if k is not None]
+            if len(keys) != len(node.keys):
                 raise SympyParseError("** unpacking not allowed")
-            return {self.hashable(self.build(k)): self.build(v) for k, v in zip(node.keys, node.values)}
+            return {self.hashable(self.build(k)): self.build(v) for k, v in zip(keys, node.values)}
         if isinstance(node, ast.Call):
             return self.call(node)
         raise SympyParseError(f"not allowed in a sympy answer: {type(node).__name__}")
@@ -675,9 +676,27 @@ def _sandboxed(answer_text: str, oracle_text: str, timeout: float, full: bool = 
     return result["equal"], result["how"][:100]
 
 
-def compare_job(job: dict[str, Any]) -> dict[str, Any]:
+class CompareArgs(TypedDict):
+    """The comparison job's arguments (:func:`equivalent`)."""
+
+    answer: str
+    oracle: str
+    full: bool  # try the fast numeric decision first
+
+
+class CompareResult(TypedDict):
+    """The comparison job's value, checked by the parent as hostile input."""
+
+    equal: bool
+    how: str  # "different", "simplify", "not-equivalent", "refused", "error", or the fast path's word
+    refused: NotRequired[str]  # the parser's refusal (of either text)
+    error: NotRequired[str]
+
+
+def compare_job(job: CompareArgs) -> CompareResult:
     """The job's handler (in the sandbox): re-parse both texts with the same parser, decide
     equivalence."""
+    result: CompareResult
     try:
         decided = _fast(job["answer"], job["oracle"]) if job.get("full") else None
         if decided is not None:

@@ -11,21 +11,36 @@ import hashlib
 import json
 import os
 from pathlib import Path
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Iterable, TypedDict, cast
 
+from execbench.contract.jsontypes import JSONObject, JSONValue
 from execbench.dataset.cache import cache_dir
+from execbench.families.repo.records import SliceTarget
 from execbench.sources import repos
 from execbench.sources.repos import Repo
 
+if TYPE_CHECKING:  # the plug-in imports pytest: the parent never loads it
+    from execbench.families.repo._plugin import CallJson
 
-def relative_calls(calls: list[dict[str, Any]], root: Path) -> list[dict[str, Any]]:
+
+class StoredTrace(TypedDict):
+    """A task's stored trace, read back (:func:`load_trace`)."""
+
+    calls: list[CallJson]  # files relative to the repository root
+    sources: dict[str, str]  # relative path -> text
+    target: SliceTarget
+    nodeid: str
+    repo: str  # the repository's spec (portable)
+
+
+def relative_calls(calls: list[CallJson], root: Path) -> list[CallJson]:
     """Call records with their files relative to the repository root (others unchanged) and
     without run-dependent values: argument, return and exception summaries can hold numbers
     derived from object ids (toolz's ``EqualityHashKey.__hash__``) and the thread id differs
     per process, so two builds of the same sources stored different traces. The stored
     record keeps the control flow the slicer reads (lines, calls, argument names, whether
     the call raised)."""
-    out = []
+    out: list[CallJson] = []
     for call in calls:
         path = Path(call["file"])
         try:
@@ -39,7 +54,7 @@ def relative_calls(calls: list[dict[str, Any]], root: Path) -> list[dict[str, An
     return out
 
 
-def _store_json(payload: Any) -> str:
+def _store_json(payload: JSONValue | list[CallJson] | _TraceIndex) -> str:
     """Content-addressed, gzip'd JSON under ``cache_dir()/repos/traces/``; returns its path
     relative to the repos cache (``traces/ab/<sha256>.json.gz``)."""
     blob = json.dumps(payload, sort_keys=True).encode()
@@ -54,6 +69,16 @@ def _store_json(payload: Any) -> str:
     return repos.portable(path)
 
 
+class _TraceIndex(TypedDict):
+    """What a task's ``trace_ref`` names: the stored calls and sources by reference."""
+
+    calls_ref: str
+    source_refs: dict[str, str]
+    target: SliceTarget
+    nodeid: str
+    repo: str
+
+
 class TraceStore:
     """Stores each test's call records once and each source file once, however many tasks
     share them; a task's ``trace_ref`` names a small index (see :func:`load_trace`)."""
@@ -61,18 +86,18 @@ class TraceStore:
     def __init__(self) -> None:
         self._calls: dict[str, str] = {}
         self._sources: dict[tuple[str, int, int], str] = {}
-        self.memo: dict[str, tuple[list[dict[str, Any]], dict[str, str]]] = {}  # nodeid → (calls, sources)
+        self.memo: dict[str, tuple[list[CallJson], dict[str, str]]] = {}  # nodeid → (calls, sources)
 
-    def calls_and_sources(self, repo: Repo, nodeid: str, calls: list[dict[str, Any]],
-                          known: Iterable[tuple[str, str]]) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    def calls_and_sources(self, repo: Repo, nodeid: str, calls: list[CallJson],
+                          known: Iterable[tuple[str, str]]) -> tuple[list[CallJson], dict[str, str]]:
         """A test's call records (files relative to the repo root) and the text of every file
         they name: ``known`` (rel, text) pairs first (the served test modules), else the file
         itself when it lies inside the repository (trace file names are hostile), else ""."""
         if nodeid not in self.memo:
             rel_calls = relative_calls(calls, repo.root)
             texts: dict[str, str] = {}
-            for rel, text in known:
-                texts.setdefault(rel, text)
+            for rel, known_text in known:
+                texts.setdefault(rel, known_text)
             sources: dict[str, str] = {}
             for call in rel_calls:
                 f = call["file"]
@@ -84,7 +109,7 @@ class TraceStore:
             self.memo[nodeid] = (rel_calls, sources)
         return self.memo[nodeid]
 
-    def put(self, nodeid: str, calls: list[dict[str, Any]], sources: dict[str, str], target: dict[str, Any],
+    def put(self, nodeid: str, calls: list[CallJson], sources: dict[str, str], target: SliceTarget,
             repo: str) -> str:
         if nodeid not in self._calls:
             self._calls[nodeid] = _store_json(calls)
@@ -98,16 +123,17 @@ class TraceStore:
                             "nodeid": nodeid, "repo": repo})
 
 
-def _load_json(path: str) -> Any:
+def _load_json(path: str) -> JSONValue:
     with gzip.open(repos.from_portable(path), "rb") as fh:
         return json.loads(fh.read())
 
 
-def load_trace(ref: str) -> dict[str, Any]:
-    """A stored per-test trace: ``{"calls": [...], "sources": {rel: text}, "target": {...},
-    "nodeid", "repo"}`` (calls' files and the sources' keys are relative to the repo root)."""
-    data = _load_json(ref)
+def load_trace(ref: str) -> StoredTrace:
+    """A stored per-test trace (calls' files and the sources' keys are relative to the repo
+    root). The files are this cache's own writing (:meth:`TraceStore.put`), read as such."""
+    data = cast(JSONObject, _load_json(ref))
     if "calls_ref" in data:
-        data["calls"] = _load_json(data.pop("calls_ref"))
-        data["sources"] = {rel: _load_json(path) for rel, path in data.pop("source_refs").items()}
-    return data
+        data["calls"] = _load_json(str(data.pop("calls_ref")))
+        refs = cast(dict[str, str], data.pop("source_refs"))
+        data["sources"] = {rel: _load_json(path) for rel, path in refs.items()}
+    return cast(StoredTrace, data)
