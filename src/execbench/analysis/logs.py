@@ -245,7 +245,7 @@ def read_logs(paths: Sequence[str | Path], datasets: Sequence[str | Path] = ()) 
     if not rows:
         raise LogReadError(f"no samples in {', '.join(resolved)}")
     frame = pd.DataFrame(rows)
-    hashes = {}
+    hashes: dict[str, str | None] = {}
     for path, digest in zip(frame["dataset_path"], frame["dataset_hash"]):
         if isinstance(path, str):
             hashes.setdefault(path, digest)

@@ -55,12 +55,13 @@ def _run(console: Console, request: Any, again: str) -> tuple[Any, int]:
     from execbench.eval.passthrough import PassthroughError
     from execbench.eval.run import run_eval
 
+    errors: tuple[type[BaseException], ...] = (*_errors(), PassthroughError)
     try:
         return run_eval(request, status=lambda message: console.print(f"[dim]{message}[/]")), 0
     except KeyboardInterrupt:
         console.print(f"[yellow]interrupted.[/] Run {again} again to resume: finished samples are kept.")
         return None, 130
-    except (*_errors(), PassthroughError) as exc:
+    except errors as exc:
         console.print(f"[bold red]error:[/] {escape(str(exc))}")
         return None, 2
 
@@ -115,9 +116,10 @@ def demo_command(console: Console, out: Path, *, per_source: int, max_tokens: in
 
             return update
 
+        errors: tuple[type[BaseException], ...] = (RuntimeError, *_errors())
         try:
             demo = build_demo_dataset(out, per_source=per_source, progress=progress, sources=sources)
-        except (RuntimeError, *_errors()) as exc:
+        except errors as exc:
             console.print(f"[bold red]error:[/] {escape(str(exc))}")
             return 2
     for label, why in demo.skipped.items():

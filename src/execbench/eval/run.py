@@ -125,7 +125,7 @@ def run_eval(request: EvalRequest, *, status: Callable[[str], None] | None = Non
         return eval_set(tasks=[task], log_dir=str(log_dir), model=model_name, **kwargs)
 
     server_info = None
-    if local:
+    if isinstance(model, LocalModel):
         from execbench.models.server import LocalServer
 
         say(f"starting llama.cpp on {model.path.name} ({model.size / 1e6:.0f} MB, "

@@ -247,7 +247,7 @@ def build_task(
         dataset=MemoryDataset(samples, name=name, location=str(path)),
         solver=chosen_solver,
         scorer=execbench_scorer(dataset=str(path), family=family),
-        metrics=metrics_for(tasks),
+        metrics=[*metrics_for(tasks)],  # (a list display: Inspect's parameter is a list of a wider type)
         config=GenerateConfig(temperature=0.0, cache=policy),  # the cache covers every call, agent turns too
         score_on_error=True,
         message_limit=DEFAULT_MESSAGE_LIMIT if agent else None,

@@ -107,7 +107,7 @@ def model_cutoffs(df: pd.DataFrame) -> dict[str, str]:
 
 
 #: The section's header (``report.sections.Section`` arguments; sections.py builds it).
-SECTION = {"id": "contamination", "title": "Contamination: accuracy by release date",
+SECTION: dict[str, str] = {"id": "contamination", "title": "Contamination: accuracy by release date",
            "paper": "issue 26; LiveCodeBench's time split at repository level", "nav": "Release dates"}
 
 

@@ -634,12 +634,15 @@ def build(df: pd.DataFrame, opts: Options | None = None) -> Report:
             continue
         sections.append(LAYOUTS[declared.layout](df, family, colors, opts, headlines))
         sections.append(relations_section(df, family, colors, opts, headlines))
-    sections.append(comparison_section(df, opts, headlines))
+    if (comparison := comparison_section(df, opts, headlines)) is not None:
+        sections.append(comparison)
     sections.append(memorisation_section(df, opts, headlines))
     from execbench.report import contamination  # tasks with release dates, any family (issue 26)
 
     if contamination.has_dates(df):
-        sections.append(contamination.fill(Section(**contamination.SECTION), df, opts.cutoff, headlines))
+        header = contamination.SECTION
+        sections.append(contamination.fill(Section(header["id"], header["title"], header["paper"], nav=header["nav"]),
+                                           df, opts.cutoff, headlines))
     unknown = [f for f in present if f not in reported]
     if unknown:
         notes.append(f"Samples of unknown families ({', '.join(unknown)}) appear only in the overview.")

@@ -44,7 +44,7 @@ def candidate_calls(problem: Problem) -> list[str]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "candidate":
             text = ast.get_source_segment(problem.test, node)
-            if text is None:
+            if text is None or node.func.end_col_offset is None:
                 continue
             args = text[node.func.end_col_offset - node.col_offset :]
             calls.append((node.lineno, node.col_offset, problem.entry_point + args))

@@ -146,7 +146,7 @@ def releases(page: dict[str, Any], name: str) -> list[Release]:
         filename = entry.get("filename")
         uploaded = _upload_time(entry.get("upload-time"))
         version = sdist_version(filename, name) if isinstance(filename, str) and len(filename) < 300 else None
-        if version is None or uploaded is None:
+        if version is None or uploaded is None or not isinstance(filename, str):
             continue
         if version not in found or uploaded < found[version].uploaded:
             found[version] = Release(version, filename, uploaded)
