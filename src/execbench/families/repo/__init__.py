@@ -33,7 +33,9 @@ class RepoFamily(Family):
     # 14: the agent's masked copy of the test module (prompt_fields.agent_copies, answer_visible: agent_copy),
     #     conftest fixtures and test-side helpers carried (context_missing), comments stating containers.
     # 15: in the agent's copy a one-word string answer leaks only quoted ('host', not English "host").
-    version = "15"
+    # 16: rejection reasons without this machine's paths; a root tests.py is a test module when nothing
+    #     else is; new-tests-only compares with the last final release (tasks of 15 otherwise unchanged).
+    version = "16"
     variants = tuple(prompt.VARIANTS)
     default_options = build.DEFAULT_OPTIONS
     build_in_processes = True  # admission, slicing and metrics are parent-side Python: ~60% of a build
