@@ -10,7 +10,7 @@ from typing import Any, Iterable, Mapping
 
 from execbench.dataset import Task
 from execbench.contract import AnalysisFacts, Family, Metric, SliceTable
-from execbench.contract.jsontypes import JSONObject
+from execbench.contract.jsontypes import JSONObject, JSONValue
 from execbench.families.repo import build, prompt, slices
 from execbench.grading import Score
 
@@ -100,7 +100,8 @@ class RepoFamily(Family):
         """The repository: ``NAME-VERSION/<module>::<test>`` starts with it."""
         return {"repository": source_id.split("/", 1)[0] or None}
 
-    def sample_slices(self, fields: Mapping[str, Any], metrics: Mapping[str, Any]) -> dict[str, str | None]:
+    def sample_slices(self, fields: Mapping[str, JSONValue], metrics: Mapping[str, JSONValue]
+                      ) -> dict[str, str | None]:
         """Annotated difficulty and reasoning scope (``slices.py``)."""
         return slices.sample_slices(fields, metrics)
 

@@ -6,13 +6,15 @@ metrics, or from a task's prompt fields, provenance and metrics (docs/repo-famil
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Mapping
+
+from execbench.contract.jsontypes import JSONValue
 
 DIFFICULTY_LEVELS = ("easy", "medium", "hard")  # the annotator's labels, also its 1/2/3 metric
 SCOPES = ("intra-file", "cross-file", "repository-wide")  # reasoning scope, in report order
 
 
-def difficulty_label(value: Any) -> str | None:
+def difficulty_label(value: JSONValue) -> str | None:
     """``easy``/``medium``/``hard`` from a label, a ``{"label": ...}`` record or the 1/2/3 metric."""
     if isinstance(value, dict):
         value = value.get("label")
@@ -25,7 +27,7 @@ def difficulty_label(value: Any) -> str | None:
     return text or None
 
 
-def scope_label(scope: Any, slice_files: Any) -> str | None:
+def scope_label(scope: JSONValue, slice_files: JSONValue) -> str | None:
     """Reasoning scope: a recorded label, else intra-/cross-file from the slice's file count."""
     if isinstance(scope, str) and scope:
         return scope
@@ -34,8 +36,9 @@ def scope_label(scope: Any, slice_files: Any) -> str | None:
     return None
 
 
-def sample_slices(fields: Mapping[str, Any], metrics: Mapping[str, Any]) -> dict[str, str | None]:
-    """``difficulty`` and ``scope`` of one sample (``fields``: its recorded fields, ``metrics``: its metrics)."""
+def sample_slices(fields: Mapping[str, JSONValue], metrics: Mapping[str, JSONValue]) -> dict[str, str | None]:
+    """``difficulty`` and ``scope`` of one sample (``fields``: its recorded fields, ``metrics``: its metrics;
+    both as recorded in a log or a dataset, JSON)."""
     difficulty = fields.get("difficulty")
     return {"difficulty": difficulty_label(difficulty if difficulty is not None else metrics.get("difficulty")),
             "scope": scope_label(fields.get("scope"), metrics.get("slice_files"))}
