@@ -96,6 +96,29 @@ class PackagePayload(TypedDict):
     package: str
 
 
+class RepoPromptFields(TypedDict):
+    """A repo task's ``prompt_fields`` (``build._task``; docs/repo-family.md), in the record's key order."""
+
+    masked_assertion: str  # the assertion with the blank
+    test_source: str  # the test module, the answer masked (and other hidden spans)
+    test_context: str  # imports and the class header around the function
+    test_definitions: str  # test-side definitions carried into the prompt
+    input_parameters: str  # JSON of the test function's arguments (summaries)
+    answer_form: str
+    answer_type: str  # the runtime value's type name ("object" when unknown)
+    library: str
+    package: str
+    version: str
+    repo_spec: str
+    repo_root: str  # relative to the repos cache when inside it
+    test_file: str
+    function_file: str  # the module defining the test function (relative to the repository root)
+    agent_copies: dict[str, str]  # path -> stored reference of the agent's masked copy
+    test_id: str  # the pytest node id
+    function: str  # the test function's qualname
+    assertion_line: int
+
+
 class AnswerCandidate(TypedDict):
     """One answer text to verify by substitution; the first that passes is the answer."""
 
