@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
@@ -11,6 +10,7 @@ from rich.table import Table
 
 from execbench.dataset import DatasetError
 from execbench.contract import Family, SourceError
+from execbench.contract.jsontypes import JSONObject
 from execbench.dataset.cache import BuildCache
 from execbench.mutation.engine import (MutationSetupError, OfflineSettings, TeacherSettings, mutate_dataset,
                                        mutate_with_teacher)
@@ -21,7 +21,7 @@ USER_ERRORS: tuple[type[Exception], ...] = (MutationSetupError, DatasetError, So
 
 def run(dataset: Path, out: Path, *, offline: bool, teacher: str | None, seed: int, attempts: int | None, ops: str,
         drop_unchanged: bool, jobs: int, limit: int | None, no_cache: bool, console: Console,
-        plugins: list[Family]) -> dict[str, Any]:
+        plugins: list[Family]) -> JSONObject:
     """``plugins``: the registered families (``execbench.registry``, handed over by ``execbench.cli``)."""
     if Path(out).resolve() == Path(dataset).resolve():
         raise MutationSetupError("the mutated dataset must go to a new directory, not over the original")
@@ -49,16 +49,25 @@ def run(dataset: Path, out: Path, *, offline: bool, teacher: str | None, seed: i
         cache.close()
 
 
-def print_summary(manifest: dict[str, Any], out: Path, console: Console) -> None:
-    info = manifest.get("mutation", {})
-    stats = info.get("yields", {})
+def _count(stats: JSONObject, key: str) -> int | float | None:
+    value = stats.get(key)
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def print_summary(manifest: JSONObject, out: Path, console: Console) -> None:
+    info = manifest.get("mutation")
+    info = info if isinstance(info, dict) else {}
+    stats = info.get("yields")
+    stats = stats if isinstance(stats, dict) else {}
     table = Table(title=f"{out} ({info.get('mode', '?')} mutation)")
     table.add_column("originals → mutants")
     table.add_column("count", justify="right")
-    rows = [("original tasks", stats.get("originals")), ("mutants written", stats.get("mutants")),
-            ("  answer changed", stats.get("answer_changed")),
-            ("  answer unchanged (flagged)", stats.get("flagged_unchanged", 0) - stats.get("dropped_unchanged", 0)),
-            ("unchanged, dropped", stats.get("dropped_unchanged")), ("failed (no valid mutant)", stats.get("failed"))]
+    rows = [("original tasks", _count(stats, "originals")), ("mutants written", _count(stats, "mutants")),
+            ("  answer changed", _count(stats, "answer_changed")),
+            ("  answer unchanged (flagged)",
+             (_count(stats, "flagged_unchanged") or 0) - (_count(stats, "dropped_unchanged") or 0)),
+            ("unchanged, dropped", _count(stats, "dropped_unchanged")),
+            ("failed (no valid mutant)", _count(stats, "failed"))]
     for label, value in rows:
         if value is not None:
             table.add_row(label, str(value))
@@ -67,4 +76,4 @@ def print_summary(manifest: dict[str, Any], out: Path, console: Console) -> None
             table.add_row(key.replace("_", " "), str(stats[key]))
     console.print(table)
     console.print(f"{manifest['tasks']} mutated tasks in {manifest['build_seconds']:.1f} s; every attempt in "
-                  f"{Path(out) / info.get('log', 'mutation_log.jsonl')}")
+                  f"{Path(out) / str(info.get('log', 'mutation_log.jsonl'))}")

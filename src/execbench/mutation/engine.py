@@ -21,11 +21,12 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Protocol, Sequence
+from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence, TypedDict, cast
 
 from execbench import astlock
 from execbench.dataset import DatasetError, DatasetWriter, Task, parse_id, read_manifest, read_tasks
 from execbench.contract import Candidate, Family, Outcome, SourceError, build_key
+from execbench.contract.jsontypes import JSONObject
 from execbench.dataset.cache import BuildCache
 from execbench.mutation.program import MutationError, ProgramMutation, mutate_program
 
@@ -34,6 +35,46 @@ SUFFIX = "-mut"
 OPERATORS = ("rename", "literals", "strip-comments", "inputs")
 
 ProgressFn = Callable[[int, int, int, int], None]  # units done, units, admitted mutants, failed originals
+LogRecord = Mapping[str, object]  # a mutation_log.jsonl record: the engine writes it, and reads only kind/status
+
+
+class TaskRecord(TypedDict):
+    """A task record as a family's build made it (the JSON of :class:`execbench.dataset.Task`):
+    :func:`link` renames and links it; the dataset writer validates it."""
+
+    id: str
+    family: str
+    arm: str
+    source_id: str
+    language: str
+    prompt_fields: Mapping[str, object]
+    answer: object
+    answer_kind: str
+    metrics: Mapping[str, float | int | None]
+    provenance: Mapping[str, object]
+
+
+class Rejection(TypedDict):
+    """An original that got no mutant (a line of the mutated dataset's ``rejected.jsonl``)."""
+
+    candidate: str  # the original's id
+    stage: str  # "mutation" or "unchanged"
+    reason: str
+
+
+class VariantFlags(TypedDict, total=False):
+    """The program operators an adapter asks of every variant (:func:`operator_variants`)."""
+
+    rename: bool
+    strip_comments: bool
+    literals: bool
+    program: bool  # (the state family's: whether the program is mutated at all)
+
+
+class ProgramVariant(VariantFlags):
+    """One program variant of a unit: its operators and its number (a part of its seed)."""
+
+    variant: int
 
 
 class MutationSetupError(ValueError):
@@ -97,14 +138,14 @@ class Unit:
     key: str
     family: str
     originals: list[Task]
-    data: dict[str, Any] = field(default_factory=dict)
+    data: dict[str, Any] = field(default_factory=dict)  # the adapter's own (its types are its business)
 
 
 @dataclass
 class UnitResult:
-    tasks: list[dict[str, Any]] = field(default_factory=list)  # linked mutant task records
-    rejected: list[dict[str, Any]] = field(default_factory=list)
-    log: list[dict[str, Any]] = field(default_factory=list)
+    tasks: list[TaskRecord] = field(default_factory=list)  # linked mutant task records
+    rejected: list[Rejection] = field(default_factory=list)
+    log: list[LogRecord] = field(default_factory=list)
 
 
 class Context:
@@ -112,7 +153,7 @@ class Context:
     ``build_candidate``, seeded random generators and the settings."""
 
     def __init__(self, family: Family, options: dict[str, Any], settings: Any, cache: BuildCache,
-                 mode: str = "offline", manifest: dict[str, Any] | None = None) -> None:
+                 mode: str = "offline", manifest: JSONObject | None = None) -> None:
         self.family = family
         self.options = options
         self.settings = settings
@@ -123,11 +164,13 @@ class Context:
     def original_candidates(self) -> dict[str, Candidate]:
         """The family's own candidates for the original build's sources, by key ({} if the
         sources cannot be read any more, e.g. a temporary directory that is gone)."""
-        settings = self.manifest.get("settings") or {}
-        if settings.get("family") != self.family.name:
+        settings = self.manifest.get("settings")
+        if not isinstance(settings, dict) or settings.get("family") != self.family.name:
             return {}
+        sources = settings.get("sources")
         try:
-            return {c.key: c for c in self.family.candidates(list(settings.get("sources") or []), self.options)}
+            return {c.key: c for c in self.family.candidates([str(s) for s in sources or []]
+                                                             if isinstance(sources, list) else [], self.options)}
         except (SourceError, OSError, ValueError):
             return {}
 
@@ -135,13 +178,14 @@ class Context:
         """A generator seeded by the run seed and ``parts`` (stable across processes)."""
         return random.Random("|".join(map(str, (self.settings.seed, *parts))))
 
-    def mutate_program(self, program: str, key: str, variant: dict[str, Any], protected: set[str]) -> ProgramMutation:
+    def mutate_program(self, program: str, key: str, variant: ProgramVariant, protected: set[str]) -> ProgramMutation:
         """``program.mutate_program`` for one attempt's ``variant`` (rename/literals/strip_comments
         flags and its number), seeded by ``key``; on a :class:`MutationError` the program is
         returned unchanged with a note, so the attempt still varies the inputs."""
         try:
-            return mutate_program(program, self.rng(key, "program", variant["variant"]), rename=variant["rename"],
-                                  literals=variant["literals"], strip_comments=variant["strip_comments"],
+            return mutate_program(program, self.rng(key, "program", variant["variant"]),
+                                  rename=variant.get("rename", False), literals=variant.get("literals", False),
+                                  strip_comments=variant.get("strip_comments", False),
                                   protected=protected, max_literals=self.settings.max_literals)
         except MutationError as exc:
             unchanged = ProgramMutation(text=program)
@@ -173,13 +217,12 @@ class Adapter(Protocol):
     def mutate(self, unit: Unit, ctx: Context) -> UnitResult: ...
 
 
-def operator_variants(operators: Iterable[str], base: dict[str, Any]) -> list[dict[str, Any]]:
+def operator_variants(operators: Iterable[str], base: VariantFlags) -> list[ProgramVariant]:
     """The program variants a unit is mutated into: with the ``literals`` operator three (two
     with new literal values, one without), otherwise one; ``base`` holds the other settings."""
-    if "literals" in set(operators):
-        return [{**base, "literals": True, "variant": 0}, {**base, "literals": True, "variant": 1},
-                {**base, "literals": False, "variant": 2}]
-    return [{**base, "literals": False, "variant": 0}]
+    literals = [(True, 0), (True, 1), (False, 2)] if "literals" in set(operators) else [(False, 0)]
+    variants: list[ProgramVariant] = [{**base, "literals": literal, "variant": number} for literal, number in literals]
+    return variants
 
 
 def adapter_for(family: Family, plugins: Iterable[Family] = ()) -> Adapter:
@@ -192,11 +235,11 @@ def adapter_for(family: Family, plugins: Iterable[Family] = ()) -> Adapter:
     return adapter
 
 
-def link(record: dict[str, Any], original: Task, mutation: dict[str, Any], *, task_id: str | None = None
-         ) -> dict[str, Any]:
+def link(record: Mapping[str, object], original: Task, mutation: Mapping[str, object], *,
+         task_id: str | None = None) -> TaskRecord:
     """A mutant task record as built by the family, renamed and linked to its original.
     The id is ``task_id`` or :func:`mutated_id` of the original's id."""
-    out = dict(record)
+    out = cast(TaskRecord, dict(record))  # one of the family's Outcome.tasks (validated when written)
     out["id"] = task_id or mutated_id(original.id)
     provenance = dict(out.get("provenance", {}))
     provenance["original_id"] = original.id
@@ -206,7 +249,7 @@ def link(record: dict[str, Any], original: Task, mutation: dict[str, Any], *, ta
 
 
 def task_log(original: Task, *, status: str, mode: str, attempts: int, seconds: float, mutant_id: str | None = None,
-             answer_changed: bool | None = None, reason: str | None = None, **extra: Any) -> dict[str, Any]:
+             answer_changed: bool | None = None, reason: str | None = None, **extra: Any) -> JSONObject:
     """One ``mutation_log.jsonl`` record for an original task (paper 000, appendix D.1)."""
     return {"kind": "task", "original_id": original.id, "family": original.family, "mode": mode, "status": status,
             "mutant_id": mutant_id, "answer_changed": answer_changed, "attempts": attempts,
@@ -215,15 +258,19 @@ def task_log(original: Task, *, status: str, mode: str, attempts: int, seconds: 
 
 # -- the driver ---------------------------------------------------------------------------------
 
-def _family_options(family: Family, manifest: dict[str, Any]) -> dict[str, Any]:
+def _family_options(family: Family, manifest: JSONObject) -> dict[str, Any]:
+    """The original build's options (its manifest's), over the family's defaults."""
     options = dict(family.default_options)
-    built = (manifest.get("settings") or {}).get("options") or {}
-    options.update({k: v for k, v in built.items() if k in options})
+    settings = manifest.get("settings")
+    built = settings.get("options") if isinstance(settings, dict) else None
+    if isinstance(built, dict):
+        options.update({k: v for k, v in built.items() if k in options})
     return options
 
 
-def yields(records: list[dict[str, Any]]) -> dict[str, Any]:
-    """Counts over task log records: originals, admitted, answer_changed, flagged, failed."""
+def yields(records: Iterable[LogRecord]) -> dict[str, int | float | None]:
+    """Counts over task log records: originals, mutants, answer_changed, flagged_unchanged,
+    dropped_unchanged, failed, and the admitted and changed rates (None without originals)."""
     tasks = [r for r in records if r.get("kind") == "task"]
     status = Counter(r["status"] for r in tasks)
     in_dataset = status["admitted"] + status["flagged"]
@@ -250,7 +297,7 @@ def mutate_dataset(
     limit: int | None = None,
     families_filter: list[str] | None = None,
     plugins: Sequence[Family],
-) -> dict[str, Any]:
+) -> JSONObject:
     """Offline (no model) mutation of every task in ``dataset`` into ``out``; returns the manifest.
     ``plugins``: the families' plug-ins (the caller's registry: this engine looks none up by name)."""
     settings = settings or OfflineSettings()
@@ -278,7 +325,7 @@ def mutate_dataset(
             units.append((adapter, ctx, unit))
     if limit is not None:
         units = units[:limit]
-    run_settings = {"mode": "offline", **asdict(settings), "original": {
+    run_settings: JSONObject = {"mode": "offline", **asdict(settings), "original": {
         "path": str(dataset.resolve()), "content_hash": manifest.get("content_hash"),
         "settings": manifest.get("settings")}}
     astlock.install()  # the mutants are parsed in these threads too (astlock)
@@ -289,7 +336,7 @@ def mutate_dataset(
 
 
 def mutate_with_teacher(dataset: str | Path, out: str | Path, *, plugins: Sequence[Family],
-                        **options: Any) -> dict[str, Any]:
+                        **options: Any) -> JSONObject:
     """Teacher-driven mutation of ``dataset`` by the one family of ``plugins`` in it that offers it
     (``Family.teacher_mutation()``); ``options`` go to that family's function."""
     names = sorted({t.family for t in read_tasks(dataset)})
@@ -304,13 +351,13 @@ def mutate_with_teacher(dataset: str | Path, out: str | Path, *, plugins: Sequen
     return mutate(dataset, out, **options)
 
 
-def write_dataset(out: str | Path, run_settings: dict[str, Any], results: Iterable[UnitResult], *,
+def write_dataset(out: str | Path, run_settings: JSONObject, results: Iterable[UnitResult], *,
                   started: float, cache: BuildCache | None, mode: str, units: int,
-                  progress: ProgressFn | None = None, extra_yields: dict[str, Any] | None = None) -> dict[str, Any]:
+                  progress: ProgressFn | None = None, extra_yields: Mapping[str, int] | None = None) -> JSONObject:
     """Write unit results (in order) as a dataset directory plus ``mutation_log.jsonl``."""
     cache = cache or BuildCache(enabled=False)
     hits, misses = cache.hits, cache.misses
-    records: list[dict[str, Any]] = []
+    records: list[LogRecord] = []
     admitted = failed = done = 0
     out = Path(out)
     with DatasetWriter(out, settings={"mutation": run_settings}) as writer, _LogWriter(out) as log:
@@ -327,7 +374,7 @@ def write_dataset(out: str | Path, run_settings: dict[str, Any], results: Iterab
             failed += sum(1 for e in result.log if e.get("kind") == "task" and e["status"] == "failed")
             if progress:
                 progress(done, units, admitted, failed)
-        summary = {**yields(records), **(extra_yields or {})}
+        summary: JSONObject = {**yields(records), **(extra_yields or {})}
         log.close()
         return writer.close(
             candidates=units,
@@ -361,7 +408,7 @@ class _LogWriter:
         self.partial = directory / f".{LOG}.partial"
         self.fh = open(self.partial, "w", encoding="utf-8")
 
-    def write(self, record: dict[str, Any]) -> None:
+    def write(self, record: LogRecord) -> None:
         self.fh.write(json.dumps(record, sort_keys=True, ensure_ascii=False) + "\n")
 
     def close(self) -> None:
@@ -378,7 +425,7 @@ class _LogWriter:
             self.partial.unlink(missing_ok=True)
 
 
-def read_log(directory: str | Path) -> list[dict[str, Any]]:
+def read_log(directory: str | Path) -> list[JSONObject]:
     path = Path(directory) / LOG
     if not path.exists():
         return []

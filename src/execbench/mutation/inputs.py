@@ -97,7 +97,7 @@ def _fill_empty(value: Any, donors: list[Any], rng: random.Random) -> Any:
     return type(value)([element])
 
 
-def perturb_expression(text: str, node: ast.AST, pos: _text.Positions, rng: random.Random,
+def perturb_expression(text: str, node: ast.AST, pos: SourceText, rng: random.Random,
                        vocab: _values.Vocabulary = NO_VOCABULARY,
                        donors: Sequence[Any] = ()) -> list[_text.Edit]:
     """Edits perturbing one argument expression: a literal value as a whole, else its
@@ -147,7 +147,7 @@ def argument_donors(calls: Iterable[str]) -> dict[int | str, list[Any]]:
             tree = parse(call, "call", mode="eval")
         except MutationError:
             continue
-        for slot, node in _arguments(tree.body):  # type: ignore[attr-defined] - ast.AST declares no fields; the node is a kind that has it
+        for slot, node in _arguments(tree.body):  # type: ignore[attr-defined]  # ast.AST declares no fields; the node is a kind that has it
             ok, value = _safe_literal(node)
             if ok:
                 donors.setdefault(slot, []).append(value)
@@ -162,7 +162,7 @@ def perturb_call(call: str, rng: random.Random, vocab: _values.Vocabulary | froz
         vocab = _values.Vocabulary(tags=frozenset(vocab))
     tree = parse(call, "call", mode="eval")
     pos = SourceText(call)
-    args = _arguments(tree.body)  # type: ignore[attr-defined] - ast.AST declares no fields; the node is a kind that has it
+    args = _arguments(tree.body)  # type: ignore[attr-defined]  # ast.AST declares no fields; the node is a kind that has it
     if not args:
         return call
     chosen = [a for a in args if rng.random() < 0.7] or [rng.choice(args)]

@@ -62,9 +62,9 @@ def _mentions_marker(node: ast.AST) -> bool:
 
 def canonical_probe(node: ast.AST) -> ast.expr | None:
     """The probed expression of ``print(f"DEBUG_RESULT: {expr}")`` (None if not that form)."""
-    if not _is_print(node) or len(node.args) != 1 or node.keywords:  # type: ignore[attr-defined] - ast.AST declares no fields; the node is a kind that has it
+    if not _is_print(node) or len(node.args) != 1 or node.keywords:  # type: ignore[attr-defined]  # ast.AST declares no fields; the node is a kind that has it
         return None
-    arg = node.args[0]  # type: ignore[attr-defined] - ast.AST declares no fields; the node is a kind that has it
+    arg = node.args[0]  # type: ignore[attr-defined]  # ast.AST declares no fields; the node is a kind that has it
     if not isinstance(arg, ast.JoinedStr) or len(arg.values) != 2:
         return None
     head, value = arg.values
@@ -83,7 +83,7 @@ def probes(tree: ast.AST) -> list[ast.Call]:
 
 def marker_prints(tree: ast.AST) -> list[ast.Call]:
     """Every ``print`` that mentions DEBUG_RESULT (canonical or not)."""
-    return [n for n in ast.walk(tree) if _is_print(n) and _mentions_marker(n)]
+    return [n for n in ast.walk(tree) if isinstance(n, ast.Call) and _is_print(n) and _mentions_marker(n)]
 
 
 def _fstring(expr: ast.expr) -> str | None:
@@ -157,7 +157,9 @@ def fix_probe_format(code: str) -> Correction:
         if text is None:
             unfixable += 1
             continue
-        edits.append((offset(call.lineno, call.col_offset), offset(call.end_lineno, call.end_col_offset), text))
+        # (ast.parse sets every end position)
+        edits.append((offset(call.lineno, call.col_offset),
+                      offset(call.end_lineno or call.lineno, call.end_col_offset or call.col_offset), text))
     out = code
     for start, end, text in sorted(edits, reverse=True):
         out = out[:start] + text + out[end:]
@@ -181,7 +183,7 @@ def route_probes(function: ast.FunctionDef | ast.AsyncFunctionDef, helper: str) 
             keys.append(key)
             routed = ast.Call(func=ast.Name(helper, ast.Load()), args=[ast.Constant(key), ast.Constant(0), expr],
                               keywords=[])
-            node.args[0].values[1].value = routed  # type: ignore[attr-defined] - ast.AST declares no fields; the node is a kind that has it
+            node.args[0].values[1].value = routed  # type: ignore[attr-defined]  # ast.AST declares no fields; the node is a kind that has it
             return node
 
     tree = Route().visit(copy.deepcopy(function))

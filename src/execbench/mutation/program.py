@@ -39,7 +39,7 @@ import random
 import re
 import symtable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Iterable, TypedDict
 
 from execbench.mutation import scopes as _scopes
 from execbench.mutation import text as _text
@@ -66,12 +66,28 @@ class MutationError(ValueError):
     """A program or call cannot be mutated (does not parse, too large, check failed)."""
 
 
+class LiteralChange(TypedDict):
+    line: int
+    old: str  # the constant's source text
+    new: str
+
+
+class MutationSummary(TypedDict):
+    """What :meth:`ProgramMutation.describe` records in the mutation log."""
+
+    operators: list[str]
+    renames: dict[str, str]
+    literals: list[LiteralChange]
+    comments_removed: int
+    notes: list[str]
+
+
 @dataclass
 class ProgramMutation:
     text: str
     operators: list[str] = field(default_factory=list)  # operators that changed something
     renames: dict[str, str] = field(default_factory=dict)  # "<scope qualname>:<old>" -> new
-    literals: list[dict[str, Any]] = field(default_factory=list)  # {"line", "old", "new"}
+    literals: list[LiteralChange] = field(default_factory=list)
     comments_removed: int = 0
     line_map: dict[int, int] = field(default_factory=dict)  # new line -> original line
     notes: list[str] = field(default_factory=list)
@@ -89,7 +105,7 @@ class ProgramMutation:
         """The new name of a name bound at module level (itself if not renamed)."""
         return self.renames.get(f"<module>:{name}", name)
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> MutationSummary:
         return {"operators": self.operators, "renames": self.renames, "literals": self.literals,
                 "comments_removed": self.comments_removed, "notes": self.notes}
 
@@ -158,26 +174,27 @@ class _Names:
 
 # -- renaming ------------------------------------------------------------------------------
 
-def _occurrence_edit(occ: _scopes.Occurrence, node: ast.AST, pos: _text.Positions, new: str) -> _text.Edit | None:
+def _occurrence_edit(occ: _scopes.Occurrence, node: ast.AST, pos: SourceText, new: str) -> _text.Edit | None:
     text = pos.text
     name = occ.name
     if occ.kind == "name":
         start, end = pos.span(node)
         return _text.Edit(start, end, name, new)
     if occ.kind == "arg":
-        start = pos.offset(node.lineno, node.col_offset)  # type: ignore[attr-defined] - ast.AST declares no fields; the node is a kind that has it
+        start = pos.offset(node.lineno, node.col_offset)  # type: ignore[attr-defined]  # ast.AST declares no fields; the node is a kind that has it
         return _text.Edit(start, start + len(name), name, new)
     if occ.kind in ("def", "class"):
-        start = pos.offset(node.lineno, node.col_offset)  # type: ignore[attr-defined] - ast.AST declares no fields; the node is a kind that has it
+        start = pos.offset(node.lineno, node.col_offset)  # type: ignore[attr-defined]  # ast.AST declares no fields; the node is a kind that has it
         pattern = r"class\s+" if occ.kind == "class" else r"(?:async\s+)?def\s+"
         match = re.compile(pattern + re.escape(name) + r"\b").match(text, start)
         if not match:
             return None
         return _text.Edit(match.end() - len(name), match.end(), name, new)
     if occ.kind == "except":
-        handler = node
-        anchor = handler.type if handler.type is not None else handler  # type: ignore[attr-defined] - ast.AST declares no fields; the node is a kind that has it
-        start = pos.offset(anchor.end_lineno, anchor.end_col_offset)  # type: ignore[attr-defined] - ast.AST declares no fields; the node is a kind that has it
+        if not isinstance(node, ast.ExceptHandler):  # (an "except" occurrence is its handler)
+            return None
+        anchor: ast.AST = node.type if node.type is not None else node
+        start = pos.offset(anchor.end_lineno, anchor.end_col_offset)  # type: ignore[attr-defined]  # ast.AST declares no fields; the node is a kind that has it
         match = re.compile(r"\s*as\s+" + re.escape(name) + r"\b").match(text, start)
         if not match:
             return None
@@ -194,19 +211,19 @@ def _occurrence_edit(occ: _scopes.Occurrence, node: ast.AST, pos: _text.Position
 
 def _replay_rename(node: ast.AST, occ: _scopes.Occurrence, new: str) -> None:
     if occ.kind == "name":
-        node.id = new  # type: ignore[attr-defined] - ast.AST declares no fields; the node is a kind that has it
+        node.id = new  # type: ignore[attr-defined]  # ast.AST declares no fields; the node is a kind that has it
     elif occ.kind == "arg":
-        node.arg = new  # type: ignore[attr-defined] - ast.AST declares no fields; the node is a kind that has it
+        node.arg = new  # type: ignore[attr-defined]  # ast.AST declares no fields; the node is a kind that has it
     elif occ.kind in ("def", "class", "except"):
-        node.name = new  # type: ignore[attr-defined] - ast.AST declares no fields; the node is a kind that has it
+        node.name = new  # type: ignore[attr-defined]  # ast.AST declares no fields; the node is a kind that has it
     elif occ.kind in ("global", "nonlocal"):
-        node.names[occ.slot] = new  # type: ignore[attr-defined] - ast.AST declares no fields; the node is a kind that has it
+        node.names[occ.slot] = new  # type: ignore[attr-defined]  # ast.AST declares no fields; the node is a kind that has it
 
 
 _RENAMABLE_KINDS = {"name", "arg", "def", "class", "except", "global", "nonlocal"}
 
 
-def _plan_renames(res: _scopes.Resolution, pos: _text.Positions, rng: random.Random, *, protected: set[str],
+def _plan_renames(res: _scopes.Resolution, pos: SourceText, rng: random.Random, *, protected: set[str],
                   rename_module: bool, rename_params: bool, avoid: set[str]) -> tuple[list, dict[str, str]]:
     """[(occurrence, edit, new name)], {"scope:old": new}."""
     taken = _scopes.identifiers(res.tree) | set(dir(builtins)) | set(keyword.kwlist) | protected | avoid
@@ -234,7 +251,7 @@ def _plan_renames(res: _scopes.Resolution, pos: _text.Positions, rng: random.Ran
             if not rename_params or owner.decorated or res.star_kwargs or name in res.keywords:
                 continue
         new = fresh.fresh(name)
-        edits = []
+        edits: list[tuple[_scopes.Occurrence, _text.Edit, str]] = []
         for occ in occs:
             edit = _occurrence_edit(occ, res.nodes[occ.index], pos, new)
             if edit is None or pos.text[edit.start:edit.end] != name:
@@ -289,7 +306,7 @@ def _literal_exclusions(tree: ast.AST) -> set[int]:
     return out
 
 
-def _literal_candidates(tree: ast.AST, pos: _text.Positions, skip_lines: frozenset[int] = frozenset()
+def _literal_candidates(tree: ast.AST, pos: SourceText, skip_lines: frozenset[int] = frozenset()
                         ) -> list[ast.Constant]:
     excluded = _literal_exclusions(tree)
     seen: dict[tuple[str, Any], int] = {}  # a constant spelled twice is likely coupled (x[::3] = f(x[::3]))
@@ -330,19 +347,18 @@ def _literal_candidates(tree: ast.AST, pos: _text.Positions, skip_lines: frozens
 def _new_literal(node: ast.Constant, segment: str, rng: random.Random) -> tuple[Any, str] | None:
     value = node.value
     if isinstance(value, int):
-        new = _values.perturb_int(value, rng, avoid=(0, 1))
-        new = min(new, value * 3 // 2 + 3)
-        return (new, str(new)) if new != value else None
+        new_int = min(_values.perturb_int(value, rng, avoid=(0, 1)), value * 3 // 2 + 3)
+        return (new_int, str(new_int)) if new_int != value else None
     if isinstance(value, float):
-        new = _values.perturb_float(value, rng)
-        text = repr(new)
-        return (new, text) if new != value and _PLAIN_FLOAT.match(text) else None
+        new_float = _values.perturb_float(value, rng)
+        text = repr(new_float)
+        return (new_float, text) if new_float != value and _PLAIN_FLOAT.match(text) else None
     if isinstance(value, str):
-        new = _values.perturb_str(value, rng)
+        new_str = _values.perturb_str(value, rng)
         quote = segment[0]
-        if new == value or quote in new or "\\" in new or "\n" in new:
+        if new_str == value or quote in new_str or "\\" in new_str or "\n" in new_str:
             return None
-        return new, f"{quote}{new}{quote}"
+        return new_str, f"{quote}{new_str}{quote}"
     return None
 
 
@@ -357,8 +373,8 @@ def _global_refs(table: symtable.SymbolTable) -> list[tuple[str, frozenset[str],
         globals_ = frozenset(s.get_name() for s in symbols if s.is_global() and s.is_referenced())
         local = sum(1 for s in symbols if s.is_local())
         free = sum(1 for s in symbols if s.is_free())
-        out.append((current.get_type().name if hasattr(current.get_type(), "name") else str(current.get_type()),
-                    globals_, local, free))
+        kind = current.get_type()  # a str before Python 3.12, then a SymbolTableType enum
+        out.append((kind if isinstance(kind, str) else kind.name, globals_, local, free))
         stack.extend(current.get_children())
     return out
 
@@ -461,7 +477,7 @@ def _verify(source: str, mutated: str, replay: list[tuple[int, str, Any]], resul
             occ, new = payload
             _replay_rename(node, occ, new)
         else:
-            node.value = payload  # type: ignore[attr-defined] - ast.AST declares no fields; the node is a kind that has it
+            node.value = payload  # type: ignore[attr-defined]  # ast.AST declares no fields; the node is a kind that has it
     actual = parse(mutated, "mutant")
     if ast.dump(actual) != ast.dump(expected):
         raise MutationError("spliced mutant differs from the planned syntax tree")

@@ -165,7 +165,7 @@ class _Collector:
             scope.fixed.add(name)
             self._occ(node, "fixed", name, scope)
 
-    _visit_ImportFrom = _visit_Import  # type: ignore[assignment] - one visitor serves both node types
+    _visit_ImportFrom = _visit_Import  # one visitor serves both node types
 
     def _visit_Call(self, node: ast.Call, scope: Scope) -> None:
         for keyword in node.keywords:
@@ -224,7 +224,7 @@ class _Collector:
         for statement in node.body:
             self.visit(statement, inner)
 
-    _visit_AsyncFunctionDef = _visit_FunctionDef  # type: ignore[assignment] - one visitor serves both node types
+    _visit_AsyncFunctionDef = _visit_FunctionDef  # one visitor serves both node types
 
     def _visit_Lambda(self, node: ast.Lambda, scope: Scope) -> None:
         inner = self._new("function", "<lambda>", scope, node)
@@ -244,7 +244,7 @@ class _Collector:
             self.visit(statement, inner)
 
     def _comprehension(self, node: ast.AST, scope: Scope) -> None:
-        generators: list[ast.comprehension] = node.generators  # type: ignore[attr-defined] - ast.AST declares no fields; the node is a kind that has it
+        generators: list[ast.comprehension] = node.generators  # type: ignore[attr-defined]  # ast.AST declares no fields; the node is a kind that has it
         self.visit(generators[0].iter, scope)
         inner = self._new("comprehension", f"<{type(node).__name__.lower()}>", scope, node)
         for number, generator in enumerate(generators):
@@ -295,7 +295,7 @@ def _pin_class_reads(nodes: list[ast.AST], occurrences: list[tuple[Occurrence, S
         if owner.kind != "class" or occ.kind != "name" or occ.name not in module.bound:
             continue
         node = nodes[occ.index]
-        if isinstance(node.ctx, ast.Load) or id(node) in augmented:  # type: ignore[attr-defined] - a "name" occurrence is an ast.Name
+        if isinstance(node.ctx, ast.Load) or id(node) in augmented:  # type: ignore[attr-defined]  # a "name" occurrence is an ast.Name
             module.fixed.add(occ.name)
 
 

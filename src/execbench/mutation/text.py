@@ -57,8 +57,7 @@ def strip_comments(text: str) -> tuple[str, dict[int, int], int]:
             comments[token.start[0]] = token.start[1]
         elif token.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT,
                                 tokenize.ENDMARKER, tokenize.ENCODING):
-            for line in range(token.start[0], token.end[0] + 1):
-                code_lines.add(line)
+            code_lines.update(range(token.start[0], token.end[0] + 1))
     lines = text.splitlines(keepends=True)
     out: list[str] = []
     mapping: dict[int, int] = {}

@@ -25,7 +25,7 @@ class CruxevalFamily(Family):
     name = "cruxeval"
     version = "5"  # 5: runs on the sandbox job runner (limit and crash reasons worded by it)
     variants = prompt.VARIANTS
-    default_options = build.DEFAULT_OPTIONS
+    default_options = dict(build.DEFAULT_OPTIONS)
     builder, renderer = build, prompt
     source_licenses = {build.SOURCE: "MIT (CRUXEval, facebookresearch/cruxeval)"}
     # output/input prediction: Python literals; the state family's checkpoint arms: JSON objects
@@ -41,7 +41,7 @@ class CruxevalFamily(Family):
         return "MIT (CRUXEval, Copyright (c) 2023 Meta)" if source == build.SOURCE else None
 
     def summarize(self, results: Iterable[tuple[Task, Score]]) -> dict[str, Any]:
-        return grade.summarize(results)
+        return dict(grade.summarize(results))
 
 
 FAMILY = CruxevalFamily()

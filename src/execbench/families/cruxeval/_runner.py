@@ -32,22 +32,29 @@ import builtins
 import json
 import math
 import sys
-from typing import Any
+from types import FrameType
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:  # types only: the sandbox loads nothing more
+    from _typeshed import TraceFunction
+    from execbench.contract.jsontypes import JSONValue
+    from execbench.families.cruxeval.records import (BuildArgs, BuildResult, CallResult, Checkpoint, GradeArgs,
+                                                     GradeItem, LoopPass, LoopSpan, Problem, Snapshot)
 
 PROGRAM = "/cruxeval/program.py"  # the code's file name for the tracer (no such file is needed)
 MAX_REPR = 2000
 MAX_FIELD_CHARS = 200  # a checkpoint field's canonical JSON, at most
 # literal stand-ins tried for arguments without a literal form (kept only if f still returns the output)
-_STAND_INS = {range: list, frozenset: set}
+_STAND_INS: dict[type, Callable[[Any], Any]] = {range: list, frozenset: set}
 
 
-def _fresh(code: str) -> dict[str, Any]:
-    namespace: dict[str, Any] = {"__name__": "__cruxeval__", "__builtins__": builtins}
+def _fresh(code: str) -> dict[str, object]:
+    namespace: dict[str, object] = {"__name__": "__cruxeval__", "__builtins__": builtins}
     exec(compile(code, PROGRAM, "exec", dont_inherit=True), namespace)  # noqa: S102 - the benchmark's program, in the sandbox
     return namespace
 
 
-def _call(namespace: dict[str, Any], text: str) -> Any:
+def _call(namespace: dict[str, object], text: str) -> Any:
     return eval(compile(text, "<call>", "eval", dont_inherit=True), namespace)  # noqa: S307 - the benchmark's call, in the sandbox
 
 
@@ -99,10 +106,10 @@ def _literal_text(value: Any) -> str | None:
         return None
 
 
-def _build(item: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
+def _build(item: Problem, max_line_events: int) -> BuildResult:
     from execbench.tracing.tracer import TraceLimits, Tracer
 
-    out: dict[str, Any] = {}
+    out: BuildResult = {"status": "ok"}
     code, call = item["code"], f"f({item['input']})"
     try:
         expected = ast.literal_eval(item["output"])
@@ -117,7 +124,7 @@ def _build(item: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
     out["returned_literal"] = _literal_text(value) is not None
     # the trace length: line events of the program's frames during the call
     namespace = _fresh(code)
-    tracer = Tracer([PROGRAM], limits=TraceLimits(max_line_events=int(spec["max_line_events"])),
+    tracer = Tracer([PROGRAM], limits=TraceLimits(max_line_events=max_line_events),
                     record_calls=False, summarize_values=False)
     tracer.start()
     try:
@@ -136,7 +143,7 @@ def _build(item: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
         args, kwargs = _call(_fresh(code), f"(lambda *a, **k: (a, k))({item['input']})")
     except BaseException as exc:  # noqa: BLE001 - the program's failure is the result, whatever it is
         out["literal_error"] = f"the arguments cannot be evaluated: {_error(exc)}"
-        return {"status": "ok", **out}
+        return out
     parts = []
     named = [(str(position + 1), "", arg) for position, arg in enumerate(args)]
     named += [(name, f"{name}=", arg) for name, arg in kwargs.items()]
@@ -146,21 +153,22 @@ def _build(item: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
             text = _literal_text(_STAND_INS[type(arg)](arg))
         if text is None:
             out["literal_error"] = f"argument {label} has no literal form ({type(arg).__name__})"
-            return {"status": "ok", **out}
+            return out
         parts.append(prefix + text)
     literal = ", ".join(parts)
     try:
-        again = _fresh(code)["f"](*[ast.literal_eval(p) for p in parts[:len(args)]],
+        function: Any = _fresh(code)["f"]
+        again = function(*[ast.literal_eval(p) for p in parts[:len(args)]],
                                  **{k: ast.literal_eval(p.split("=", 1)[1]) for k, p in zip(kwargs, parts[len(args):])})
         out["literal_equal"], _ = _equal(expected, again)
     except BaseException as exc:  # noqa: BLE001 - the program's failure is the result, whatever it is
         out["literal_equal"] = False
         out["literal_error"] = f"f on the literal arguments raised {_error(exc)}"
     out["literal_input"] = literal
-    return {"status": "ok", **out}
+    return out
 
 
-def _jsonable(value: Any, depth: int = 0) -> Any:
+def _jsonable(value: Any, depth: int = 0) -> JSONValue:
     """The canonical JSON form of a state value (docs/state-family.md): tuples as lists, sets
     as sorted lists, dict keys as ``json`` writes them, finite floats only."""
     kind = type(value)
@@ -177,7 +185,7 @@ def _jsonable(value: Any, depth: int = 0) -> Any:
     if kind in (set, frozenset):
         return sorted((_jsonable(v, depth + 1) for v in value), key=lambda v: json.dumps(v, sort_keys=True))
     if kind is dict:
-        out = {}
+        out: dict[str, JSONValue] = {}
         for key, v in value.items():
             if type(key) not in (str, int, float, bool) and key is not None:
                 raise TypeError("key type")
@@ -190,9 +198,9 @@ def _jsonable(value: Any, depth: int = 0) -> Any:
     raise TypeError(kind.__name__)
 
 
-def _snapshot(local_vars: dict[str, Any]) -> dict[str, str | None]:
+def _snapshot(local_vars: dict[str, object]) -> Snapshot:
     """Each local's canonical JSON text (None: not serialisable or over 200 characters)."""
-    state: dict[str, str | None] = {}
+    state: Snapshot = {}
     for name, value in local_vars.items():
         try:
             text = json.dumps(_jsonable(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False,
@@ -203,7 +211,7 @@ def _snapshot(local_vars: dict[str, Any]) -> dict[str, str | None]:
     return state
 
 
-def _loop_pass(code: str, call: str, loops: list[dict[str, Any]], target: tuple[int, int] | None) -> dict[str, Any]:
+def _loop_pass(code: str, call: str, loops: list[LoopSpan], target: tuple[int, int] | None) -> LoopPass:
     """Iteration counts of f's loops during the call (first frame of f only); with ``target``
     (loop index, K) also the locals when iteration K's body starts and at the first line
     after the loop once K has started (the state family's inside/post checkpoints)."""
@@ -212,12 +220,14 @@ def _loop_pass(code: str, call: str, loops: list[dict[str, Any]], target: tuple[
     fcode = getattr(function, "__code__", None)
     if fcode is None:
         return {"error": "f is not a plain function"}
-    seen: dict[str, Any] = {"frame": None, "prev": None, "inside": None, "post": None}
+    first_frame: list[FrameType] = []
+    previous: list[int] = []  # the line before the current one
+    seen: LoopPass = {"inside": None, "post": None}
     counts = [0] * len(loops)
 
-    def local(frame: Any, event: str, arg: Any) -> Any:
+    def local(frame: FrameType, event: str, arg: object) -> TraceFunction:
         if event == "line":
-            line, prev = frame.f_lineno, seen["prev"]
+            line, prev = frame.f_lineno, (previous[-1] if previous else None)
             for index, loop in enumerate(loops):
                 if prev == loop["line"] and loop["body"][0] <= line <= loop["body"][1]:
                     counts[index] += 1
@@ -227,12 +237,12 @@ def _loop_pass(code: str, call: str, loops: list[dict[str, Any]], target: tuple[
                 loop = loops[target[0]]
                 if not loop["line"] <= line <= loop["end"]:
                     seen["post"] = _snapshot(frame.f_locals)
-            seen["prev"] = line
+            previous[:] = [line]
         return local
 
-    def start(frame: Any, event: str, arg: Any) -> Any:
-        if event == "call" and frame.f_code is fcode and seen["frame"] is None:
-            seen["frame"] = frame
+    def start(frame: FrameType, event: str, arg: object) -> TraceFunction | None:
+        if event == "call" and frame.f_code is fcode and not first_frame:
+            first_frame.append(frame)
             return local
         return None
 
@@ -246,33 +256,34 @@ def _loop_pass(code: str, call: str, loops: list[dict[str, Any]], target: tuple[
     return {"iterations": counts, "inside": seen["inside"], "post": seen["post"]}
 
 
-def _checkpoint(code: str, call: str, loops: list[dict[str, Any]]) -> dict[str, Any]:
+def _checkpoint(code: str, call: str, loops: list[LoopSpan]) -> Checkpoint:
     counted = _loop_pass(code, call, loops, None)
     if "error" in counted:
-        return counted
+        return {"error": counted["error"]}
     eligible = [(n, i) for i, n in enumerate(counted["iterations"]) if n >= 2]
     if not eligible:
-        return {"error": "no loop of f iterates at least twice on this input", "iterations": counted["iterations"]}
+        return {"error": "no loop of f iterates at least twice on this input"}
     iterations, index = min(eligible, key=lambda t: (-t[0], loops[t[1]]["line"]))
     k = iterations // 2 + 1
     snap = _loop_pass(code, call, loops, (index, k))
     if "error" in snap:
-        return snap
-    if snap["post"] is None:
+        return {"error": snap["error"]}
+    inside, post = snap["inside"], snap["post"]
+    if inside is None or post is None:
         return {"error": f"f does not reach a line after the loop on line {loops[index]['line']} once "
                          f"iteration {k} has run (it returns or raises inside the loop, or the loop ends f)"}
     return {"loop_line": loops[index]["line"], "iterations": iterations, "inside_iteration": k,
-            "inside": snap["inside"], "post": snap["post"]}
+            "inside": inside, "post": post}
 
 
-def _grade(item: dict[str, Any]) -> dict[str, Any]:
+def _grade(item: GradeItem) -> CallResult:
     from execbench.families.cruxeval.codec import decode
 
     args = [decode(a) for a in item["args"]]
     kwargs = {name: decode(v) for name, v in item["kwargs"]}
     expected = decode(item["expected"])
     try:
-        function = _fresh(item["code"])["f"]
+        function: Any = _fresh(item["code"])["f"]
         value = function(*args, **kwargs)
     except BaseException as exc:  # noqa: BLE001 - the program's failure is the result, whatever it is
         return {"status": "error", "error": _error(exc)}
@@ -280,13 +291,13 @@ def _grade(item: dict[str, Any]) -> dict[str, Any]:
     return {"status": "ok", "equal": equal, "compare_error": error, "returned": _repr(value)}
 
 
-def build_job(args: dict[str, Any]) -> dict[str, Any]:
+def build_job(args: BuildArgs) -> BuildResult:
     """The job runner's handler for a ``build`` item (``args``: ``item``, ``max_line_events``)."""
     sys.setrecursionlimit(3000)
-    return _build(args["item"], args)
+    return _build(args["item"], int(args["max_line_events"]))
 
 
-def grade_job(args: dict[str, Any]) -> dict[str, Any]:
+def grade_job(args: GradeArgs) -> CallResult:
     """The job runner's handler for a ``grade`` item (``args``: ``item``)."""
     sys.setrecursionlimit(3000)
     return _grade(args["item"])

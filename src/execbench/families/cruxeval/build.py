@@ -34,13 +34,15 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
-from typing import Any, Iterator
+from typing import Iterator, NotRequired, TypedDict, cast
 
 from execbench.dataset import make_id
 from execbench.contract import hashseeds
 from execbench.contract import Candidate, Outcome, SourceError
+from execbench.contract.jsontypes import JSONValue
 from execbench.families.cruxeval.grade import MAX_ANSWER, MAX_DEPTH
 from execbench.families.cruxeval import run
+from execbench.families.cruxeval.records import BuildResult, Checkpoint, CruxevalPayload, LoopSpan, Problem
 from execbench.grading import LiteralParseError, parse_literal
 from execbench.sandbox.jobs import JobResult
 from execbench.sources import cruxeval as source
@@ -50,7 +52,23 @@ ARMS = ("output-prediction", "input-prediction", "inside-loop-state", "post-loop
 STATE_ARMS = ("inside-loop-state", "post-loop-state")
 SOURCE = "cruxeval"
 
-DEFAULT_OPTIONS: dict[str, Any] = {
+
+class CruxevalOptions(TypedDict):
+    """The build options (``DEFAULT_OPTIONS`` with ``--set`` values, which keep each option's type)."""
+
+    path: str
+    repeats: int
+    check_seeds: str
+    batch_size: int
+    call_timeout: float
+    memory_mb: int
+    max_line_events: int
+    arms: str
+    max_fields: int
+    hash_seeds: NotRequired[list[int]]  # set by the build engine (contract/hashseeds.py)
+
+
+DEFAULT_OPTIONS: CruxevalOptions = {
     "path": "",  # a cruxeval.jsonl to read instead of the shipped copy
     "repeats": 3,  # runs per problem: hash seed 0, then check seeds; all must agree
     "check_seeds": "",  # "": drawn at random per build; "5,9": pinned (contract/hashseeds.py)
@@ -63,7 +81,25 @@ DEFAULT_OPTIONS: dict[str, Any] = {
 }
 
 
-def candidates(sources: list[str], options: dict[str, Any]) -> Iterator[Candidate]:
+Metrics = dict[str, int | None]  # a task record's metrics (trace_length is None past the tracing cap)
+
+
+class Provenance(TypedDict):
+    """The provenance every task of a problem records (an arm adds its own fields)."""
+
+    cruxeval_id: str
+    dataset: str
+    dataset_file: str
+    program_sha256: str
+    input: str
+    output: str
+    repeats: int
+    hash_seeds: list[int]  # the runs by position (0: the key run)
+    trace_lengths: list[int | None]
+    returned_literal: bool
+
+
+def candidates(sources: list[str], options: CruxevalOptions) -> Iterator[Candidate]:
     unknown = set(_arms(options)) - set(ARMS)
     if unknown or not _arms(options):
         raise SourceError(f"arms must be a comma-separated subset of {', '.join(ARMS)}, not {options['arms']!r}")
@@ -75,15 +111,15 @@ def candidates(sources: list[str], options: dict[str, Any]) -> Iterator[Candidat
         size = max(1, int(options["batch_size"]))
         for start in range(0, len(problems), size):
             batch = problems[start:start + size]
-            yield Candidate(
-                key=f"{SOURCE}/{batch[0].id}" + (f"..{batch[-1].id}" if len(batch) > 1 else ""),
-                payload={"source": SOURCE, "origin": origin["file"],
-                         "problems": [{"id": p.id, "code": p.code, "input": p.input, "output": p.output,
-                                       "loops": loops_of_f(p.code)} for p in batch]},
-            )
+            payload: CruxevalPayload = {
+                "source": SOURCE, "origin": origin["file"],
+                "problems": [{"id": p.id, "code": p.code, "input": p.input, "output": p.output,
+                              "loops": loops_of_f(p.code)} for p in batch]}
+            yield Candidate(key=f"{SOURCE}/{batch[0].id}" + (f"..{batch[-1].id}" if len(batch) > 1 else ""),
+                            payload=dict(payload))
 
 
-def loops_of_f(code: str) -> list[dict[str, Any]]:
+def loops_of_f(code: str) -> list[LoopSpan]:
     """The ``for``/``while`` loops of the module-level function ``f`` (not of functions or
     classes nested in it) whose body starts below the header: header line, body lines, end."""
     try:
@@ -93,21 +129,22 @@ def loops_of_f(code: str) -> list[dict[str, Any]]:
     function = next((node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == "f"), None)
     if function is None:
         return []
-    loops: list[dict[str, Any]] = []
+    loops: list[LoopSpan] = []
     pending: list[ast.AST] = list(function.body)
     while pending:
         node = pending.pop(0)
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
             continue
         if isinstance(node, (ast.For, ast.While)) and node.body[0].lineno > node.lineno:
-            loops.append({"line": node.lineno, "body": [node.body[0].lineno, max(n.end_lineno for n in node.body)],
-                          "end": node.end_lineno})
+            # end_lineno is set on every node ast.parse makes
+            loops.append({"line": node.lineno, "body": [node.body[0].lineno, max(n.end_lineno or 0 for n in node.body)],
+                          "end": node.end_lineno or node.lineno})
         pending.extend(ast.iter_child_nodes(node))
     headers = [loop["line"] for loop in loops]
     return sorted((loop for loop in loops if headers.count(loop["line"]) == 1), key=lambda loop: loop["line"])
 
 
-def _arms(options: dict[str, Any]) -> list[str]:
+def _arms(options: CruxevalOptions) -> list[str]:
     return [arm.strip() for arm in str(options.get("arms", ",".join(ARMS))).split(",") if arm.strip()]
 
 
@@ -115,8 +152,8 @@ def _sha(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def build_candidate(candidate: Candidate, options: dict[str, Any]) -> Outcome:
-    payload = candidate.payload
+def build_candidate(candidate: Candidate, options: CruxevalOptions) -> Outcome:
+    payload = cast(CruxevalPayload, candidate.payload)  # made by candidates()
     problems = payload["problems"]
     outcome = Outcome()
     seeds = hashseeds.of(options)
@@ -135,15 +172,15 @@ def build_candidate(candidate: Candidate, options: dict[str, Any]) -> Outcome:
     return outcome
 
 
-def _problem(problem: dict[str, Any], jobs: list[JobResult], payload: dict[str, Any],
-             options: dict[str, Any], outcome: Outcome, seeds: list[int]) -> None:
+def _problem(problem: Problem, jobs: list[JobResult], payload: CruxevalPayload,
+             options: CruxevalOptions, outcome: Outcome, seeds: list[int]) -> None:
     key = f"{SOURCE}/{problem['id']}"
     failed = next((r for r in jobs if run.status(r) != "ok"), None)
     if failed is not None:
         outcome.reject(key, "execution", f"f({problem['input']}) did not return: {run.error(failed)}",
                        cruxeval_id=problem["id"])
         return
-    results = [r.value for r in jobs]
+    results: list[BuildResult] = [r.value for r in jobs]  # checked by run.checked
     wrong = next((r for r in results if not r["equal"]), None)
     if wrong is not None:
         differ = [seed for seed, r in zip(seeds, results) if not r["equal"]]
@@ -160,9 +197,9 @@ def _problem(problem: dict[str, Any], jobs: list[JobResult], payload: dict[str, 
         return
     first = results[0]
     complexity = cyclomatic(problem["code"])
-    common_metrics = {"trace_length": first["trace_length"], "cyclomatic": complexity.total,
+    common_metrics: Metrics = {"trace_length": first["trace_length"], "cyclomatic": complexity.total,
                       "cyclomatic_max": complexity.max_function, "loc": loc(problem["code"])}
-    provenance = {
+    provenance: Provenance = {
         "cruxeval_id": problem["id"],
         "dataset": "CRUXEval (facebookresearch/cruxeval, MIT)",
         "dataset_file": payload["origin"],
@@ -193,7 +230,7 @@ def _problem(problem: dict[str, Any], jobs: list[JobResult], payload: dict[str, 
         _checkpoint_tasks(problem, results, common_metrics, provenance, options, outcome)
     else:
         outcome.reject(f"{key}#loop-state", "checkpoint", "f has no loop", cruxeval_id=problem["id"])
-    literal = {r.get("literal_input") for r in results}
+    literal = {r.get("literal_input", "") for r in results}  # each set when every literal_equal is
     problem_ = next((r["literal_error"] for r in results if r.get("literal_error")), None)
     if problem_ is None and not all(r.get("literal_equal") for r in results):
         problem_ = "f on the literal form of the arguments does not return the output"
@@ -219,15 +256,15 @@ def _problem(problem: dict[str, Any], jobs: list[JobResult], payload: dict[str, 
     })
 
 
-def _json_type(value: Any) -> str:
+def _json_type(value: JSONValue) -> str:
     return "int" if type(value) is int else type(value).__name__
 
 
-def _checkpoint_tasks(problem: dict[str, Any], results: list[dict[str, Any]], metrics: dict[str, Any],
-                      provenance: dict[str, Any], options: dict[str, Any], outcome: Outcome) -> None:
+def _checkpoint_tasks(problem: Problem, results: list[BuildResult], metrics: Metrics,
+                      provenance: Provenance, options: CruxevalOptions, outcome: Outcome) -> None:
     """The state family's inside/post-loop checkpoints of the call (docs/cruxeval.md)."""
     key = f"{SOURCE}/{problem['id']}#loop-state"
-    checkpoints = [r.get("checkpoint") or {"error": "no checkpoint run"} for r in results]
+    checkpoints: list[Checkpoint] = [r.get("checkpoint") or {"error": "no checkpoint run"} for r in results]
     first = checkpoints[0]
     if "error" in first:
         outcome.reject(key, "checkpoint", first["error"], cruxeval_id=problem["id"])
@@ -237,6 +274,7 @@ def _checkpoint_tasks(problem: dict[str, Any], results: list[dict[str, Any]], me
         return
     inside, post = first["inside"], first["post"]
     fields = []
+    texts: dict[str, tuple[str, str]] = {}  # name -> its inside and post JSON text
     for name, text in inside.items():
         after = post.get(name)
         if text is None or after is None or text == after or name.startswith("__"):
@@ -244,6 +282,7 @@ def _checkpoint_tasks(problem: dict[str, Any], results: list[dict[str, Any]], me
         if _json_type(json.loads(text)) != _json_type(json.loads(after)):
             continue
         fields.append(name)
+        texts[name] = (text, after)
     fields = fields[: int(options["max_fields"])]
     if not fields:
         outcome.reject(key, "checkpoint", f"no variable of f changes, serialisable, between iteration "
@@ -252,8 +291,8 @@ def _checkpoint_tasks(problem: dict[str, Any], results: list[dict[str, Any]], me
         return
     checkpoint = {"loop_line": first["loop_line"], "loop_iterations": first["iterations"],
                   "inside_iteration": first["inside_iteration"], "fields": fields}
-    for arm, state in (("inside-loop-state", inside), ("post-loop-state", post)):
-        answer = {name: json.loads(state[name]) for name in fields}
+    for arm, moment in (("inside-loop-state", 0), ("post-loop-state", 1)):
+        answer = {name: json.loads(texts[name][moment]) for name in fields}
         text = json.dumps(answer, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
         outcome.tasks.append({
             "id": make_id("cruxeval", SOURCE, problem["id"], arm),

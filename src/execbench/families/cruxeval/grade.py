@@ -41,11 +41,12 @@ import json
 import re
 import tokenize
 from collections import Counter, defaultdict
-from typing import Any, Iterable
+from typing import Any, Iterable, TypedDict
 
 from execbench.dataset import Task
 from execbench.families.cruxeval.codec import encode
 from execbench.families.cruxeval import run
+from execbench.families.cruxeval.records import GradeItem
 from execbench.grading import (NO_ANSWER, OK, TRUNCATED, LiteralParseError, Score, parse_literal,
                                reasoning_unclosed, strip_reasoning, values_equal)
 from execbench.grading.tokens import CLOSERS, OPENERS, TokenBoundError, significant_tokens
@@ -274,7 +275,7 @@ def grade_many(pairs: list[tuple[Task, str]], batch: int = 100) -> list[Score]:
     """Grade many responses; the sandbox runs of input-prediction answers are batched
     (``batch`` per sandbox, each in its own forked child with its own limits)."""
     scores: list[Score | None] = []
-    pending: list[tuple[int, dict[str, Any], str]] = []
+    pending: list[tuple[int, GradeItem, str]] = []
     for task, response in pairs:
         prepared = _prepare(task, response)
         if isinstance(prepared, Score):
@@ -287,16 +288,16 @@ def grade_many(pairs: list[tuple[Task, str]], batch: int = 100) -> list[Score]:
         results = run.run("grade", [item for _, item, _ in chunk], cpu_seconds=GRADE_CPU_SECONDS,
                           wall_seconds=4 * GRADE_CPU_SECONDS)
         for (index, _, call), job in zip(chunk, results):
-            result = {**(job.value or {}), "status": run.status(job)}
-            if result["status"] not in ("ok", "error"):
-                result["error"] = run.error(job)
-            details: dict[str, Any] = {"how": "f in the sandbox", "run": result["status"]}
+            value = job.value or {}  # a checked CallResult, or None
+            status = run.status(job)
+            details: dict[str, str | None] = {"how": "f in the sandbox", "run": status}
             for key in ("returned", "error", "compare_error"):
-                if result.get(key):
-                    details[key] = result[key]
-            scores[index] = Score(correct=result["status"] == "ok" and bool(result.get("equal")), status=OK,
+                text = run.error(job) if key == "error" and status not in ("ok", "error") else value.get(key)
+                if text:
+                    details[key] = text
+            scores[index] = Score(correct=status == "ok" and bool(value.get("equal")), status=OK,
                                   extracted=_clip(call), details=details)
-    return scores  # type: ignore[return-value] - every slot was filled above
+    return [score for score in scores if score is not None]  # every slot was filled above
 
 
 def _max_depth(text: str) -> int:
@@ -344,7 +345,7 @@ def grade_state(task: Task, response: str) -> Score:
     return Score(correct=values_equal(found, task.answer), status=OK, extracted=found, details={"how": "json"})
 
 
-def _prepare(task: Task, response: str) -> Score | tuple[dict[str, Any], str]:
+def _prepare(task: Task, response: str) -> Score | tuple[GradeItem, str]:
     """The score, or (sandbox item, call text) when the benchmark's f must run."""
     if task.answer_kind == "json":
         return grade_state(task, response)
@@ -369,21 +370,36 @@ def _grade_output(task: Task, answer: str, from_assert: bool) -> Score:
                  details={"how": "literal =="})
 
 
-def _input_item(task: Task, answer: str, from_assert: bool) -> tuple[dict[str, Any], str]:
+def _input_item(task: Task, answer: str, from_assert: bool) -> tuple[GradeItem, str]:
     if not from_assert and not _CALL.match(answer):
         answer = f"f({answer})"  # a bare argument list
     args, kwargs, call = parse_call(answer)
     expected = parse_literal(task.prompt_fields["output"], max_len=10 * MAX_ANSWER, max_depth=MAX_DEPTH)
-    item = {"code": task.prompt_fields["program"], "args": [encode(a) for a in args],
-            "kwargs": [[name, encode(v)] for name, v in kwargs.items()], "expected": encode(expected)}
+    item: GradeItem = {"code": task.prompt_fields["program"], "args": [encode(a) for a in args],
+                       "kwargs": [(name, encode(v)) for name, v in kwargs.items()], "expected": encode(expected)}
     return item, call
 
 
-def summarize(results: Iterable[tuple[Task, Score]]) -> dict[str, Any]:
+class ArmSummary(TypedDict):
+    n: int
+    correct: int
+    accuracy: float
+    statuses: dict[str, int]
+
+
+class Summary(TypedDict):
+    """:func:`summarize`'s record (``accuracy`` None when there is no result)."""
+
+    n: int
+    accuracy: float | None
+    arms: dict[str, ArmSummary]
+
+
+def summarize(results: Iterable[tuple[Task, Score]]) -> Summary:
     by_arm: dict[str, list[Score]] = defaultdict(list)
     for task, score in results:
         by_arm[task.arm].append(score)
-    arms = {}
+    arms: dict[str, ArmSummary] = {}
     for arm, scores in sorted(by_arm.items()):
         correct = sum(s.correct for s in scores)
         arms[arm] = {"n": len(scores), "correct": correct, "accuracy": correct / len(scores),

@@ -10,8 +10,9 @@ costs only its own item (the runner's recovery).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Sequence
 
+from execbench.families.cruxeval.records import GradeItem, Problem
 from execbench.sandbox import records
 from execbench.sandbox.jobs import Job, JobResult, run_jobs
 
@@ -27,7 +28,7 @@ _OPTIONAL = {"build": {"checkpoint": dict, "literal_error": str, "literal_equal"
              "grade": {}}
 
 
-def run(kind: str, items: list[dict[str, Any]], *, seed: int = 0, cpu_seconds: float = 5.0,
+def run(kind: str, items: Sequence[Problem] | Sequence[GradeItem], *, seed: int = 0, cpu_seconds: float = 5.0,
         wall_seconds: float | None = None, memory_mb: int = 1024,
         max_line_events: int = 1_000_000) -> list[JobResult]:
     """One result per item, in one sandbox with hash seed ``seed``; a successful one's

@@ -21,7 +21,7 @@ import hashlib
 import json
 import time
 from dataclasses import dataclass
-from typing import Any, NotRequired, TypedDict, cast
+from typing import NotRequired, TypedDict, cast
 
 from execbench.contract import Candidate
 from execbench.dataset import Task
@@ -29,7 +29,7 @@ from execbench.contract.jsontypes import JSONValue
 from execbench.families.state.records import Checkpoint, StatePayload
 from execbench.mutation import engine
 from execbench.mutation.inputs import perturb_stdin
-from execbench.mutation.program import MutationError, ProgramMutation
+from execbench.mutation.program import MutationError, MutationSummary, ProgramMutation
 
 
 
@@ -84,7 +84,7 @@ class UnitLog(TypedDict):
     payload_from: str | None  # "candidates" | "tasks" | "missing"
     attempts: list[Attempt]
     seconds: float
-    program: NotRequired[dict[str, Any]]  # ProgramMutation.describe()
+    program: NotRequired[MutationSummary]  # ProgramMutation.describe()
     payload: NotRequired[LoggedPayload]
 
 
@@ -148,7 +148,7 @@ class StateAdapter:
         return payload, "tasks"
 
     # -- one case ----------------------------------------------------------------------------
-    def _variants(self, ctx: engine.Context, python: bool) -> list[dict[str, Any]]:
+    def _variants(self, ctx: engine.Context, python: bool) -> list[engine.ProgramVariant]:
         ops = set(ctx.settings.operators)
         if not python or not ops & {"rename", "literals", "strip-comments"}:
             return [{"variant": 0, "program": False}]

@@ -9,7 +9,7 @@ Answer format and the concurrency notation: ``docs/trace-format.md``.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping, cast
 
 from execbench.dataset import Task
 from execbench.contract import AnalysisFacts, Family, Metric
@@ -28,7 +28,7 @@ class TraceFamily(Family):
     paper_trace_counts = coconut.PAPER_TRACES  # the paper's traces per topic, shown beside that layout
     paper_task_topic = "humaneval"  # Table I: HumanEval-Trace, aggregated per problem
     paper_reproduction = "benchmarks/coconut_tables.py --advanced"  # the paper's predictions on our traces
-    default_options = build.DEFAULT_OPTIONS
+    default_options = dict(build.DEFAULT_OPTIONS)
     builder, renderer = build, prompt
     source_licenses = {"humaneval": "MIT (HumanEval, openai/human-eval)",
                        "advanced": "Apache-2.0 (execbench's Advanced-Trace corpus)",
@@ -50,8 +50,9 @@ class TraceFamily(Family):
         cell_column="topic", cell_order=("humaneval", "oop", "recursion", "concurrency"), program_text=True,
         per_task_title="CoCoNUT metrics", length_metric="trace_length", cell_heading="HumanEval and advanced topics")
 
-    def manifest_settings(self, options: dict[str, Any]) -> dict[str, Any]:
-        return build.manifest_settings(options)
+    def manifest_settings(self, options: Mapping[str, object]) -> dict[str, dict[str, str]]:
+        # the engine's options: default_options updated by --set, which keeps each option's type
+        return build.manifest_settings(cast(build.TraceOptions, options))
 
     def mutation_adapter(self) -> Any:
         from execbench.families.trace.mutate import ADAPTER

@@ -24,7 +24,40 @@ from execbench.static import cyclomatic, loc
 from execbench.sandbox.jobs import Job, JobResult
 from execbench.tracing import TraceLimits, calls_job, interpreter, run_traces, script_job
 
-DEFAULT_OPTIONS: dict[str, Any] = {
+class TraceOptions(TypedDict):
+    """The build options (``DEFAULT_OPTIONS`` with ``--set`` values, which keep each option's type)."""
+
+    repeats: int
+    check_seeds: str
+    max_answer_tokens: int
+    case_max_answer_tokens: int
+    max_line_events: int
+    call_timeout: int
+    convention: str
+    python: str
+    script_start: str
+    keep_duplicates: bool
+    layout: str
+    hash_seeds: NotRequired[list[int]]  # set by the build engine (contract/hashseeds.py)
+
+
+class _TraceError(TypedDict):
+    type: str
+    message: str
+
+
+class RunResult(TypedDict, total=False):
+    """What the family reads of one traced call or script run (:mod:`execbench.tracing.run`)."""
+
+    status: str  # ok, error, timeout, crash, too_large, tampered
+    lines: list[int | list[int]]  # line events; a concurrent segment is a nested list
+    exit_code: int
+    error: _TraceError
+    too_large: str
+    tampered: str
+
+
+DEFAULT_OPTIONS: TraceOptions = {
     "repeats": 3,  # runs with different PYTHONHASHSEED (0, then check seeds); all must agree
     "check_seeds": "",  # "": drawn at random per build; "5,9": pinned (families/hashseeds.py)
     "max_answer_tokens": 1024,  # HumanEval-Trace: CoCoNUT drops traces needing more than 1024 tokens
@@ -86,7 +119,7 @@ def flat_length(trace: list) -> int:
     return sum(len(item) if isinstance(item, list) else 1 for item in trace)
 
 
-def check_options(options: dict[str, Any]) -> None:
+def check_options(options: TraceOptions) -> None:
     if options["convention"] not in CONVENTIONS:
         raise SourceError(f"convention must be one of {', '.join(CONVENTIONS)}, not {options['convention']!r}")
     if options["script_start"] not in SCRIPT_STARTS:
@@ -95,14 +128,14 @@ def check_options(options: dict[str, Any]) -> None:
         raise SourceError(f"layout must be one of {', '.join(coconut.LAYOUTS)}, not {options['layout']!r}")
 
 
-def trace_interpreter(options: dict[str, Any]) -> interpreter.Interpreter:
+def trace_interpreter(options: TraceOptions) -> interpreter.Interpreter:
     try:
         return interpreter.resolve(options["python"])
     except interpreter.InterpreterError as exc:
         raise SourceError(str(exc)) from None
 
 
-def manifest_settings(options: dict[str, Any]) -> dict[str, Any]:
+def manifest_settings(options: TraceOptions) -> dict[str, dict[str, str]]:
     """What the manifest records about how answers were made (docs/trace-format.md)."""
     return {"trace": {"interpreter": trace_interpreter(options).label, "convention": options["convention"],
                       "script_start": options["script_start"], "layout": options.get("layout", "execbench")}}
@@ -110,13 +143,13 @@ def manifest_settings(options: dict[str, Any]) -> dict[str, Any]:
 
 # Named sources, ``coconut-advanced:PATH`` (the paper's repository, coconut_advanced.py);
 # anything else is a case directory (or a folder of them).
-SOURCES: dict[str, Callable[[dict[str, Any]], Iterator[Candidate]]] = {
+SOURCES: dict[str, Callable[[TraceOptions], Iterator[Candidate]]] = {
     "humaneval": lambda options: _humaneval(options.get("layout", "execbench")),
     "cruxeval": lambda options: _cruxeval(),
 }
 
 
-def candidates(sources: list[str], options: dict[str, Any]) -> Iterator[Candidate]:
+def candidates(sources: list[str], options: TraceOptions) -> Iterator[Candidate]:
     check_options(options)
     python = trace_interpreter(options)
     for source in sources:
@@ -127,7 +160,7 @@ def candidates(sources: list[str], options: dict[str, Any]) -> Iterator[Candidat
             found = named(options) if named else _case_dirs(source)
         for candidate in found:
             # the interpreter is part of the payload, hence of the build-cache key
-            candidate.payload["python"] = {"path": python.path, "version": python.label}
+            candidate.payload["python"] = InterpreterPayload(path=python.path, version=python.label)
             yield candidate
 
 
@@ -188,7 +221,7 @@ def _case_dirs(source: str) -> Iterator[Candidate]:
         )
 
 
-def _jobs(index: int, payload: TracePayload, options: dict[str, Any], calls: list[int] | None = None) -> list[Job]:
+def _jobs(index: int, payload: TracePayload, options: TraceOptions, calls: list[int] | None = None) -> list[Job]:
     """The tracing jobs of one candidate: one for its calls (``calls``: the indices of the
     runs to trace, default all), or one per stdin run."""
     limits = TraceLimits(max_line_events=options["max_line_events"])
@@ -205,7 +238,7 @@ def _jobs(index: int, payload: TracePayload, options: dict[str, Any], calls: lis
             for run, stdin in enumerate(payload["runs"])]
 
 
-def _results(payload: TracePayload, results: list[JobResult]) -> list[dict[str, Any]] | str:
+def _results(payload: TracePayload, results: list[JobResult]) -> list[RunResult] | str:
     """Per run (call or stdin) results of one candidate's jobs, or the reason it failed."""
     if payload["mode"] == "calls":
         run = results[0]
@@ -217,8 +250,9 @@ def _results(payload: TracePayload, results: list[JobResult]) -> list[dict[str, 
         if module["status"] != "ok":
             error = module["error"]
             return f"module raised {error['type']}: {error['message']}"
-        return run.value["calls"]
-    scripts = []
+        calls: list[RunResult] = run.value["calls"]  # checked by tracing.run_traces
+        return calls
+    scripts: list[RunResult] = []
     for run in results:
         if not run.ok:
             return f"sandbox: {run.reason()}"
@@ -228,8 +262,8 @@ def _results(payload: TracePayload, results: list[JobResult]) -> list[dict[str, 
     return scripts
 
 
-def _trace_seed(payloads: list[TracePayload], options: dict[str, Any], seed: int,
-                calls: list[list[int] | None]) -> list[list | str]:
+def _trace_seed(payloads: list[TracePayload], options: TraceOptions, seed: int,
+                calls: list[list[int] | None]) -> list[list[RunResult | None] | str]:
     """Trace every payload once with hash seed ``seed``, all in one sandbox per interpreter.
     ``calls[i]``: the calls of payload ``i`` to trace (None: all); the others' places in
     its result list hold None."""
@@ -238,7 +272,7 @@ def _trace_seed(payloads: list[TracePayload], options: dict[str, Any], seed: int
         # candidates() records the interpreter; payloads made elsewhere (mutation) resolve it here
         python = payload["python"]["path"] if "python" in payload else trace_interpreter(options).path
         by_python.setdefault(python, []).append(index)
-    out: list[list | str] = [""] * len(payloads)
+    out: list[list[RunResult | None] | str] = [""] * len(payloads)
     for python, indices in by_python.items():
         jobs = {index: _jobs(index, payloads[index], options, calls[index]) for index in indices}
         results = iter(run_traces([job for index in indices for job in jobs[index]], hash_seed=seed, python=python))
@@ -249,15 +283,16 @@ def _trace_seed(payloads: list[TracePayload], options: dict[str, Any], seed: int
             result = _results(payloads[index], [next(results) for _ in jobs[index]])
             chosen = calls[index]
             if chosen is not None and not isinstance(result, str):
-                spread: list = [None] * len(payloads[index]["runs"])
+                spread: list[RunResult | None] = [None] * len(payloads[index]["runs"])
                 for position, call_result in zip(chosen, result, strict=True):
                     spread[position] = call_result
-                result = spread
-            out[index] = result
+                out[index] = spread
+            else:
+                out[index] = list(result) if not isinstance(result, str) else result
     return out
 
 
-def _failure(result: dict[str, Any]) -> str | None:
+def _failure(result: RunResult) -> str | None:
     status = result.get("status")
     if status == "ok" and result.get("exit_code", 0) == 0:
         return None
@@ -273,7 +308,7 @@ def _failure(result: dict[str, Any]) -> str | None:
 BATCH_SIZE = 16  # candidates traced in one sandbox per hash seed (families/build.py)
 
 
-def build_candidates(candidates: list[Candidate], options: dict[str, Any]) -> list[Outcome]:
+def build_candidates(candidates: list[Candidate], options: TraceOptions) -> list[Outcome]:
     """Trace the candidates ``repeats`` times (one sandbox per hash seed for all of them; a
     candidate that failed is not traced again) and admit each call as :func:`_admit` says.
 
@@ -286,7 +321,7 @@ def build_candidates(candidates: list[Candidate], options: dict[str, Any]) -> li
     for candidate in candidates:
         if "source_error" in candidate.payload:  # the engine rejects it at stage source
             raise SourceError(candidate.payload["source_error"])
-    runs: list[list] = [[] for _ in candidates]
+    runs: list[list[list[RunResult]]] = [[] for _ in candidates]  # per candidate, per seed: per run
     failed: dict[int, str] = {}
     seeds = hashseeds.of(options)
     for n, seed in enumerate(seeds):
@@ -300,9 +335,9 @@ def build_candidates(candidates: list[Candidate], options: dict[str, Any]) -> li
         for i, result in zip(live, _trace_seed(payloads, options, seed, calls)):
             if isinstance(result, str):  # the program itself failed: no need for the other seeds
                 failed[i] = result
-            else:
-                runs[i].append([first if traced is None else traced for first, traced in zip(runs[i][0], result)]
-                               if n else result)
+            else:  # seed 0 traced every run; a later seed's None (not traced again) repeats seed 0's
+                key_run = runs[i][0] if n else []
+                runs[i].append([key_run[k] if traced is None else traced for k, traced in enumerate(result)])
     outcomes = []
     for i, candidate in enumerate(candidates):
         outcome = Outcome()
@@ -314,11 +349,11 @@ def build_candidates(candidates: list[Candidate], options: dict[str, Any]) -> li
     return outcomes
 
 
-def build_candidate(candidate: Candidate, options: dict[str, Any]) -> Outcome:
+def build_candidate(candidate: Candidate, options: TraceOptions) -> Outcome:
     return build_candidates([candidate], options)[0]
 
 
-def _admit(candidate: Candidate, runs: list[list], options: dict[str, Any], outcome: Outcome,
+def _admit(candidate: Candidate, runs: list[list[RunResult]], options: TraceOptions, outcome: Outcome,
            seeds: list[int]) -> None:
     """Tasks of the calls whose traces agree across seeds (``seeds``: the runs' hash seeds,
     key seed first) and pass the filters."""
@@ -328,7 +363,7 @@ def _admit(candidate: Candidate, runs: list[list], options: dict[str, Any], outc
     seen: dict[str, int] = {}
     for index, run_input in enumerate(payload["runs"]):
         label = f"{candidate.key}#{index}"
-        results = [run[index] for run in runs]  # type: ignore[index] - runs are lists once the failures above returned
+        results = [run[index] for run in runs]
         failure = next((f for f in map(_failure, results) if f), None)
         if failure:
             outcome.reject(label, "execution", failure, run=run_input)
@@ -342,7 +377,7 @@ def _admit(candidate: Candidate, runs: list[list], options: dict[str, Any], outc
             continue
         answer = coconut_advanced.shift_lines(traces[0], payload.get("line_offset", 0))
         tokens = approx_tokens(render_trace(answer))
-        cap = options["max_answer_tokens" if payload["source"] == "humaneval" else "case_max_answer_tokens"]
+        cap = options["max_answer_tokens"] if payload["source"] == "humaneval" else options["case_max_answer_tokens"]
         if cap and tokens > cap:
             outcome.reject(label, "filter", f"answer needs ~{tokens} tokens > {cap}",
                            run=run_input, trace_length=flat_length(answer))
@@ -357,9 +392,10 @@ def _admit(candidate: Candidate, runs: list[list], options: dict[str, Any], outc
         outcome.tasks.append(_task(payload, index, run_input, answer, metrics, options["repeats"]))
 
 
-def _task(payload: TracePayload, index: int, run_input: str, answer: list, metrics: dict, repeats: int) -> dict[str, Any]:
+def _task(payload: TracePayload, index: int, run_input: str, answer: list[int | list[int]], metrics: dict[str, int],
+          repeats: int) -> dict[str, Any]:
     source, case = payload["source"], payload["case"]
-    fields: dict[str, Any] = {"program": payload.get("listing", payload["program"]), "topic": payload["topic"]}
+    fields: dict[str, str] = {"program": payload.get("listing", payload["program"]), "topic": payload["topic"]}
     if payload["mode"] == "calls":
         fields["call"] = run_input
         if "entry_point" in payload:

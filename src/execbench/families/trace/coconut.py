@@ -73,7 +73,7 @@ import os
 import re
 from difflib import SequenceMatcher
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Iterable, Mapping, NotRequired, TypedDict
 
 from execbench.families.trace.coconut_advanced import code_indices
 from execbench.grading import NO_ANSWER, OK, Score, strip_reasoning
@@ -217,12 +217,12 @@ def canonical_segments(tokens: list[str]) -> list[str]:
     ascending order (nested parentheses flattened into it; an unclosed one runs to the end
     and stays unclosed; other tokens inside, such as ``Ellipsis``, are dropped)."""
     out: list[str] = []
-    depth, inside = 0, set()
+    depth, inside = 0, set[int]()
     for token in tokens:
         if token == "(":
             if depth == 0:
                 out.append("(")
-                inside = set()
+                inside = set[int]()
             depth += 1
         elif token == ")" and depth:
             depth -= 1
@@ -271,15 +271,45 @@ def score(answer: list, response: str, variant: str = VARIANT, concurrent: bool 
 # ---------------------------------------------------------------- aggregation
 
 
-def paper_summary(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+class PaperRow(TypedDict):
+    """One scored task for :func:`paper_summary` (``topic`` None: HumanEval)."""
+
+    topic: str | None
+    task_group: str
+    correct: bool
+    similarity: float | None
+
+
+class Table1(TypedDict):
+    rows: int
+    tasks: int
+    acc_hard: float
+    acc_mean: float
+    sim: float
+    false_sim: float
+
+
+class Table2(TypedDict):
+    rows: int
+    acc: float
+    sim: float
+
+
+class PaperSummary(TypedDict):
+    scoring: str
+    table_1: NotRequired[Table1]  # when HumanEval rows are there
+    table_2: NotRequired[dict[str, Table2]]  # per other topic
+
+
+def paper_summary(rows: Iterable[PaperRow]) -> PaperSummary:
     """Tables I and II from rows with ``topic``, ``task_group``, ``correct``, ``similarity``.
 
     ``table_1`` (topic ``humaneval``): acc_hard, acc_mean, sim, false_sim over tasks;
     ``table_2``: per other topic, acc (mean over rows) and sim (mean over rows)."""
-    by_topic: dict[str, list[Mapping[str, Any]]] = {}
+    by_topic: dict[str, list[PaperRow]] = {}
     for row in rows:
         by_topic.setdefault(str(row.get("topic") or "humaneval"), []).append(row)
-    out: dict[str, Any] = {"scoring": VARIANT}
+    out: PaperSummary = {"scoring": VARIANT}
     he = by_topic.pop("humaneval", [])
     if he:
         out["table_1"] = table_1(he)
@@ -288,7 +318,7 @@ def paper_summary(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def table_1(rows: list[Mapping[str, Any]]) -> dict[str, Any]:
+def table_1(rows: list[PaperRow]) -> Table1:
     tasks: dict[str, list[tuple[bool, float]]] = {}
     for row in rows:
         tasks.setdefault(str(row["task_group"]), []).append((bool(row["correct"]), float(row["similarity"] or 0.0)))
@@ -304,7 +334,7 @@ def table_1(rows: list[Mapping[str, Any]]) -> dict[str, Any]:
             "sim": sim / k, "false_sim": false_sim / k}
 
 
-def table_2(rows: list[Mapping[str, Any]]) -> dict[str, Any]:
+def table_2(rows: list[PaperRow]) -> Table2:
     n = len(rows)
     return {"rows": n, "acc": sum(bool(r["correct"]) for r in rows) / n,
             "sim": sum(float(r["similarity"] or 0.0) for r in rows) / n}
@@ -331,14 +361,15 @@ def read_prompts(repo: str | Path | None = None) -> dict[str, str]:
         if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
             continue
         target = node.targets[0]
-        if not (isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant)):
+        if not (isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant)
+                and isinstance(target.slice.value, str)):
             continue
-        value = node.value
+        name, value = target.slice.value, node.value
         if isinstance(value, ast.Constant) and isinstance(value.value, str):
-            prompts[target.slice.value] = value.value
+            prompts[name] = value.value
         elif isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Constant):
-            if value.slice.value in prompts:
-                prompts[target.slice.value] = prompts[value.slice.value]
+            if isinstance(value.slice.value, str) and value.slice.value in prompts:
+                prompts[name] = prompts[value.slice.value]
     for name, digest in PROMPT_SHA256.items():
         text = prompts.get(name)
         if text is None or hashlib.sha256(text.encode()).hexdigest() != digest:

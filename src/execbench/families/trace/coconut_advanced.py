@@ -157,7 +157,8 @@ def undefined_names(source: str) -> set[str]:
     with warnings.catch_warnings():  # the published programs hold invalid escapes ("\d"): not ours to report
         warnings.simplefilter("ignore", SyntaxWarning)
         tree = ast.parse(source)
-    loaded, bound = set(), set(dir(builtins))
+    loaded: set[str] = set()
+    bound = set(dir(builtins))
     for node in ast.walk(tree):
         if isinstance(node, ast.Name):
             (loaded if isinstance(node.ctx, ast.Load) else bound).add(node.id)

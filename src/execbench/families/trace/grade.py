@@ -119,7 +119,8 @@ def _scan(text: str) -> ExtractedTrace | None:
                 continue
             if overflow or len(stack) >= _STACK_CAP:
                 overflow += 1
-                top.valid = False
+                if top is not None:  # (a full stack has a top)
+                    top.valid = False
             else:
                 stack.append(_Frame(tok, m.start()))
         elif tok in CLOSE:
@@ -168,7 +169,8 @@ def canonical_trace(trace: list) -> list:
     out: list = []
     for item in trace:
         if isinstance(item, (list, tuple)):
-            flat, todo = [], [item]
+            flat: list[object] = []
+            todo = [item]
             while todo:
                 for x in todo.pop():
                     (todo.append if isinstance(x, (list, tuple)) else flat.append)(x)

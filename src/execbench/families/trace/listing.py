@@ -21,7 +21,7 @@ def program_from_prompt(prompt: str | None) -> str | None:
         return None
     for block in reversed(_FENCE.findall(prompt)):
         lines = block.rstrip("\n").split("\n")
-        parsed = [_NUMBERED.match(line) for line in lines]
-        if lines and all(parsed) and [int(m.group(1)) for m in parsed] == list(range(1, len(lines) + 1)):
+        parsed = [m for m in map(_NUMBERED.match, lines) if m is not None]
+        if lines and len(parsed) == len(lines) and [int(m.group(1)) for m in parsed] == list(range(1, len(lines) + 1)):
             return "\n".join(m.group(2) or "" for m in parsed) + "\n"
     return None

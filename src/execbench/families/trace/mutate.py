@@ -21,7 +21,7 @@ import dataclasses
 import hashlib
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, Mapping, NotRequired, TypedDict
 
 from execbench.dataset import Task
 from execbench.mutation import engine
@@ -29,11 +29,63 @@ from execbench.mutation.inputs import argument_donors, call_names, perturb_call,
 from execbench.mutation.program import MutationError, ProgramMutation
 
 
+class _UnitPayload(TypedDict):
+    """The payload fields every build of a unit shares (``program`` and ``runs`` vary)."""
+
+    source: str
+    case: str
+    mode: str
+    topic: str
+    entry_point: NotRequired[str]
+    stdin_files: NotRequired[list[str | None]]
+
+
+class _Try(TypedDict):
+    """One attempt at one call (a mutation log's ``history`` entry)."""
+
+    attempt: int
+    status: Literal["error", "rejected", "admitted"]
+    reason: NotRequired[str]
+    answer_changed: NotRequired[bool]
+    call: NotRequired[str]  # the run tried: a call, or a script's stdin
+    stdin: NotRequired[str]
+
+
+class _Attempt(TypedDict):
+    """One selection build of a unit (the unit log's ``attempts``)."""
+
+    attempt: int
+    variant: int
+    program_operators: list[str]
+    admitted: int
+    changed: int
+    module_error: str | None
+
+
+class _Common(TypedDict):
+    """The fields of every task log record of a unit (:func:`engine.task_log`)."""
+
+    mode: str
+    attempts: int
+    seconds: float
+    history: list[_Try]
+    seed: int
+
+
+def _tried(entry: _Try, field: str, run: str) -> _Try:
+    """``entry`` with the run it tried, under ``field`` (``call`` or ``stdin``)."""
+    if field == "call":
+        entry["call"] = run
+    else:
+        entry["stdin"] = run
+    return entry
+
+
 @dataclass
 class _Choice:
     attempt: int
     run: str
-    record: dict[str, Any]
+    record: Mapping[str, object]  # the task the selection build admitted
     changed: bool
     alternatives: list["_Choice"] = dataclasses.field(default_factory=list)  # other admitted mutants of the call
 
@@ -64,7 +116,7 @@ class TraceAdapter:
         return units
 
     # -- one unit --------------------------------------------------------------------------------
-    def _variants(self, ctx: engine.Context) -> list[dict[str, Any]]:
+    def _variants(self, ctx: engine.Context) -> list[engine.ProgramVariant]:
         ops = set(ctx.settings.operators)
         return engine.operator_variants(ops, {"rename": "rename" in ops, "strip_comments": "strip-comments" in ops})
 
@@ -84,15 +136,15 @@ class TraceAdapter:
         except MutationError:
             vocab = None
         donors = argument_donors(runs) if mode == "calls" else {}
-        base: dict[str, Any] = {"source": engine.mutated_source(source), "case": case, "mode": mode,
-                                "topic": first.prompt_fields.get("topic", source)}
+        base: _UnitPayload = {"source": engine.mutated_source(source), "case": case, "mode": mode,
+                              "topic": first.prompt_fields.get("topic", source)}
         if entry:
             base["entry_point"] = entry
         if mode != "calls":
             base["stdin_files"] = [t.provenance.get("stdin_file") for t in originals]
         selection = {**ctx.options, "repeats": min(ctx.options.get("repeats", 1), ctx.settings.selection_repeats)}
-        history: list[list[dict[str, Any]]] = [[] for _ in runs]
-        attempts_log: list[dict[str, Any]] = []
+        history: list[list[_Try]] = [[] for _ in runs]
+        attempts_log: list[_Attempt] = []
         perturb_inputs = "inputs" in ctx.settings.operators
         budget = ctx.settings.attempts
         attempt = 0
@@ -137,7 +189,7 @@ class TraceAdapter:
 
     @staticmethod
     def _runs(runs: list[str], best: list[_Choice | None], unit: engine.Unit, ctx: engine.Context, attempt: int,
-              mode: str, vocab: Any, donors: dict, history: list[list[dict[str, Any]]],
+              mode: str, vocab: Any, donors: dict, history: list[list[_Try]],
               perturb_inputs: bool) -> list[str]:
         """This attempt's runs: kept answer-changing ones, freshly perturbed others (no two equal)."""
         out: list[str] = []
@@ -166,7 +218,7 @@ class TraceAdapter:
 
     @staticmethod
     def _score(outcome: Any, unit: engine.Unit, originals: list[Task], pm: ProgramMutation, run_list: list[str],
-               best: list[_Choice | None], history: list[list[dict[str, Any]]], attempt: int, field: str) -> int:
+               best: list[_Choice | None], history: list[list[_Try]], attempt: int, field: str) -> int:
         """Record one selection build per original; update ``best``; return how many were admitted."""
         by_index = {t["provenance"]["run_index"]: t for t in outcome.tasks}
         reasons = {r["candidate"]: r["reason"] for r in outcome.rejected}
@@ -175,11 +227,12 @@ class TraceAdapter:
             record = by_index.get(i)
             if record is None:
                 reason = reasons.get(f"{unit.key}#{i}") or module_reason or "not admitted"
-                history[i].append({"attempt": attempt, "status": "rejected", "reason": reason, field: run_list[i]})
+                history[i].append(_tried({"attempt": attempt, "status": "rejected", "reason": reason}, field,
+                                         run_list[i]))
                 continue
             changed = map_lines(record["answer"], pm.old_line) != original.answer
-            history[i].append({"attempt": attempt, "status": "admitted", "answer_changed": changed,
-                               field: run_list[i]})
+            history[i].append(_tried({"attempt": attempt, "status": "admitted", "answer_changed": changed}, field,
+                                     run_list[i]))
             current = best[i]
             choice = _Choice(attempt, run_list[i], record, changed)
             if current is None or (changed and not current.changed):
@@ -204,17 +257,18 @@ class TraceAdapter:
             if choice is not None:
                 taken.add(choice.run)
 
-    def _finish(self, unit: engine.Unit, ctx: engine.Context, originals: list[Task], base: dict[str, Any],
-                pm: ProgramMutation, best: list[_Choice | None], history: list[list[dict[str, Any]]],
-                attempts_log: list[dict[str, Any]], attempts: int, field: str, runs: list[str],
+    def _finish(self, unit: engine.Unit, ctx: engine.Context, originals: list[Task], base: _UnitPayload,
+                pm: ProgramMutation, best: list[_Choice | None], history: list[list[_Try]],
+                attempts_log: list[_Attempt], attempts: int, field: str, runs: list[str],
                 selection_seconds: float) -> engine.UnitResult:
         started = time.perf_counter()
         result = engine.UnitResult()
         self._distinct(best)
-        chosen = [i for i, b in enumerate(best) if b is not None and (b.changed or ctx.settings.keep_unchanged)]
-        final: dict[int, dict[str, Any]] = {}
+        picked = {i: b for i, b in enumerate(best) if b is not None and (b.changed or ctx.settings.keep_unchanged)}
+        chosen = list(picked)
+        final: dict[int, Mapping[str, object]] = {}
         final_reasons: dict[int, str] = {}
-        payload = {**base, "program": pm.text, "runs": [best[i].run for i in chosen]}  # type: ignore[union-attr] - chosen holds only indexes whose entry is not None
+        payload = {**base, "program": pm.text, "runs": [picked[i].run for i in chosen]}
         if chosen:
             outcome = ctx.build(unit.key, payload)
             by_index = {t["provenance"]["run_index"]: t for t in outcome.tasks}
@@ -230,15 +284,15 @@ class TraceAdapter:
                            "payload": payload, "seconds": round(seconds, 3)})
         for i, original in enumerate(originals):
             choice = best[i]
-            common = {"mode": "offline", "attempts": attempts, "seconds": seconds, "history": history[i],
-                      "seed": ctx.settings.seed}
+            common: _Common = {"mode": "offline", "attempts": attempts, "seconds": seconds, "history": history[i],
+                               "seed": ctx.settings.seed}
             if i in final:
-                record = final[i]
+                record, picked_choice = final[i], picked[i]
                 changed = map_lines(record["answer"], pm.old_line) != original.answer
-                operators = list(pm.operators) + (["inputs"] if choice.run != runs[i] else [])  # type: ignore[union-attr] - chosen holds only indexes whose entry is not None
-                mutation = {"mode": "offline", "seed": ctx.settings.seed, "attempt": choice.attempt,  # type: ignore[union-attr] - chosen holds only indexes whose entry is not None
-                            "operators": operators, "answer_changed": changed}
-                linked = engine.link(record, original, mutation)
+                operators = list(pm.operators) + (["inputs"] if picked_choice.run != runs[i] else [])
+                linked = engine.link(record, original, {
+                    "mode": "offline", "seed": ctx.settings.seed, "attempt": picked_choice.attempt,
+                    "operators": operators, "answer_changed": changed})
                 result.tasks.append(linked)
                 result.log.append(engine.task_log(original, status="admitted" if changed else "flagged",
                                                   mutant_id=linked["id"], answer_changed=changed,
