@@ -14,7 +14,8 @@ starts code under test, so the figures are the parent's analysis alone).
 
 Each tree runs in its own interpreter with ``PYTHONPATH=TREE`` (``git archive REV src | tar
 -x -C DIR`` makes an older tree), one after the other; the script prints per tree the
-assertions analysed, the seconds, and a sha256 of every result (hidden spans, texts,
+assertions analysed, the wall and CPU seconds (CPU: the child's own, which a shared machine's
+load does not inflate as much), and a sha256 of every result (hidden spans, texts,
 definition names, leak reasons): equal digests mean the trees answered the same.
 ``--profile`` prints the child's top cProfile entries (cumulative).
 """
@@ -41,13 +42,13 @@ def analyse(spec: str, module_rel: str, limit: int | None) -> dict:
     source = (repo.root / module_rel).read_text(encoding="utf-8")
     from execbench.contract import Outcome
 
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     modules = build._read_modules(repo, repo.root / module_rel, source, module_rel, Outcome())
     assert modules is not None
     items, _ = build._analyse(modules, sympy=False)
     maskable = [it for it in items.values() if isinstance(it.choice, dvp.Choice)][:limit]
     copies = build._agent_copies(modules, items, [])
-    setup = time.perf_counter() - started
+    setup, setup_cpu = time.perf_counter() - started, time.process_time() - cpu_started
     digest = hashlib.sha256()
     is_library = build._library_check(repo)
     for it in maskable:
@@ -75,7 +76,8 @@ def analyse(spec: str, module_rel: str, limit: int | None) -> dict:
                   carried, sorted(inputs), leak, copy_leak]
         digest.update(json.dumps(result, default=str).encode())
     return {"assertions": len(maskable), "seconds": round(time.perf_counter() - started, 2),
-            "setup_seconds": round(setup, 2), "digest": digest.hexdigest()}
+            "cpu_seconds": round(time.process_time() - cpu_started, 2), "setup_seconds": round(setup, 2),
+            "setup_cpu_seconds": round(setup_cpu, 2), "digest": digest.hexdigest()}
 
 
 def main() -> None:
