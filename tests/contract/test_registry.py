@@ -124,3 +124,64 @@ def test_the_cli_help_table_says_what_the_plug_ins_declare():
     assert familyhelp.families() == "trace, state, repo or cruxeval"
     assert "trace: coconut / coconut-direct" in familyhelp.paper_scoring()
     assert "state" not in familyhelp.variants()  # only direct and cot: nothing to list
+
+
+BUILD_WITHOUT_REGISTRY = textwrap.dedent('''
+    import json, sys
+    from execbench.contract import Candidate, Family, Outcome
+    from execbench.dataset import DatasetError, read_tasks
+    from execbench.families.build import build_dataset
+
+
+    class Echo(Family):
+        name = "trace"  # a built-in's name: the arm check must come from this plug-in, not the registry
+        version = "1"
+        arms = {"say": ("text",)}
+        kind = "text"
+
+        def candidates(self, sources, options):
+            return iter([Candidate(source, {"word": source}) for source in sources])
+
+        def batch_size(self, options):
+            return 1
+
+        def build_candidates(self, candidates, options):
+            return [self.build_candidate(candidate, options) for candidate in candidates]
+
+        def build_candidate(self, candidate, options):
+            return Outcome(tasks=[{"id": f"trace/mine/{candidate.key}#say", "family": "trace", "arm": "say",
+                                   "source_id": f"mine/{candidate.key}", "language": "python", "prompt_fields": {},
+                                   "answer": candidate.payload["word"], "answer_kind": self.kind, "metrics": {},
+                                   "provenance": {}}])
+
+        def grade(self, task, response):
+            raise NotImplementedError
+
+        def summarize(self, results):
+            return {}
+
+
+    out = sys.argv[1]
+    build_dataset(Echo(), ["a", "b"], out + "/good", options={})
+    wrong = Echo()
+    wrong.kind = "lines"  # an answer kind the arm does not declare
+    try:
+        build_dataset(wrong, ["a"], out + "/wrong", options={})
+        refused = ""
+    except DatasetError as exc:
+        refused = str(exc)
+    print(json.dumps({"answers": [t.answer for t in read_tasks(out + "/good")], "refused": refused,
+                      "registry": "execbench.registry" in sys.modules}))
+''')
+
+
+def test_the_build_engine_checks_tasks_against_the_plug_in_it_is_handed(tmp_path):
+    """Without the registry (the engine does not import it), a task of an arm or answer kind its
+    plug-in does not declare is still refused."""
+    done = subprocess.run([sys.executable, "-c", BUILD_WITHOUT_REGISTRY, str(tmp_path)], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout)
+    assert seen["registry"] is False
+    assert seen["answers"] == ["a", "b"]
+    assert "answer_kind 'lines' is not one the 'trace' plug-in declares" in seen["refused"]

@@ -16,14 +16,43 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Sequence, TypedDict
 
 import pandas as pd
 
 from execbench import registry
 from execbench.analysis.schema import METRIC_COLUMNS, facts, normalize
-from execbench.eval.logs import grade_of, read_records
-from execbench.dataset import DatasetError, content_hash, read_manifest, read_tasks
+from execbench.contract.jsontypes import JSONValue, as_list, as_object
+from execbench.eval.logs import EvalInfo, SampleRecord, grade_of, read_records
+from execbench.dataset import DatasetError, Task, content_hash, read_manifest, read_tasks
+
+
+class EvalDescription(TypedDict):
+    """One evaluation of a :class:`LogSet` (the report's list of logs)."""
+
+    eval_id: str
+    log: str
+    model: str
+    task: str
+    created: str
+    status: str
+    settings: list[str]
+    samples: int
+    dataset: JSONValue
+    dataset_hash: JSONValue
+    execbench_version: JSONValue
+    variant: JSONValue
+    temperature: float | None
+    templates: list[str]
+
+
+@dataclass(frozen=True)
+class _Eval:
+    """An evaluation as first read: its eval-level record, log path and model."""
+
+    info: EvalInfo
+    log: str
+    model: str
 
 
 
@@ -32,7 +61,7 @@ class LogSet:
     """The per-sample table and what the report says about its provenance."""
 
     samples: pd.DataFrame
-    logs: list[dict[str, Any]] = field(default_factory=list)
+    logs: list[EvalDescription] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
 
@@ -48,14 +77,15 @@ def _first(*values: Any) -> Any:
     return None
 
 
-def row_from_records(eval_info: dict[str, Any], record: dict[str, Any], model: str, log: str,
+def row_from_records(eval_info: EvalInfo, record: SampleRecord, model: str, log: str,
                      eval_id: str) -> dict[str, Any]:
-    """One schema row from the eval-level and sample-level records (no Inspect objects)."""
+    """One schema row (a frame row: the columns of ``analysis.schema``) from the eval-level and
+    sample-level records (no Inspect objects)."""
     meta = record.get("metadata") or {}
     grade = grade_of(record)
-    execbench = (eval_info.get("metadata") or {}).get("execbench") or {}
-    dataset = execbench.get("dataset") or {}
-    metrics = {**(meta.get("metrics") or {}), **(grade.get("metrics") or {})}
+    execbench = as_object((eval_info.get("metadata") or {}).get("execbench"))
+    dataset = as_object(execbench.get("dataset"))
+    metrics = {**as_object(meta.get("metrics")), **as_object(grade.get("metrics"))}
     response_status = _first(grade.get("response_status"), meta.get("response_status"))
     completed = _first(grade.get("completed"), meta.get("completed"))
     if completed is None:
@@ -84,7 +114,7 @@ def row_from_records(eval_info: dict[str, Any], record: dict[str, Any], model: s
         "dataset_hash": dataset.get("content_hash"),
         "dataset_name": _first(dataset.get("name"), eval_info.get("dataset_name")),
         "dataset_path": _first(dataset.get("path"), eval_info.get("dataset_location"),
-                               (eval_info.get("task_args") or {}).get("dataset")),
+                               as_object(eval_info.get("task_args")).get("dataset")),
         "execbench_version": execbench.get("version"),
         "program": meta.get("program"),
         "original_id": meta.get("original_id"),
@@ -93,9 +123,10 @@ def row_from_records(eval_info: dict[str, Any], record: dict[str, Any], model: s
         "release_date": meta.get("release_date"),
     }
     if row["template"] is None:
-        prompts = (execbench.get("prompts") or {}).get(row["family"]) or []
+        prompts = as_list(as_object(execbench.get("prompts")).get(row["family"]))
         if len(prompts) == 1:
-            row["template"], row["template_version"] = prompts[0].get("template"), prompts[0].get("version")
+            prompt = as_object(prompts[0])
+            row["template"], row["template_version"] = prompt.get("template"), prompt.get("version")
     declared = facts(row["family"])
     for name, fallbacks in (declared.metric_fallbacks if declared else {}).items():
         if metrics.get(name) is None:
@@ -105,17 +136,17 @@ def row_from_records(eval_info: dict[str, Any], record: dict[str, Any], model: s
     if row["family"] in registry.names():
         plugin = registry.get(row["family"])
         row.update(plugin.sample_slices(meta, metrics))
-        if row["program"] is None and record.get("prompt"):
-            row["program"] = plugin.program_from_prompt(record["prompt"])
+        if row["program"] is None and (asked := record.get("prompt")):
+            row["program"] = plugin.program_from_prompt(asked)
     return row
 
 
 # -- dataset join -----------------------------------------------------------------------------
-def _dataset_tasks(paths: Iterable[str | Path], notes: list[str], hashes: dict[str, str | None]) -> dict[str, Any]:
+def _dataset_tasks(paths: Iterable[str | Path], notes: list[str], hashes: dict[str, str | None]) -> dict[str, Task]:
     """The tasks of the evaluated datasets, by id. Each directory's content hash is recomputed
     (:func:`execbench.dataset.content_hash`): a directory whose tasks no longer match its own
     manifest (edited by hand) is noted, and one that changed since it was evaluated is skipped."""
-    tasks: dict[str, Any] = {}
+    tasks: dict[str, Task] = {}
     for path in dict.fromkeys(str(p) for p in paths if p):
         directory = Path(path)
         if not (directory / "tasks.jsonl").is_file() and not directory.name.endswith(".jsonl"):
@@ -140,7 +171,7 @@ def _dataset_tasks(paths: Iterable[str | Path], notes: list[str], hashes: dict[s
     return tasks
 
 
-def _join_dataset(frame: pd.DataFrame, tasks: dict[str, Any]) -> pd.DataFrame:
+def _join_dataset(frame: pd.DataFrame, tasks: dict[str, Task]) -> pd.DataFrame:
     if not tasks or frame.empty:
         return frame
     for index, task_id in frame["task_id"].items():
@@ -236,12 +267,10 @@ def read_logs(paths: Sequence[str | Path], datasets: Sequence[str | Path] = ()) 
             raise LogReadError(f"{path}: no such file or directory")
         resolved.append(str(path))
     rows = []
-    evals: dict[str, dict[str, Any]] = {}
+    evals: dict[str, _Eval] = {}
     for record in read_records(resolved):
-        info = evals.setdefault(record.eval_id, record.info)
-        info.setdefault("_log", record.log)
-        info.setdefault("_model", record.model)
-        rows.append(row_from_records(info, record.sample, record.model, record.log, record.eval_id))
+        seen = evals.setdefault(record.eval_id, _Eval(record.info, record.log, record.model))
+        rows.append(row_from_records(seen.info, record.sample, record.model, record.log, record.eval_id))
     if not rows:
         raise LogReadError(f"no samples in {', '.join(resolved)}")
     frame = pd.DataFrame(rows)
@@ -262,27 +291,29 @@ def read_logs(paths: Sequence[str | Path], datasets: Sequence[str | Path] = ()) 
     if dropped:
         notes.append(f"{dropped} samples answered again by a later run of the same setting were dropped "
                      "(the latest run is kept)")
-    logs = [describe_eval(eval_id, info, frame[frame["eval_id"] == eval_id]) for eval_id, info in evals.items()]
+    logs = [describe_eval(eval_id, seen, frame[frame["eval_id"] == eval_id]) for eval_id, seen in evals.items()]
     return LogSet(normalize(frame), logs, notes)
 
 
-def deduplicate(frame: pd.DataFrame, evals: dict[str, dict[str, Any]]) -> tuple[pd.DataFrame, int]:
+def deduplicate(frame: pd.DataFrame, evals: dict[str, _Eval]) -> tuple[pd.DataFrame, int]:
     """Keep one row per (setting, task, epoch): the one from the most recently created eval."""
-    created = frame["eval_id"].map(lambda e: str(evals.get(e, {}).get("created", "")))
+    created = frame["eval_id"].map(lambda e: str(evals[e].info.get("created", "")) if e in evals else "")
     order = frame.assign(_created=created).sort_values("_created", kind="stable")
     kept = order.drop_duplicates(["setting", "task_id", "epoch"], keep="last").drop(columns="_created")
     return kept.sort_index(), len(frame) - len(kept)
 
 
-def describe_eval(eval_id: str, info: dict[str, Any], rows: pd.DataFrame) -> dict[str, Any]:
-    execbench = (info.get("metadata") or {}).get("execbench") or {}
-    dataset = execbench.get("dataset") or {}
-    prompts = execbench.get("prompts") or {}
-    templates = sorted({f"{p.get('template')} v{p.get('version')}" for ps in prompts.values() for p in ps})
+def describe_eval(eval_id: str, seen: _Eval, rows: pd.DataFrame) -> EvalDescription:
+    info = seen.info
+    execbench = as_object((info.get("metadata") or {}).get("execbench"))
+    dataset = as_object(execbench.get("dataset"))
+    prompts = as_object(execbench.get("prompts"))
+    templates = sorted({f"{p.get('template')} v{p.get('version')}" for ps in prompts.values()
+                        for p in map(as_object, as_list(ps))})
     if not templates and len(rows):
         templates = sorted({f"{t} v{v}" for t, v in zip(rows["template"], rows["template_version"]) if t})
     return {
-        "eval_id": eval_id, "log": info.get("_log"), "model": info.get("_model"), "task": info.get("task"),
+        "eval_id": eval_id, "log": seen.log, "model": seen.model, "task": info.get("task"),
         "created": info.get("created"), "status": info.get("status"),
         "settings": sorted(set(rows["setting"])) if len(rows) else [],
         "samples": int(len(rows)), "dataset": dataset.get("name") or info.get("dataset_name"),

@@ -1,18 +1,6 @@
-"""The project's JSON value type, for data that is genuinely arbitrary JSON (issue 25).
+"""The project's JSON value type (:mod:`execbench.jsontypes`, on the bottom floor), re-exported
+beside the plug-in contract: families import it from here or from there, it is the same type."""
 
-A program's values, model output, a manifest's free-form settings: what ``json.loads`` can
-return. A record whose keys the code knows is a dataclass or a ``TypedDict``, not this:
-``JSONObject`` is for maps whose keys and values come from outside. Lists and dicts are
-invariant, so a ``dict[str, int]`` is not a ``JSONObject``; read-only parameters take
-``Mapping[str, JSONValue]`` (``benchmarks/structure.py`` counts only ``Mapping[str, Any]``).
-"""
+from execbench.jsontypes import JSONObject, JSONScalar, JSONValue, as_list, as_object
 
-from __future__ import annotations
-
-from typing import TypeAlias, Union
-
-JSONScalar: TypeAlias = Union[None, bool, int, float, str]
-JSONValue: TypeAlias = Union[JSONScalar, list["JSONValue"], dict[str, "JSONValue"]]
-JSONObject: TypeAlias = dict[str, JSONValue]
-
-__all__ = ["JSONObject", "JSONScalar", "JSONValue"]
+__all__ = ["JSONObject", "JSONScalar", "JSONValue", "as_list", "as_object"]

@@ -22,18 +22,63 @@ Inspect is imported lazily.
 from __future__ import annotations
 
 import json
-from typing import Any, Iterator, NamedTuple, Sequence
+from typing import Any, Iterator, NamedTuple, NotRequired, Sequence, TypedDict
 
 from execbench import registry
+from execbench.contract.jsontypes import JSONObject, JSONValue
 from execbench.dataset import DatasetError
+
+
+class EvalInfo(TypedDict):
+    """The eval level of a log (:func:`eval_info`); JSON (``read_records`` round-trips it)."""
+
+    metadata: JSONObject  # the eval metadata (execbench's under "execbench")
+    task: str
+    model: str
+    task_args: JSONObject
+    dataset_location: str | None
+    dataset_name: str | None
+    sample_ids: list[str] | None
+    epochs: int
+    temperature: float | None
+    config: JSONObject  # the generate config
+    status: str
+    created: str
+    location: str | None
+
+
+class ScoreRecord(TypedDict):
+    value: JSONValue
+    answer: str | None
+    metadata: JSONObject  # the execbench scorer's grade record
+
+
+class SampleRecord(TypedDict):
+    """One sample and epoch of a log (:func:`sample_record`)."""
+
+    id: str
+    epoch: int
+    target: JSONValue
+    metadata: JSONObject  # the sample metadata execbench wrote (family, arm, source_id, metrics, ...)
+    scores: dict[str, ScoreRecord]
+    stop_reason: str | None
+    has_output: bool
+    output_tokens: int | None
+    error: str | None
+    prompt: NotRequired[str | None]  # the last user message, for a family whose taxonomy reads the program
+
+
+# The execbench grade of a sample: the scorer's metadata (correct, status, extracted, similarity,
+# response_status, ...; each family's grade details besides), read back from the log's JSON.
+Grade = JSONObject
 
 
 class LogRecord(NamedTuple):
     eval_id: str
     log: str  # the log's path
     model: str
-    info: dict[str, Any]  # eval_info of the log
-    sample: dict[str, Any]  # sample_record of one sample and epoch
+    info: EvalInfo
+    sample: SampleRecord
 
 
 def _dump(value: Any) -> Any:
@@ -49,7 +94,7 @@ def _first(*values: Any) -> Any:
     return None
 
 
-def eval_info(log: Any) -> dict[str, Any]:
+def eval_info(log: Any) -> EvalInfo:
     """The eval-level record of an ``EvalLog`` (its header suffices)."""
     spec = log.eval
     config = _dump(spec.model_generate_config) or {}
@@ -92,15 +137,15 @@ def reads_program(family: Any) -> bool:
     return declared is not None and declared.program_text
 
 
-def sample_record(sample: Any) -> dict[str, Any]:
+def sample_record(sample: Any) -> SampleRecord:
     """The record of one ``EvalSample`` (one sample and epoch)."""
-    scores = {}
+    scores: dict[str, ScoreRecord] = {}
     for name, score in (sample.scores or {}).items():
         scores[name] = {"value": _dump(score.value), "answer": score.answer, "metadata": score.metadata or {}}
     output = sample.output
     usage = getattr(output, "usage", None)
     metadata = sample.metadata or {}
-    record = {
+    record: SampleRecord = {
         "id": str(sample.id),
         "epoch": sample.epoch,
         "target": sample.target,
@@ -116,7 +161,7 @@ def sample_record(sample: Any) -> dict[str, Any]:
     return record
 
 
-def grade_of(record: dict[str, Any]) -> dict[str, Any]:
+def grade_of(record: SampleRecord) -> Grade:
     """The execbench grade: the first score metadata holding ``correct``; else, for a scorer
     without execbench metadata, correctness from its value; ``{}`` when nothing was scored."""
     for score in record.get("scores", {}).values():
@@ -151,9 +196,9 @@ def read_records(paths: Sequence[str]) -> Iterator[LogRecord]:
         SampleColumn("eb_sample", path=lambda sample: json.dumps(sample_record(sample), default=str), full=True),
     ]
     frame = samples_df(list(paths), columns=columns, full=True, quiet=True, exclude_fields={"events", "store"})
-    infos: dict[str, dict[str, Any]] = {}
+    infos: dict[str, EvalInfo] = {}
     for eval_id, log, model, eval_json, sample_json in zip(frame["eval_id"], frame["log"], frame["model"],
                                                            frame["eb_eval"], frame["eb_sample"]):
-        info = infos.setdefault(eval_id, json.loads(eval_json) if isinstance(eval_json, str) else {})
-        sample = json.loads(sample_json) if isinstance(sample_json, str) else {}
+        info = infos.setdefault(eval_id, json.loads(eval_json if isinstance(eval_json, str) else "{}"))
+        sample = json.loads(sample_json if isinstance(sample_json, str) else "{}")
         yield LogRecord(str(eval_id), str(log), str(model), info, sample)

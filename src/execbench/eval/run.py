@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from execbench.eval import protocol
+from execbench.eval.summary import Summary
 from execbench.models import names as models
 from execbench.models.names import LocalModel
 
@@ -46,7 +47,7 @@ class EvalOutcome:
     success: bool
     log_dir: Path
     logs: list[str]
-    summaries: list[dict[str, Any]]
+    summaries: list[Summary]
     seconds: float
     server: dict[str, Any] | None = None
 

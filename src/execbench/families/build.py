@@ -23,7 +23,7 @@ from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from execbench.dataset import DatasetWriter, Task
+from execbench.dataset import DatasetError, DatasetWriter, Task
 from execbench.dataset.cache import BuildCache
 from execbench import astlock
 from execbench.contract import Candidate, Family, Outcome, build_key, hashseeds
@@ -75,6 +75,16 @@ def _build_batch(family: Family, candidates: list[Candidate], options: dict) -> 
         if len(candidates) > 1:  # find the candidate it belongs to
             return [outcome for c in candidates for outcome in _build_batch(family, [c], options)]
         return [run_candidate(family, candidates[0], options)]
+
+
+def _checked(family: Family, task: Task) -> Task:
+    """``task`` if it is one of ``family``'s: its family, one of its arms, an answer kind of that arm.
+    (The registry's dataset hook checks the same when it is imported; this engine does not import it.)"""
+    kinds = family.arms.get(task.arm) if task.family == family.name else None
+    if kinds is None or task.answer_kind not in kinds:
+        raise DatasetError(f"task {task.id}: family {task.family!r}, arm {task.arm!r}, answer_kind "
+                           f"{task.answer_kind!r} is not one the {family.name!r} plug-in declares")
+    return task
 
 
 def _picklable(family: Family) -> bool:
@@ -184,7 +194,7 @@ def build_dataset(
             while following in finished:  # write in candidate order
                 ready = finished.pop(following)
                 for record in ready.tasks:
-                    writer.add(Task.from_json(record))
+                    writer.add(_checked(family, Task.from_json(record)))
                 for rejection in ready.rejected:
                     writer.reject(**rejection)
                 following += 1

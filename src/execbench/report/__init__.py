@@ -19,7 +19,7 @@ from typing import Sequence
 import pandas as pd
 
 from execbench import __version__
-from execbench.analysis.logs import LogSet
+from execbench.analysis.logs import EvalDescription, LogSet
 from execbench.analysis.schema import families_present, normalize, ordered
 from execbench.report.sections import Options, build
 
@@ -58,7 +58,7 @@ def write_table(df: pd.DataFrame, out: Path) -> tuple[Path, Path | None]:
     return csv_path, parquet_path
 
 
-def _meta(df: pd.DataFrame, logs: list[dict], files: Sequence[Path]) -> dict:
+def _meta(df: pd.DataFrame, logs: list[EvalDescription], files: Sequence[Path]) -> dict:
     datasets = sorted({f"{log.get('dataset') or '?'} {log['dataset_hash']}" for log in logs if log.get("dataset_hash")})
     if not datasets and "dataset_hash" in df:
         datasets = sorted({str(h) for h in df["dataset_hash"].dropna().unique()})
@@ -74,7 +74,7 @@ def _meta(df: pd.DataFrame, logs: list[dict], files: Sequence[Path]) -> dict:
     }
 
 
-def render_html(df: pd.DataFrame, logs: list[dict], notes: list[str], files: Sequence[Path],
+def render_html(df: pd.DataFrame, logs: list[EvalDescription], notes: list[str], files: Sequence[Path],
                 options: Options | None = None, title: str = "execbench report") -> tuple[str, list[str], list[str]]:
     import jinja2
 
