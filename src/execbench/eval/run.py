@@ -14,10 +14,13 @@ import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from execbench.eval import protocol
 from execbench.eval.summary import Summary
+
+if TYPE_CHECKING:  # the server module loads only for a local model
+    from execbench.models.server import ServerDescription
 from execbench.models import names as models
 from execbench.models.names import LocalModel
 
@@ -49,7 +52,7 @@ class EvalOutcome:
     logs: list[str]
     summaries: list[Summary]
     seconds: float
-    server: dict[str, Any] | None = None
+    server: ServerDescription | None = None  # the local llama.cpp server's record, if one ran
 
 
 def default_log_dir(dataset: Path) -> Path:

