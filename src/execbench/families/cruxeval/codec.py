@@ -7,7 +7,12 @@ from __future__ import annotations
 
 import base64
 import json
-from typing import Any
+from typing import Any, TypeAlias, Union
+
+# A Python literal value: what the safe literal parser (execbench.grading.parse_literal) returns
+# and :func:`encode` tags (frozensets cannot be written as literals)
+LiteralValue: TypeAlias = Union[None, bool, int, float, complex, str, bytes, list["LiteralValue"],
+                                tuple["LiteralValue", ...], set["LiteralValue"], dict["LiteralValue", "LiteralValue"]]
 
 
 def encode(value: Any) -> Any:

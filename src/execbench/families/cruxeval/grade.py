@@ -44,7 +44,7 @@ from collections import Counter, defaultdict
 from typing import Any, Iterable, TypedDict
 
 from execbench.dataset import Task
-from execbench.families.cruxeval.codec import encode
+from execbench.families.cruxeval.codec import LiteralValue, encode
 from execbench.families.cruxeval import run
 from execbench.families.cruxeval.records import GradeItem
 from execbench.grading import (NO_ANSWER, OK, TRUNCATED, LiteralParseError, Score, parse_literal,
@@ -141,7 +141,7 @@ def extract(response: str, arm: str) -> tuple[str | None, bool, str]:
 
 # -- parsing ------------------------------------------------------------------------------
 
-def _literal(text: str) -> Any:
+def _literal(text: str) -> LiteralValue:
     try:
         return parse_literal(text, max_len=MAX_ANSWER, max_depth=MAX_DEPTH)
     except LiteralParseError as exc:
@@ -195,7 +195,7 @@ def _line_offsets(text: str) -> list[int]:
     return offsets
 
 
-def parse_call(text: str) -> tuple[list[Any], dict[str, Any], str]:
+def parse_call(text: str) -> tuple[list[LiteralValue], dict[str, LiteralValue], str]:
     """Positional and keyword argument values of ``f(...)`` (literals only) and the call's text."""
     if len(text) > MAX_ANSWER:
         raise _Refused(TOO_LARGE, f"longer than {MAX_ANSWER} characters")
@@ -240,8 +240,8 @@ def parse_call(text: str) -> tuple[list[Any], dict[str, Any], str]:
         segments.pop()  # a trailing comma
     if segments == [[]]:
         segments = []
-    args: list[Any] = []
-    kwargs: dict[str, Any] = {}
+    args: list[LiteralValue] = []
+    kwargs: dict[str, LiteralValue] = {}
     for tokens in segments:
         if not tokens:
             raise _Refused(NO_ANSWER, "an empty argument")
