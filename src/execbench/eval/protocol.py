@@ -23,12 +23,13 @@ from __future__ import annotations
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Iterable
 
 from execbench import registry
 from execbench.dataset import Task, read_tasks
 from execbench.contract import Family, Prompt
 from execbench.grading import NO_ANSWER, TRUNCATED
+from execbench.jsontypes import JSONObject
 
 MODES = ("direct", "cot", "agent")
 COMPLETED, EMPTY, ERROR = "completed", "empty", "error"
@@ -93,7 +94,7 @@ class Rendered:
     prompt: Prompt
     variant: str
 
-    def metadata(self) -> dict[str, Any]:
+    def metadata(self) -> JSONObject:
         """Sample metadata: who the task is and which prompt protocol it was asked with."""
         task = self.task
         return {
@@ -141,7 +142,7 @@ def grade_response(
     reasoning_tokens: int | None = None,
     input_tokens: int | None = None,
     variant: str | None = None,
-) -> dict[str, Any]:
+) -> JSONObject:
     """Grade one model response with the family's grader; the record logged for the sample.
 
     Keys: ``correct``, ``status`` (extraction status), ``extracted``, ``similarity``,

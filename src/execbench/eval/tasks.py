@@ -49,13 +49,14 @@ from execbench.dataset import Task as BenchTask
 from execbench.dataset import content_hash, read_tasks
 from execbench.eval import protocol
 from execbench.grading.accounting import Accounting, account
+from execbench.jsontypes import JSONObject
 
 _ROLES = {"system": ChatMessageSystem, "user": ChatMessageUser, "assistant": ChatMessageAssistant}
 CACHE_EXPIRY: str | None = None  # cached responses never expire: keys cover model, prompt and settings
 
 
 # -- metrics: one observation per response (epochs are not averaged away) --------------------
-def _grades(scores: list[SampleScore]) -> list[dict[str, Any]]:
+def _grades(scores: list[SampleScore]) -> list[JSONObject]:
     return [score.score.metadata or {} for score in scores]
 
 
@@ -98,7 +99,7 @@ def similarity() -> Metric:
     """Mean answer similarity over the responses whose family defines one (trace: Gestalt ratio)."""
 
     def compute(scores: list[SampleScore]) -> float:
-        values = [g["similarity"] for g in _grades(scores) if g.get("similarity") is not None]
+        values = [value for g in _grades(scores) if isinstance(value := g.get("similarity"), (int, float))]
         return sum(values) / len(values) if values else 0.0
 
     return compute

@@ -34,6 +34,7 @@ from typing import Any
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
+from execbench.jsontypes import JSONObject, as_list
 from execbench.sources.errors import SourceError
 
 DEFAULT_INDEX = "https://pypi.org/simple/"
@@ -81,7 +82,7 @@ def project_url(index: str, name: str) -> str:
     return f"{index.rstrip('/')}/{canonicalize_name(name)}/"
 
 
-def fetch_project(name: str, index: str | None = None, timeout: float = TIMEOUT_SECONDS) -> dict[str, Any]:
+def fetch_project(name: str, index: str | None = None, timeout: float = TIMEOUT_SECONDS) -> JSONObject:
     """The index's JSON page of ``name`` (one request)."""
     index = index or index_url()
     url = project_url(index, name)
@@ -137,10 +138,10 @@ def sdist_version(filename: str, name: str) -> str | None:
         return None
 
 
-def releases(page: dict[str, Any], name: str) -> list[Release]:
+def releases(page: JSONObject, name: str) -> list[Release]:
     """Every non-yanked sdist of ``page``, one per version (the earliest upload), oldest first."""
     found: dict[str, Release] = {}
-    for entry in page.get("files") or []:
+    for entry in as_list(page.get("files")):
         if not isinstance(entry, dict) or entry.get("yanked") not in (None, False):
             continue  # a yanked file has ``yanked: true`` or a reason string
         filename = entry.get("filename")
