@@ -17,23 +17,64 @@ import os
 import signal
 import sys
 import traceback
-from typing import Any, cast
+from typing import Any, NotRequired, Required, TypedDict, cast
 
 from execbench.sandbox import wire
 from execbench.tracing import script
-from execbench.tracing.tracer import TraceLimits, TracerTampered, Tracer
+from execbench.tracing.tracer import ErrorJson, TraceLimits, TraceResult, TracerTampered, Tracer
 
 MAX_MESSAGE = 500
 
 
-def _error(exc: BaseException) -> dict[str, str]:
+class LimitsJson(TypedDict, total=False):
+    """:class:`TraceLimits` as the job's args carry it (``dataclasses.asdict``)."""
+
+    max_depth: int | None
+    max_line_events: int
+    max_summary_bytes: int
+    max_calls: int
+
+
+class TraceSpec(TypedDict, total=False):
+    """What a trace job is asked (``tracing/run.py`` writes it; the job's args)."""
+
+    mode: Required[str]  # "calls" or "script"
+    files: Required[list[str]]  # the primary file first
+    limits: LimitsJson
+    record_calls: bool
+    count_opcodes: bool
+    collapse_comprehensions: bool
+    calls: list[str]  # calls mode
+    call_timeout: int
+    max_record_bytes: int
+    start_after_main_guard: bool  # script mode
+    segment_markers: bool
+
+
+class ModuleStatus(TypedDict):
+    status: str  # ok, error (the module's own code raised), tampered
+    error: NotRequired[ErrorJson]
+    tampered: NotRequired[str]
+
+
+class CallsValue(TypedDict):
+    module: ModuleStatus
+    calls: list[TraceResult]
+
+
+class ScriptValue(TypedDict):
+    module: ModuleStatus
+    script: TraceResult
+
+
+def _error(exc: BaseException) -> ErrorJson:
     message = str(exc)
     if len(message) > MAX_MESSAGE:
         message = message[:MAX_MESSAGE] + "..."
     return {"type": type(exc).__name__, "message": message}
 
 
-def _tracer(spec: dict[str, Any], files: list[str], **script_view: Any) -> Tracer:
+def _tracer(spec: TraceSpec, files: list[str], **script_view: Any) -> Tracer:
     return Tracer(
         files,
         limits=TraceLimits(**spec.get("limits", {})),
@@ -45,7 +86,7 @@ def _tracer(spec: dict[str, Any], files: list[str], **script_view: Any) -> Trace
     )
 
 
-def _tampered(result: dict[str, Any], error: BaseException | None) -> dict[str, Any]:
+def _tampered(result: TraceResult, error: BaseException | None) -> TraceResult:
     if isinstance(error, TracerTampered) and result["status"] != "tampered":
         return {"status": "tampered", "tampered": str(error), "line_events": result.get("line_events", 0)}
     return result
@@ -65,7 +106,7 @@ def _describe_exit(status: int) -> str:
     return f"wait status {status}"
 
 
-def _trace_call(spec: dict[str, Any], files: list[str], namespace: dict, call: str) -> dict:
+def _trace_call(spec: TraceSpec, files: list[str], namespace: dict, call: str) -> TraceResult:
     expression = compile(call, "<call>", "eval", dont_inherit=True)
     tracer = _tracer(spec, files)
     error = None
@@ -94,7 +135,7 @@ def _read_all(fd: int, limit: int, read: Any) -> bytes | None:
     return b"".join(chunks)
 
 
-def _run_calls(spec: dict[str, Any], files: list[str], code: Any, encode: Any, send: Any) -> None:
+def _run_calls(spec: TraceSpec, files: list[str], code: Any, encode: Any, send: Any) -> None:
     """Run the module, then trace each call in a child of its own; the calls' records go
     to the job's value straight from the children's pipes (never through a file, never
     through a parser or serialiser the program could have patched)."""
@@ -111,6 +152,7 @@ def _run_calls(spec: dict[str, Any], files: list[str], code: Any, encode: Any, s
     timeout = int(spec.get("call_timeout", 10))
     limit = int(spec.get("max_record_bytes", 64 << 20))
     parts = []
+    failed: TraceResult
     for call in spec["calls"]:
         sys.stdout.flush()
         sys.stderr.flush()
@@ -142,17 +184,17 @@ def _run_calls(spec: dict[str, Any], files: list[str], code: Any, encode: Any, s
             parts.append(data)
             continue
         if data is None:
-            result = {"status": "too_large", "error": {"type": "TooLarge", "message": f"record over {limit} bytes"}}
+            failed = {"status": "too_large", "error": {"type": "TooLarge", "message": f"record over {limit} bytes"}}
         elif signalled(status) and term_signal(status) == signal.SIGALRM:
-            result = {"status": "timeout", "error": {"type": "Timeout", "message": f"{timeout} s"}}
+            failed = {"status": "timeout", "error": {"type": "Timeout", "message": f"{timeout} s"}}
         else:
-            result = {"status": "crash", "error": {"type": "Crash", "message": _describe_exit(status)}}
-        result["call"] = call
-        parts.append(encode(result))
+            failed = {"status": "crash", "error": {"type": "Crash", "message": _describe_exit(status)}}
+        failed["call"] = call
+        parts.append(encode(failed))
     send(b'{"module":{"status":"ok"},"calls":[' + b",".join(parts) + b"]}")
 
 
-def _run_script(spec: dict[str, Any], files: list[str], code: Any, tree: ast.Module, source: str) -> dict[str, Any]:
+def _run_script(spec: TraceSpec, files: list[str], code: Any, tree: ast.Module, source: str) -> ScriptValue:
     namespace: dict[str, Any] = {"__name__": "__main__", "__file__": files[0]}
     view: dict[str, Any] = {}
     if spec.get("start_after_main_guard"):
@@ -181,7 +223,7 @@ def _run_script(spec: dict[str, Any], files: list[str], code: Any, tree: ast.Mod
     return {"module": {"status": "ok"}, "script": result}
 
 
-def trace_job(spec: dict[str, Any]) -> dict[str, Any] | None:
+def trace_job(spec: TraceSpec) -> ScriptValue | CallsValue | None:
     """The job runner's handler (:mod:`execbench.sandbox.jobs`): trace the program named by
     ``spec["files"][0]`` (in the job's directory) as ``spec["mode"]`` says; the result record
     (``module``, and ``calls`` or ``script``) is the job's value (sent by the calls mode

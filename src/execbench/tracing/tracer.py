@@ -36,7 +36,7 @@ import sys
 import threading
 from dataclasses import dataclass, field
 from types import CodeType, FrameType, MethodType
-from typing import Any, Callable
+from typing import Any, Callable, Required, TypedDict
 
 from execbench.tracing.summary import summarize
 
@@ -90,6 +90,34 @@ class TraceLimits:
     max_calls: int = 50_000
 
 
+# One recorded call as the result carries it ("return" is a keyword: the functional form).
+CallJson = TypedDict("CallJson", {
+    "id": int, "parent": int | None, "func": str, "file": str, "firstlineno": int, "depth": int, "thread": int,
+    "call_line": int | None, "args": dict[str, str], "lines": list[int], "return": str | None,
+    "exception": str | None, "resumes": int})
+
+
+class ErrorJson(TypedDict):
+    type: str  # the exception's class name, or TooLarge / Timeout / Crash
+    message: str
+
+
+class TraceResult(TypedDict, total=False):
+    """A traced run's record (:meth:`Tracer.result`, completed by ``tracing/child.py``)."""
+
+    status: Required[str]  # ok, error, tampered, too_large, timeout, crash
+    line_events: int
+    threads: int
+    opcodes: int  # when counted
+    too_large: str  # which limit
+    tampered: str  # how the program reached for the tracer
+    lines: list[Any]  # primary-file line numbers; a concurrent segment is a nested list
+    calls: list[CallJson]  # when calls are recorded
+    error: ErrorJson
+    call: str  # calls mode: the call expression
+    exit_code: int  # script mode
+
+
 @dataclass
 class CallRecord:
     id: int
@@ -106,7 +134,7 @@ class CallRecord:
     exception: str | None = None
     resumes: int = 0
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> CallJson:
         return {
             "id": self.id,
             "parent": self.parent,
@@ -269,10 +297,10 @@ class Tracer:
             setattr(owner, name, original)
         self._originals.clear()
 
-    def result(self) -> dict[str, Any]:
+    def result(self) -> TraceResult:
         if self.tampered:
             return {"status": "tampered", "tampered": self.tampered, "line_events": self.line_events}
-        out: dict[str, Any] = {
+        out: TraceResult = {
             "status": "too_large" if self.too_large else "ok",
             "line_events": self.line_events,
             "threads": len(self._thread_obj_seen),

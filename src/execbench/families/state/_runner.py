@@ -43,7 +43,7 @@ def _measuring_tracer(program: str, measure: dict[str, Any]) -> tuple[Tracer, St
 
 
 def _measured(tracer: Tracer, meter: StateMeter | None) -> dict[str, Any]:
-    result = tracer.result()
+    result: dict[str, Any] = dict(tracer.result())
     keys: tuple[str, ...] = ("status", "opcodes", "line_events", "too_large")
     out = {key: result[key] for key in keys if key in result}
     if meter is not None:
