@@ -62,9 +62,9 @@ def _mentions_marker(node: ast.AST) -> bool:
 
 def canonical_probe(node: ast.AST) -> ast.expr | None:
     """The probed expression of ``print(f"DEBUG_RESULT: {expr}")`` (None if not that form)."""
-    if not _is_print(node) or len(node.args) != 1 or node.keywords:  # type: ignore[attr-defined]  # ast.AST declares no fields; the node is a kind that has it
+    if not isinstance(node, ast.Call) or not _is_print(node) or len(node.args) != 1 or node.keywords:
         return None
-    arg = node.args[0]  # type: ignore[attr-defined]  # ast.AST declares no fields; the node is a kind that has it
+    arg = node.args[0]
     if not isinstance(arg, ast.JoinedStr) or len(arg.values) != 2:
         return None
     head, value = arg.values
@@ -183,7 +183,9 @@ def route_probes(function: ast.FunctionDef | ast.AsyncFunctionDef, helper: str) 
             keys.append(key)
             routed = ast.Call(func=ast.Name(helper, ast.Load()), args=[ast.Constant(key), ast.Constant(0), expr],
                               keywords=[])
-            node.args[0].values[1].value = routed  # type: ignore[attr-defined]  # ast.AST declares no fields; the node is a kind that has it
+            fstring = node.args[0]  # a canonical probe: print(f"DEBUG_RESULT: {expr}")
+            if isinstance(fstring, ast.JoinedStr) and isinstance(fstring.values[1], ast.FormattedValue):
+                fstring.values[1].value = routed
             return node
 
     tree = Route().visit(copy.deepcopy(function))

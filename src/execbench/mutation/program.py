@@ -180,11 +180,11 @@ def _occurrence_edit(occ: _scopes.Occurrence, node: ast.AST, pos: SourceText, ne
     if occ.kind == "name":
         start, end = pos.span(node)
         return _text.Edit(start, end, name, new)
-    if occ.kind == "arg":
-        start = pos.offset(node.lineno, node.col_offset)  # type: ignore[attr-defined]  # ast.AST declares no fields; the node is a kind that has it
+    if occ.kind == "arg" and isinstance(node, ast.arg):
+        start = pos.offset(node.lineno, node.col_offset)
         return _text.Edit(start, start + len(name), name, new)
-    if occ.kind in ("def", "class"):
-        start = pos.offset(node.lineno, node.col_offset)  # type: ignore[attr-defined]  # ast.AST declares no fields; the node is a kind that has it
+    if occ.kind in ("def", "class") and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        start = pos.offset(node.lineno, node.col_offset)
         pattern = r"class\s+" if occ.kind == "class" else r"(?:async\s+)?def\s+"
         match = re.compile(pattern + re.escape(name) + r"\b").match(text, start)
         if not match:
@@ -210,14 +210,16 @@ def _occurrence_edit(occ: _scopes.Occurrence, node: ast.AST, pos: SourceText, ne
 
 
 def _replay_rename(node: ast.AST, occ: _scopes.Occurrence, new: str) -> None:
-    if occ.kind == "name":
-        node.id = new  # type: ignore[attr-defined]  # ast.AST declares no fields; the node is a kind that has it
-    elif occ.kind == "arg":
-        node.arg = new  # type: ignore[attr-defined]  # ast.AST declares no fields; the node is a kind that has it
-    elif occ.kind in ("def", "class", "except"):
-        node.name = new  # type: ignore[attr-defined]  # ast.AST declares no fields; the node is a kind that has it
-    elif occ.kind in ("global", "nonlocal"):
-        node.names[occ.slot] = new  # type: ignore[attr-defined]  # ast.AST declares no fields; the node is a kind that has it
+    """Rename ``occ`` in ``node`` (the node of its kind: :mod:`.scopes` records them so)."""
+    if occ.kind == "name" and isinstance(node, ast.Name):
+        node.id = new
+    elif occ.kind == "arg" and isinstance(node, ast.arg):
+        node.arg = new
+    elif occ.kind in ("def", "class", "except") and isinstance(
+            node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.ExceptHandler)):
+        node.name = new
+    elif occ.kind in ("global", "nonlocal") and isinstance(node, (ast.Global, ast.Nonlocal)):
+        node.names[occ.slot] = new
 
 
 _RENAMABLE_KINDS = {"name", "arg", "def", "class", "except", "global", "nonlocal"}
@@ -476,8 +478,8 @@ def _verify(source: str, mutated: str, replay: list[tuple[int, str, Any]], resul
         if what == "rename":
             occ, new = payload
             _replay_rename(node, occ, new)
-        else:
-            node.value = payload  # type: ignore[attr-defined]  # ast.AST declares no fields; the node is a kind that has it
+        elif isinstance(node, ast.Constant):  # a literal's new value
+            node.value = payload
     actual = parse(mutated, "mutant")
     if ast.dump(actual) != ast.dump(expected):
         raise MutationError("spliced mutant differs from the planned syntax tree")
