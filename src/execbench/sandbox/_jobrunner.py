@@ -50,7 +50,7 @@ import stat
 import sys
 import time
 import traceback
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, NotRequired, Sequence, TypedDict
 
 from execbench.sandbox import _linux, wire
 from execbench.sandbox._cleanup import remove_tree
@@ -62,7 +62,46 @@ VALUE_FD = wire.VALUE_FD
 LENGTH_DIGITS = 10
 
 
-def _limit(job: dict[str, Any]) -> None:
+class Control(TypedDict):
+    """A job's control document, as ``sandbox/jobs.py`` (``Job``) writes it."""
+
+    id: str
+    handler: str  # "exec" or "module:function"
+    group: str
+    cwd: str
+    needs: list[str]
+    collect: list[str]
+    cpu: float
+    wall: float
+    memory_mb: int
+    max_output: int
+    output_is_limit: bool
+    max_value: int
+    max_collect: int
+    fresh: bool
+    keep: list[str]
+    payload: int  # the payload document's size
+
+
+class JobRecord(TypedDict):
+    """A job's record line (its blobs follow it; ``sandbox/jobs.py`` checks every field)."""
+
+    id: str
+    exit_code: int | None
+    signal: int | None
+    timed_out: bool
+    wall: float
+    cpu: float
+    maxrss_kb: int
+    stdout: int
+    stdout_truncated: bool
+    stderr: int
+    value: int | None
+    value_error: str | None
+    files: NotRequired[dict[str, int]]
+
+
+def _limit(job: Control) -> None:
     cpu = max(1, int(float(job["cpu"]) + 0.999))
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
     memory = int(job["memory_mb"]) * 1024 * 1024
@@ -73,7 +112,12 @@ def _limit(job: dict[str, Any]) -> None:
         resource.setrlimit(resource.RLIMIT_AS, (memory, hard))
 
 
-def exec_job(args: dict[str, Any]) -> None:
+class ExecArgs(TypedDict):
+    argv: list[str]
+    env: NotRequired[dict[str, str]]
+
+
+def exec_job(args: ExecArgs) -> None:
     """The built-in handler ``exec``: ``execve`` ``args["argv"]`` (looked up on PATH) with
     the environment plus ``args["env"]`` (``{cwd}`` in a value is the job's directory)."""
     env = dict(os.environ)
@@ -105,7 +149,7 @@ def wait_or_kill(pid: int, deadline: float) -> tuple[int, Any, bool]:
     return status, usage, timed_out
 
 
-def _handler(name: str) -> Callable[[dict[str, Any]], Any]:
+def _handler(name: str) -> Callable[[Any], Any]:  # a handler's args: its own JSON shape
     if name == "exec":
         return exec_job
     module, _, function = name.partition(":")
@@ -281,7 +325,7 @@ def _write(directory: str, name: str, data: bytes, mode: int = 0o644) -> None:
 
 # --- one job -------------------------------------------------------------------------
 
-def _child(control: dict[str, Any], payload: Any, fds: tuple[int, int, int], directory: str,
+def _child(control: Control, payload: Any, fds: tuple[int, int, int], directory: str,
            scope_signals: bool) -> int:
     """The forked child: returns its exit status (0 = the handler returned)."""
     encode, send = wire.private()   # bound before the program's first line
@@ -328,7 +372,7 @@ def _child(control: dict[str, Any], payload: Any, fds: tuple[int, int, int], dir
     return 0
 
 
-def run_job(control: dict[str, Any], group: _Group, scope_signals: bool) -> bool:
+def run_job(control: Control, group: _Group, scope_signals: bool) -> bool:
     """Fork the job's child, wait for it, write its record (see the module docs)."""
     size = int(control["payload"])
     payload = _payload(size)
@@ -365,7 +409,7 @@ def run_job(control: dict[str, Any], group: _Group, scope_signals: bool) -> bool
     out_size, err_size, value_size = (os.fstat(fd).st_size for fd in fds)
     max_output, max_value = int(control["max_output"]), int(control["max_value"])
     cwd = os.path.join(group.directory, control.get("cwd", "."))
-    record: dict[str, Any] = {
+    record: JobRecord = {
         "id": control["id"], "exit_code": code, "signal": signum, "timed_out": timed_out,
         "wall": round(time.monotonic() - started, 4), "cpu": round(usage.ru_utime + usage.ru_stime, 4),
         "maxrss_kb": usage.ru_maxrss, "stdout": min(out_size, max_output), "stdout_truncated": out_size > max_output,
@@ -375,7 +419,8 @@ def run_job(control: dict[str, Any], group: _Group, scope_signals: bool) -> bool
     blobs = [(out, 0, record["stdout"]), (err, err_size - record["stderr"], record["stderr"])]
     if record["value"] is not None:
         blobs.append((value, 0, value_size))
-    files, opened = {}, []
+    files: dict[str, int] = {}
+    opened: list[int] = []
     for name in control.get("collect", []):
         try:
             fd = os.open(os.path.join(cwd, name), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
@@ -411,7 +456,7 @@ class _Sized:
         self.mapping.close()
 
 
-def _emit(record: dict[str, Any], blobs: Sequence[tuple[int, int, int]] = ()) -> None:
+def _emit(record: JobRecord | dict[str, str | bool], blobs: Sequence[tuple[int, int, int]] = ()) -> None:
     """One line: a JSON header; then its blobs (fd, offset, length) copied in the kernel."""
     out = sys.stdout.buffer
     out.write(json.dumps(record).encode() + b"\n")
