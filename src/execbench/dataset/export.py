@@ -30,9 +30,10 @@ import re
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterator, Sequence, TypedDict
 
 from execbench.dataset.manifest import content_hash
+from execbench.jsontypes import JSONObject
 from execbench.dataset.record import DatasetError, Task, parse_id
 
 MARKER = "execbench-export.json"
@@ -57,7 +58,33 @@ class ExportInput:
 
     path: str
     tasks: list[Task]
-    manifest: dict[str, Any] = field(default_factory=dict)
+    manifest: JSONObject = field(default_factory=dict)
+
+
+class ConfigRecord(TypedDict):
+    """One config (family and arm) of an export: its row count, its Parquet shards and the
+    columns stored as JSON text."""
+
+    rows: int
+    files: list[str]
+    json_columns: list[str]
+
+
+class InputRecord(TypedDict):
+    path: str  # the dataset folder's name
+    tasks: int
+    manifest: JSONObject  # that dataset's manifest, as read
+
+
+class ExportMarker(TypedDict):
+    """``execbench-export.json``: what an export holds (written with sorted keys)."""
+
+    format: int
+    content_hash: str
+    tasks: int
+    configs: dict[str, ConfigRecord]
+    sources: dict[str, str]  # <family>/<source> -> its license text
+    inputs: list[InputRecord]
 
 
 # -- writing -----------------------------------------------------------------------------------
@@ -103,7 +130,7 @@ def _column_encoding(values: list[Any]) -> str:
 
 
 def write_export(inputs: Sequence[ExportInput], out: str | Path, *, licenses: dict[str, str],
-                 rows_per_shard: int = ROWS_PER_SHARD) -> dict[str, Any]:
+                 rows_per_shard: int = ROWS_PER_SHARD) -> ExportMarker:
     """Write the export folder (replacing ``out`` only when complete); returns its marker record.
 
     ``licenses`` maps a source (``<family>/<source>``, the first two parts of a task id)
@@ -130,7 +157,7 @@ def write_export(inputs: Sequence[ExportInput], out: str | Path, *, licenses: di
     staging = out.with_name(f".{out.name}.partial")
     shutil.rmtree(staging, ignore_errors=True)
     (staging / "data").mkdir(parents=True)
-    config_records: dict[str, Any] = {}
+    config_records: dict[str, ConfigRecord] = {}
     for name in sorted(configs):
         rows = configs[name]
         columns: dict[str, list[Any]] = {"order": [index for index, _ in rows]}
@@ -154,7 +181,7 @@ def write_export(inputs: Sequence[ExportInput], out: str | Path, *, licenses: di
                                 "json_columns": [c for c in COLUMNS if encodings[c] == "json"]}
 
     sources = sorted({f"{parts.family}/{parts.source}" for parts in (parse_id(task.id) for task in ordered)})
-    marker = {
+    marker: ExportMarker = {
         "format": FORMAT_VERSION,
         "content_hash": ordered_hash,
         "tasks": len(ordered),
@@ -212,7 +239,7 @@ def _md_text(text: Any) -> str:
     return "".join(out)
 
 
-def dataset_card(marker: dict[str, Any]) -> str:
+def dataset_card(marker: ExportMarker) -> str:
     """README.md: a YAML header that declares the configs, then what the data is."""
     lines = ["---", "pretty_name: execbench benchmark tasks", "license: other",
              "license_name: per-source", "task_categories:", "- text-generation",
@@ -256,10 +283,10 @@ def dataset_card(marker: dict[str, Any]) -> str:
 
 # -- reading -----------------------------------------------------------------------------------
 
-def read_marker(directory: str | Path) -> dict[str, Any]:
+def read_marker(directory: str | Path) -> ExportMarker:
     path = Path(directory) / MARKER
     try:
-        marker = json.loads(path.read_text(encoding="utf-8"))
+        marker: ExportMarker = json.loads(path.read_text(encoding="utf-8"))  # its shape checked below
     except (OSError, json.JSONDecodeError) as exc:
         raise DatasetError(f"{path}: not a readable export marker ({exc})") from None
     if not isinstance(marker, dict) or marker.get("format") != FORMAT_VERSION or \
@@ -268,13 +295,14 @@ def read_marker(directory: str | Path) -> dict[str, Any]:
     return marker
 
 
-def export_manifest(directory: str | Path) -> dict[str, Any]:
+def export_manifest(directory: str | Path) -> JSONObject:
     """The manifest an export stands for: the single input's, with the export's hash and counts."""
     marker = read_marker(directory)
     inputs = marker.get("inputs") or []
-    base = dict(inputs[0]["manifest"]) if len(inputs) == 1 else {"inputs": [i["manifest"] for i in inputs]}
+    base: JSONObject = dict(inputs[0]["manifest"]) if len(inputs) == 1 else \
+        {"inputs": [i["manifest"] for i in inputs]}
     base.update({"content_hash": marker["content_hash"], "tasks": marker["tasks"],
-                 "export": {"format": marker["format"], "configs": sorted(marker["configs"])}})
+                 "export": {"format": marker["format"], "configs": [name for name in sorted(marker["configs"])]}})
     return base
 
 
