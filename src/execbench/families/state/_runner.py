@@ -19,17 +19,20 @@ import os
 import sys
 import traceback
 import types
-from typing import Any
+from typing import TYPE_CHECKING
 
 from execbench.sandbox import wire
 from execbench.tracing.state import StateMeter   # imported before the runner forks (warm)
 from execbench.tracing.tracer import TraceLimits, Tracer
 
+if TYPE_CHECKING:  # types only: the sandbox loads nothing more
+    from execbench.families.state.records import Measure, PythonJobArgs, RunMetrics, RunRecord
+
 
 HELPERS = "_checkpoint"  # the instrumentation's names (instrument_py.py): not the program's
 
 
-def _measuring_tracer(program: str, measure: dict[str, Any]) -> tuple[Tracer, StateMeter | None]:
+def _measuring_tracer(program: str, measure: Measure) -> tuple[Tracer, StateMeter | None]:
     """The tracer of a measured run: opcodes and line events of the program's own frames
     (not of ``_checkpoint`` helpers), every depth, no line list, the program stopped at the
     cap; plus the state meter when ``measure["state"]``."""
@@ -42,16 +45,24 @@ def _measuring_tracer(program: str, measure: dict[str, Any]) -> tuple[Tracer, St
     return tracer, meter
 
 
-def _measured(tracer: Tracer, meter: StateMeter | None) -> dict[str, Any]:
-    result: dict[str, Any] = dict(tracer.result())
-    keys: tuple[str, ...] = ("status", "opcodes", "line_events", "too_large")
-    out = {key: result[key] for key in keys if key in result}
+def _measured(tracer: Tracer, meter: StateMeter | None) -> RunMetrics:
+    result = tracer.result()
+    out: RunMetrics = {"status": result["status"]}
+    if "opcodes" in result:
+        out["opcodes"] = result["opcodes"]
+    if "line_events" in result:
+        out["line_events"] = result["line_events"]
+    if "too_large" in result:
+        out["too_large"] = result["too_large"]
     if meter is not None:
-        out.update(meter.result())
+        state = meter.result()
+        out.update({"peak_state": state["peak_state"], "state_load": state["state_load"],
+                    "state_stride": state["state_stride"], "state_samples": state["state_samples"],
+                    "state_work": state["state_work"]})
     return out
 
 
-def run_program(args: dict[str, Any]) -> dict[str, Any]:
+def run_program(args: PythonJobArgs) -> RunRecord:
     """The handler (see the module docs)."""
     encode, _ = wire.private()   # the dump's serialiser, bound before the program runs
     program = os.path.abspath(args["program"])
@@ -93,7 +104,7 @@ def run_program(args: dict[str, Any]) -> dict[str, Any]:
         code = code or 1
     if code != 0:
         raise SystemExit(code)
-    record: dict[str, Any] = {}
+    record: RunRecord = {}
     if tracer is not None:
         record["metrics"] = _measured(tracer, meter)
     name = args.get("dump_global")

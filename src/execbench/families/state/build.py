@@ -52,7 +52,7 @@ from execbench.families.state.jobs import exec_job, python_job, toolchain
 from execbench.contract.jsontypes import JSONObject
 from execbench.families.state.cpp_scan import CppLoop
 from execbench.families.state.records import (ArmMetrics, CaseProvenance, CaseResult, CaseRun, Checkpoint, Choice,
-                                              CommonProvenance, Results, Settings, SourceErrorPayload, StateMetrics,
+                                              CommonProvenance, Measure, Results, Settings, SourceErrorPayload, StateMetrics,
                                               StateOptions, StatePayload, StateProvenance, StateTask,
                                               Step)
 from execbench.sandbox import records
@@ -223,7 +223,7 @@ def build_candidates(candidates: list[Candidate], options: StateOptions) -> list
     return outcomes
 
 
-def _measure(settings: Settings, state: bool) -> dict[str, int | bool]:
+def _measure(settings: Settings, state: bool) -> Measure:
     """What a traced Python run measures (``_runner``'s ``measure`` argument)."""
     return {"state": state, "max_line_events": settings.max_line_events, "state_budget": settings.state_budget}
 

@@ -10,11 +10,15 @@ gcov. :func:`run` runs jobs in one sandbox and checks what the Python jobs retur
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Sequence, cast
 
 from execbench import sandbox
 from execbench.sandbox import records
 from execbench.sandbox.jobs import Job, JobResult, run_jobs
+
+if TYPE_CHECKING:
+    from execbench.contract.jsontypes import JSONObject, JSONValue
+    from execbench.families.state.records import ExecJobArgs, Measure, PythonJobArgs, RunMetrics
 
 HANDLER = "execbench.families.state._runner:run_program"
 MAX_VALUE = 16 << 20  # a profiling run's dump (loop counts, snapshots) is far smaller
@@ -23,17 +27,17 @@ NUMERIC_METRICS = ("opcodes", "line_events", "peak_state", "state_load", "state_
 
 
 def python_job(job_id: str, name: str, program: str, stdin: str = "", *, cpu: float, wall: float,
-               memory_mb: int, max_output: int = 1 << 20, measure: dict[str, Any] | None = None,
+               memory_mb: int, max_output: int = 1 << 20, measure: Measure | None = None,
                dump_global: str | None = None, needs: Sequence[str] = (), group: str | None = None) -> Job:
     """Run ``program`` (written as ``name`` before the job, so an earlier job cannot change
     it) as ``__main__`` with ``stdin``, in a fresh directory (nothing an earlier run of the
     case left there)."""
-    args: dict[str, Any] = {"program": name}
+    args: PythonJobArgs = {"program": name}
     if measure is not None:
         args["measure"] = measure
     if dump_global:
         args["dump_global"] = dump_global
-    return Job(job_id, HANDLER, args=args, files={name: program}, stdin=stdin, needs=list(needs), group=group,
+    return Job(job_id, HANDLER, args=dict(args), files={name: program}, stdin=stdin, needs=list(needs), group=group,
                cpu_seconds=cpu, wall_seconds=wall, memory_mb=memory_mb, max_output=max_output,
                max_value=MAX_VALUE, fresh=True)
 
@@ -45,15 +49,15 @@ def exec_job(job_id: str, argv: Sequence[str], *, cwd: str = ".", stdin: str = "
              keep: Sequence[str] = ()) -> Job:
     """``execve`` ``argv`` in ``cwd`` (below the group's directory); ``fresh``: in the group's
     directory holding only what earlier jobs ``keep`` (files below their cwd)."""
-    args: dict[str, Any] = {"argv": list(argv)}
+    args: ExecJobArgs = {"argv": list(argv)}
     if env:
         args["env"] = env
-    return Job(job_id, "exec", args=args, files=files or {}, stdin=stdin, cwd=cwd, needs=list(needs), group=group,
+    return Job(job_id, "exec", args=dict(args), files=files or {}, stdin=stdin, cwd=cwd, needs=list(needs), group=group,
                collect=list(collect), cpu_seconds=cpu, wall_seconds=wall, memory_mb=memory_mb,
                max_output=max_output, fresh=fresh, keep=list(keep))
 
 
-def _metrics(metrics: dict[str, Any]) -> dict[str, Any]:
+def _metrics(metrics: JSONObject) -> RunMetrics:
     for key, value in metrics.items():
         number = isinstance(value, (int, float)) and not isinstance(value, bool)
         if key in NUMERIC_METRICS and not number:
@@ -68,7 +72,7 @@ def _metrics(metrics: dict[str, Any]) -> dict[str, Any]:
             missing = [k for k in ("peak_state", "state_load", "state_stride") if k not in metrics]
             if missing:
                 raise records.RecordError(f"metrics without {missing}")
-    return metrics
+    return cast("RunMetrics", metrics)  # every field checked above
 
 
 def checked(job: Job, result: JobResult) -> JobResult:
@@ -92,12 +96,12 @@ def checked(job: Job, result: JobResult) -> JobResult:
     return result
 
 
-def metrics(result: JobResult) -> dict[str, Any]:
+def metrics(result: JobResult) -> RunMetrics:
     """The measured run's metrics (``{}`` if the job was not measured)."""
     return result.value["metrics"] if isinstance(result.value, dict) else {}
 
 
-def dump(result: JobResult) -> tuple[Any, str | None]:
+def dump(result: JobResult) -> tuple[JSONValue, str | None]:
     """(value of the dumped global, why it is missing)."""
     if not isinstance(result.value, dict):
         return None, result.reason()

@@ -235,7 +235,9 @@ def count_pivots(indices: list[int], *, time_limit: float = 20.0) -> dict[int, i
     out: dict[int, int | None] = {}
     for index, result in zip(indices, jobs.run(runs, preload=["networkx"])):
         value, _ = jobs.dump(result)
-        out[index] = int(value["counts"][0]) if result.ok and isinstance(value, dict) else None
+        counts = value.get("counts") if isinstance(value, dict) else None
+        out[index] = int(counts[0]) if result.ok and isinstance(counts, list) and counts \
+            and isinstance(counts[0], (int, float, str)) else None
     return out
 
 

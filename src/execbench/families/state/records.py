@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Generator, Literal, NotRequired, TypedDict
 
 from execbench.contract import hashseeds
-from execbench.contract.jsontypes import JSONObject
+from execbench.contract.jsontypes import JSONObject, JSONValue
 from execbench.sandbox.jobs import Job, JobResult
 
 # A case is built by a generator (build.py): it yields the jobs of one step by hash seed,
@@ -235,6 +235,62 @@ class StateTask(TypedDict):
     answer_kind: str  # "text" | "json"
     metrics: StateMetrics
     provenance: StateProvenance
+
+
+# -- the Python job's records (jobs.py, _runner.py; JSON across the sandbox) ----------------
+
+class Measure(TypedDict):
+    """What a measured Python run measures (``python_job``'s ``measure``)."""
+
+    state: bool  # run the state meter too
+    max_line_events: int  # the tracer stops the program past this many line events
+    state_budget: int  # the state meter's work budget before it doubles its stride
+
+
+class PythonJobArgs(TypedDict):
+    """The arguments of the Python job (``_runner.run_program``)."""
+
+    program: str  # file name in the job's directory
+    measure: NotRequired[Measure]
+    dump_global: NotRequired[str]  # the global whose value the job returns
+
+
+class ExecJobArgs(TypedDict):
+    """The arguments of an ``exec`` job (``jobs.exec_job``)."""
+
+    argv: list[str]
+    env: NotRequired[dict[str, str]]
+
+
+class RunMetrics(TypedDict, total=False):
+    """A measured run's metrics: the tracer's counts, and the state meter's when it ran
+    (checked field by field by ``jobs.checked``: the program could have written them)."""
+
+    status: str  # "ok", "too_large" or "tampered"
+    opcodes: int
+    line_events: int
+    too_large: str  # which limit stopped the run
+    peak_state: int
+    state_load: int
+    state_stride: int
+    state_samples: int
+    state_work: int
+
+
+class RunRecord(TypedDict, total=False):
+    """What ``_runner.run_program`` returns (keys only when measured / asked for)."""
+
+    metrics: RunMetrics
+    dump: JSONValue  # the dumped global (plain JSON)
+    dump_error: str  # why it could not be dumped
+
+
+class CheckedRun(TypedDict):
+    """A successful Python job's record after ``jobs.checked`` (``JobResult.value``)."""
+
+    metrics: RunMetrics  # {} when the run was not measured
+    dump: JSONValue
+    dump_error: str | None
 
 
 # -- build settings -------------------------------------------------------------------------
