@@ -37,7 +37,7 @@ class RepoFamily(Family):
     #     else is; new-tests-only compares with the last final release (tasks of 15 otherwise unchanged).
     version = "16"
     variants = tuple(prompt.VARIANTS)
-    default_options = build.DEFAULT_OPTIONS
+    default_options = dict(build.DEFAULT_OPTIONS)
     build_in_processes = True  # admission, slicing and metrics are parent-side Python: ~60% of a build
     builder, renderer = build, prompt
     # compare.grade_answer grades literals, sympy text and dotted names (text)

@@ -31,22 +31,27 @@ import sys
 from collections import defaultdict
 import dataclasses
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence, TypedDict
 
 from execbench.dataset import make_id
 from execbench.dataset.cache import cache_dir
 from execbench.contract import Candidate, Outcome, SourceError
+from execbench.contract.jsontypes import JSONObject, JSONValue
 from execbench.families.repo import assertions as A
 from execbench.families.repo import agent_copy, context, dvp, leaks, packages
-from execbench.families.repo.records import (AnswerCandidate, Item, Module, Pending, RepoPayload,
-                                             TestFilePayload)
+from execbench.families.repo.records import (AnswerCandidate, Item, Module, Pending, RejectionBase, RepoOptions,
+                                             RepoPayload, RepoPromptFields, SliceTarget, TestFilePayload)
 from execbench.families.repo.runner import run_tests
 from execbench.families.repo.slicing_metrics import fill_metrics, slice_cache, slice_for, slice_provenance
 from execbench.families.repo.traces import TraceStore
 from execbench.sources import repos
 from execbench.sources.repos import Repo, RepoConfig
 
-DEFAULT_OPTIONS: dict[str, Any] = {
+if TYPE_CHECKING:  # the plug-in imports pytest: the parent never loads it
+    from execbench.families.repo._plugin import CallJson, RenderedValue, TestRecord, TraceSummary
+    from execbench.families.repo.slicing_metrics import SliceProvenance, SliceResult
+
+DEFAULT_OPTIONS: RepoOptions = {
     "threshold": 0.30,  # RepoReason §3.4: Score >= 0.30
     "max_depth": 3,  # test function = depth 0
     "max_calls": 1000,  # per-test caps: a test over any cap is rejected, not truncated
@@ -91,10 +96,10 @@ def repo_from_payload(p: RepoPayload) -> Repo:
 
 # The test environments of the repositories the last candidates() call prepared, for the
 # manifest (RepoFamily.manifest_settings; build_dataset asks for settings after candidates).
-PREPARED: dict[str, dict[str, Any]] = {}
+PREPARED: dict[str, JSONObject] = {}
 
 
-def test_environment(repo: Repo) -> dict[str, Any]:
+def test_environment(repo: Repo) -> JSONObject:
     """What the manifest records of a repository's test environment: the requirements asked
     for, where the repository declares them, and the versions installed (read from the
     venv's dist-info names; nothing runs)."""
@@ -105,13 +110,15 @@ def test_environment(repo: Repo) -> dict[str, Any]:
 
     installed = testdeps.resolved(repo.python)
     wanted = [canonicalize_name(Requirement(d).name) for d in repo.config.test_deps]
-    return {"test_dependencies": list(repo.config.test_deps),
-            "declared_in": testdeps.declared(repo.root, repo.name).sources
-            if repo.name.lower() not in repos.DEFAULT_BY_NAME else ["execbench default corpus pins"],
-            "resolved": {name: installed.get(name) for name in wanted}}
+    declared: list[JSONValue] = (list(testdeps.declared(repo.root, repo.name).sources)
+                                 if repo.name.lower() not in repos.DEFAULT_BY_NAME
+                                 else ["execbench default corpus pins"])
+    resolved: JSONObject = {name: installed.get(name) for name in wanted}
+    return {"test_dependencies": list[JSONValue](repo.config.test_deps), "declared_in": declared,
+            "resolved": resolved}
 
 
-def candidates(sources: list[str], options: dict[str, Any]) -> Iterator[Candidate]:
+def candidates(sources: list[str], options: RepoOptions) -> Iterator[Candidate]:
     PREPARED.clear()
     packages.SELECTED.clear()
     for spec in repos.expand_specs(sources):
@@ -124,13 +131,13 @@ def candidates(sources: list[str], options: dict[str, Any]) -> Iterator[Candidat
         except Exception as exc:  # noqa: BLE001 - the manifest note must not stop a build
             PREPARED[repo.key] = {"error": f"{type(exc).__name__}: {exc}"[:300]}
         payload = repo_payload(repo)
-        for test_file in repo.test_files():
-            rel = test_file.relative_to(repo.root).as_posix()
+        for path in repo.test_files():
+            rel = path.relative_to(repo.root).as_posix()
             test_file: TestFilePayload = {"repo": payload, "test_file": rel}
             yield Candidate(key=f"{repo.key}/{rel}", payload=dict(test_file))
 
 
-def build_candidate(candidate: Candidate, options: dict[str, Any]) -> Outcome:
+def build_candidate(candidate: Candidate, options: RepoOptions) -> Outcome:
     if "package" in candidate.payload:
         return packages.build_package(candidate.payload["package"], options, build_test_file,
                                       candidate.payload.get("release"))
@@ -176,7 +183,7 @@ def _analyse(modules: list[Module], sympy: bool) -> tuple[dict[str, Item], dict[
 
 # --- the pipeline for one test module --------------------------------------------------------
 
-def build_test_file(repo: Repo, rel: str, source: str, options: dict[str, Any], *,
+def build_test_file(repo: Repo, rel: str, source: str, options: RepoOptions, *,
                     origin: str = "original") -> Outcome:
     """:func:`_build_test_file`, its rejection reasons made machine-independent (pytest's
     messages name files by absolute path: ``failed in setup: /home/.../tests/conftest.py:24``
@@ -187,7 +194,7 @@ def build_test_file(repo: Repo, rel: str, source: str, options: dict[str, Any], 
     return outcome
 
 
-def _build_test_file(repo: Repo, rel: str, source: str, options: dict[str, Any], *,
+def _build_test_file(repo: Repo, rel: str, source: str, options: RepoOptions, *,
                      origin: str = "original") -> Outcome:
     """Tasks from the test module at ``rel`` whose text is ``source`` (the file's own text,
     or a mutated text for the same path: line numbers are those of ``source``).
@@ -275,8 +282,8 @@ def _reject_run_without_records(first: Any, label: str, outcome: Outcome) -> Non
                        exit_code=code, output=first.stderr_tail[-1500:])
 
 
-def _pending_assertions(repo: Repo, records: list[dict[str, Any]], modules: list[Module], items: dict[str, Item],
-                        nondet: dict[Any, str], options: dict[str, Any], sympy: bool,
+def _pending_assertions(repo: Repo, records: list[TestRecord], modules: list[Module], items: dict[str, Item],
+                        nondet: dict[tuple[str, str], str | None], options: RepoOptions, sympy: bool,
                         outcome: Outcome) -> list[Pending]:
     """Per (test instance, maskable assertion) of the probe run: its answer candidates and the
     wrong values the admission gate substitutes, awaiting verification; the rest rejected."""
@@ -303,7 +310,7 @@ def _pending_assertions(repo: Repo, records: list[dict[str, Any]], modules: list
         token = nondet.get(fkey)
         for it in mine:
             at = f"{test_label}@L{it.assertion.line}"
-            base = {"assertion": it.assertion.text[:500], "line": it.assertion.line}
+            base: RejectionBase = {"assertion": it.assertion.text[:500], "line": it.assertion.line}
             if token:
                 outcome.reject(at, dvp.SEMANTIC, f"nondeterministic_in_test:{token}", **base)
                 continue
@@ -329,7 +336,7 @@ def _pending_assertions(repo: Repo, records: list[dict[str, Any]], modules: list
     return pending
 
 
-def _traced_test_function(repo: Repo, record: dict[str, Any], by_function: dict[Any, Any], options: dict[str, Any],
+def _traced_test_function(repo: Repo, record: TestRecord, by_function: dict[Any, Any], options: RepoOptions,
                           outcome: Outcome) -> tuple[Module, Any] | None:
     """The (module, test function) of a probe-run record that passed, was traced within the caps
     and scores over the threshold; None (and a rejection) otherwise."""
@@ -342,15 +349,17 @@ def _traced_test_function(repo: Repo, record: dict[str, Any], by_function: dict[
         outcome.reject(test_label, "execution", f"{phase['outcome']} in {when}: {phase.get('message', '')}".strip())
         return None
     fn = record.get("function")
-    found = by_function.get((os.path.realpath(fn[0]), fn[1])) if fn else None
+    found = by_function.get((os.path.realpath(str(fn[0])), fn[1])) if fn else None
     if found is None:
         outcome.reject(test_label, "execution", "test function is not defined in the test module or its helpers")
         return None
     module, function = found
-    trace = record.get("trace") or {}
-    if trace.get("status") != "ok":
-        reason = {"too_large": f"trace over the caps: {trace.get('too_large')}",
-                  "no_entry": "test function not found in the trace"}.get(trace.get("status"), "no trace")
+    trace = record.get("trace")
+    status = trace.get("status") if trace else None
+    if trace is None or status != "ok":
+        too_large = trace.get("too_large") if trace else None
+        reason = {"too_large": f"trace over the caps: {too_large}",
+                  "no_entry": "test function not found in the trace"}.get(status or "", "no trace")
         outcome.reject(test_label, "execution", reason)
         return None
     if trace["score"] < options["threshold"]:
@@ -417,6 +426,7 @@ class _Verification:
             for key, texts in union.items():
                 it = items[key]
                 if it.module is module:
+                    assert isinstance(it.choice, dvp.Choice)  # a pending item's choice
                     equal_everything = [f"({text}) == {A.SENTINEL}()" for text in extra[key]]
                     splices.append(A.verify_splice(module.source, key, it.assertion, it.choice.masked, texts,
                                                    equal_everything + list(guards[key].values()), names[key]))
@@ -446,7 +456,8 @@ def _admitted(pending: list[Pending], second: Any, verification: _Verification, 
             outcome.reject(p.label, "verification", "assertion not reached in the verification run", **p.base)
             continue
         actual_now = {json.dumps(_value_text(c["value"])) for c in checks}
-        actual_before = {json.dumps(_value_text(run.get(str(it.choice.actual), {}))) for run in p.values}
+        assert isinstance(it.choice, dvp.Choice)  # a pending item's choice
+        actual_before = {json.dumps(_value_text(run.get(str(it.choice.actual)))) for run in p.values}
         if actual_now != actual_before:
             outcome.reject(p.label, dvp.SEMANTIC, "unstable_value: differs between runs (hash seeds 0 and 1)",
                            **p.base)
@@ -510,8 +521,16 @@ def pytest_message(report: Any) -> str:
     return (error or (lines[-1] if lines else f"exit code {report.result.exit_code}"))[:300]
 
 
-def _value_text(rendered: dict[str, Any]) -> str | None:
+def _value_text(rendered: RenderedValue | None) -> str | None:
+    if rendered is None:  # the side was not rendered
+        return None
     return rendered.get("literal", rendered.get("sympy"))
+
+
+def _literal(run: dict[str, RenderedValue], side: int) -> str | None:
+    """The literal form of one side's rendered value in one execution (None: none)."""
+    rendered = run.get(str(side))
+    return rendered.get("literal") if rendered else None
 
 
 def environment_patterns(repo: Repo) -> list[tuple[str, re.Pattern[str]]]:
@@ -547,7 +566,7 @@ def environment_patterns(repo: Repo) -> list[tuple[str, re.Pattern[str]]]:
     return out
 
 
-def environment_dependent(texts: list[str | None], patterns: list[tuple[str, re.Pattern[str]]]) -> str | None:
+def environment_dependent(texts: list[str | None], patterns: Sequence[tuple[str, re.Pattern[str]]]) -> str | None:
     """The first environment label found in ``texts`` (:func:`environment_patterns`)."""
     for text in texts:
         if not text:
@@ -558,7 +577,7 @@ def environment_dependent(texts: list[str | None], patterns: list[tuple[str, re.
     return None
 
 
-def _answer_candidates(it: Item, runs: list[dict[str, Any]], sympy: bool,
+def _answer_candidates(it: Item, runs: list[dict[str, RenderedValue]], sympy: bool,
                        environment: Sequence[tuple[str, re.Pattern[str]]] = ()
                        ) -> tuple[list[AnswerCandidate], tuple[str, str] | None]:
     """Answer texts to verify, best first: the actual operand's runtime value as a literal
@@ -567,15 +586,16 @@ def _answer_candidates(it: Item, runs: list[dict[str, Any]], sympy: bool,
     substituting it makes the assertion pass."""
     choice = it.choice
     assert isinstance(choice, dvp.Choice)
-    actual = [r.get(str(choice.actual), {}) for r in runs]
-    expected = [r.get(str(choice.masked), {}) for r in runs]
-    if any(not a for a in actual):
+    actual = [a for a in (r.get(str(choice.actual)) for r in runs) if a]
+    expected = [e for e in (r.get(str(choice.masked)) for r in runs) if e]
+    if len(actual) < len(runs):
         return [], ("execution", "assertion_not_reached")
     kinds = {json.dumps(sorted((k, v) for k, v in a.items() if k in ("literal", "sympy", "type"))) for a in actual}
     if len(kinds) > 1:
         return [], (dvp.SEMANTIC, f"multiple_values: {len(runs)} executions disagree")
-    value, masked_value = actual[0], expected[0]
-    where = environment_dependent([r.get(k) for r in actual + expected for k in ("literal", "sympy")], environment)
+    value, masked_value = actual[0], runs[0].get(str(choice.masked))  # None: the expected side was not rendered
+    where = environment_dependent([t for r in actual + expected for t in (r.get("literal"), r.get("sympy"))],
+                                  environment)
     if where:
         return [], (dvp.SEMANTIC, f"environment_dependent: the value holds the build's {where}")
     out: list[AnswerCandidate] = []
@@ -611,9 +631,10 @@ def _answer_candidates(it: Item, runs: list[dict[str, Any]], sympy: bool,
     add(value.get("literal"), "runtime-value", "literal", "python-literal")
     if sympy:
         add(value.get("sympy"), "runtime-value", "sympy_expression", "sympy")
-    add(masked_value.get("literal"), "runtime-value (expected operand)", "literal", "python-literal")
-    if sympy:
-        add(masked_value.get("sympy"), "runtime-value (expected operand)", "sympy_expression", "sympy")
+    if masked_value is not None:
+        add(masked_value.get("literal"), "runtime-value (expected operand)", "literal", "python-literal")
+        if sympy:
+            add(masked_value.get("sympy"), "runtime-value (expected operand)", "sympy_expression", "sympy")
     if not choice.variable and choice.form.priority > 0:
         _add_text(add, it.module.source, it.assertion.operands[choice.masked], choice.form, "test-text (verified)")
     definitions = _definitions(it)
@@ -655,7 +676,7 @@ def _literal_value(text: str | None) -> tuple[bool, Any]:
         return False, None
 
 
-def _wrong_values(runs: list[dict[str, Any]], it: Item, sympy: bool, cands: list[AnswerCandidate]
+def _wrong_values(runs: list[dict[str, RenderedValue]], it: Item, sympy: bool, cands: list[AnswerCandidate]
                   ) -> tuple[list[str], dict[str, str]]:
     """The admission gate's wrong answers: a few values of the answer's type that differ from
     it (int ± 1, the other bool, a dropped or added element, ...) and an unrelated sentinel
@@ -666,8 +687,7 @@ def _wrong_values(runs: list[dict[str, Any]], it: Item, sympy: bool, cands: list
     assert isinstance(choice, dvp.Choice)
     out: list[str] = []
     guards: dict[str, str] = {}
-    literal = next((r.get(str(k), {}).get("literal") for k in (choice.actual, choice.masked) for r in runs[:1]
-                    if r.get(str(k), {}).get("literal")), None)
+    literal = next((_literal(r, k) for k in (choice.actual, choice.masked) for r in runs[:1] if _literal(r, k)), None)
     ok, value = _literal_value(literal)
     if ok:
         for wrong in _same_type_variants(value):
@@ -734,7 +754,7 @@ def _same_type_variants(v: Any) -> list[Any]:
     return []
 
 
-def _readable_without_running(it: Item, runs: list[dict[str, Any]]) -> tuple[str, str] | None:
+def _readable_without_running(it: Item, runs: list[dict[str, RenderedValue]]) -> tuple[str, str] | None:
     """RepoReason's question is what the code under test computes: an actual operand that
     only indexes, slices or reads attributes of values written literally in the shown test
     (``assert ___ == alist[0]`` with ``alist = [...]``) has the answer on the page."""
@@ -763,7 +783,7 @@ def _readable_without_running(it: Item, runs: list[dict[str, Any]]) -> tuple[str
         return None
     except Exception:  # noqa: BLE001 - indexing a literal the wrong way: not readable
         return None
-    runtime = runs[0].get(str(choice.actual), {}).get("literal")
+    runtime = _literal(runs[0], choice.actual)
     try:
         from execbench.families.repo.compare import Refused, parse_answer, same
 
@@ -835,7 +855,7 @@ def spelling_variants(text: str) -> dict[str, str]:
     if (len(args) == 1 and not kwargs and isinstance(args[0], ast.Dict) and args[0].keys
             and all(isinstance(k, ast.Constant) and isinstance(k.value, str) and k.value.isidentifier()
                     for k in args[0].keys)):
-        keywords = [ast.keyword(k.value, v) for k, v in zip(args[0].keys, args[0].values)]  # type: ignore[union-attr] - checked above: constants
+        keywords = [ast.keyword(k.value, v) for k, v in zip(args[0].keys, args[0].values)]  # type: ignore[union-attr]  # checked above: constants
         out["keyword_dict"] = ast.unparse(ast.Call(node.func, [], keywords))
     return out
 
@@ -866,12 +886,19 @@ def _add_text(add: Callable[..., None], source: str, node: ast.expr, form: dvp.F
     add(text, origin, form.name, "python-literal" if form.priority == 1 else "sympy" if form.priority == 5 else "text")
 
 
+def _trace(p: Pending) -> TraceSummary:
+    """The probe run's trace of a pending assertion's test (it passed :func:`_traced_test_function`)."""
+    trace = p.record.get("trace")
+    assert trace is not None
+    return trace
+
+
 def _disambiguate(admitted: list[Pending], outcome: Outcome) -> None:
     """Instances of one test function (parametrised or inherited) that show the same test
     text and the same input parameters must have the same answer, else none is kept."""
     groups: dict[tuple, list[Pending]] = defaultdict(list)
     for p in admitted:
-        args = json.dumps(p.record["trace"].get("args", {}), sort_keys=True)
+        args = json.dumps(_trace(p).get("args", {}), sort_keys=True)
         groups[(p.item.key, args)].append(p)
     for group in groups.values():
         if len({p.answer["text"] for p in group if p.answer is not None}) > 1:
@@ -891,7 +918,7 @@ def _definitions(it: Item) -> list[tuple[ast.expr, dvp.Form]]:
     assert isinstance(choice, dvp.Choice)
     if not choice.variable:
         return []
-    name = it.assertion.operands[choice.masked].id  # type: ignore[attr-defined] - ast.AST declares no fields; the node is a kind that has it
+    name = it.assertion.operands[choice.masked].id  # type: ignore[attr-defined]  # ast.AST declares no fields; the node is a kind that has it
     return [(node.value, dvp.classify(node.value, it.function.local_names)) for node in ast.walk(it.function.node)
             if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)]
 
@@ -910,7 +937,7 @@ def _hidden_spans(items: dict[str, Item], it: Item, answer: str | None = None) -
             spans.append(A.Span.of(other.assertion.operands[other.choice.masked]))
     choice = it.choice
     assert isinstance(choice, dvp.Choice)
-    if not (choice.variable and it.assertion.operands[choice.masked].id in  # type: ignore[attr-defined] - ast.AST declares no fields; the node is a kind that has it
+    if not (choice.variable and it.assertion.operands[choice.masked].id in  # type: ignore[attr-defined]  # ast.AST declares no fields; the node is a kind that has it
             _inputs(it.function, it.assertion.operands[choice.actual])):
         spans += [A.Span.of(value) for value, form in _definitions(it) if form.priority in (1, 2, 3, 4)]
     if answer is not None:
@@ -1049,7 +1076,7 @@ def _answer_elsewhere(it: Item, answer: str) -> list[A.Span]:
     return out
 
 
-def assertion_difficulty(sliced: dict[str, Any], calls: list[dict[str, Any]], test_files: set[str]
+def assertion_difficulty(sliced: SliceResult, calls: list[CallJson], test_files: set[str]
                          ) -> tuple[float, int, bool]:
     """(Score, library lines, nested call) of an assertion's own dynamic slice: RepoReason's
     §3.4 Score with files, functions, calls and depth counted over the slice's relevant calls
@@ -1080,7 +1107,7 @@ def read_after_construction(function: A.TestFunction, assertion: A.Assertion, ac
     is_len = isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" \
         and len(node.args) == 1 and not node.keywords
     if is_len:
-        node = node.args[0]  # type: ignore[attr-defined] - a len() call, checked above
+        node = node.args[0]  # type: ignore[attr-defined]  # a len() call, checked above
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.args and not node.keywords:
             return "size of a fresh construction"
     attr = None
@@ -1137,7 +1164,7 @@ _COMPUTING = (ast.Call, ast.BinOp, ast.BoolOp, ast.Compare, ast.Subscript, ast.L
               ast.GeneratorExp, ast.Lambda, ast.IfExp, ast.AugAssign, ast.For, ast.While, ast.UnaryOp)
 
 
-def plain_lines(sliced: dict[str, Any], sources: dict[str, str], test_files: set[str]) -> bool:
+def plain_lines(sliced: SliceResult, sources: dict[str, str], test_files: set[str]) -> bool:
     """Every relevant library line of the slice stores or returns a name, attribute or
     constant (``self.hand_count = 0``, ``return self._n``): nothing is computed there."""
     for rel, lines in (sliced.get("relevant_lines") or {}).items():
@@ -1168,14 +1195,14 @@ def _safe(text: str) -> str:
 
 
 def _metrics_unless_trivial(p: Pending, modules: list[Module], sliced: Any, calls: Any, sources: dict[str, str],
-                            options: dict[str, Any], outcome: Outcome) -> dict[str, float | int | None] | None:
+                            options: RepoOptions, outcome: Outcome) -> dict[str, float | int | None] | None:
     """The task's metrics (the trace's, the slice's, the assertion's own difficulty), or None when
     the difficulty gates reject the assertion (recorded in ``outcome``): ``trivial`` or an
     ``assertion_score`` below the threshold."""
-    it, record, answer = p.item, p.record, p.answer
+    it, answer = p.item, p.answer
     assert answer is not None and isinstance(it.choice, dvp.Choice)
     module, function, assertion, choice = it.module, it.function, it.assertion, it.choice
-    trace = record["trace"]
+    trace = _trace(p)
     stats = trace["stats"]
     metrics: dict[str, float | int | None] = {
         "complexity_score": trace["score"], "n_files": stats["files"], "n_funcs": stats["funcs"],
@@ -1206,7 +1233,39 @@ def _metrics_unless_trivial(p: Pending, modules: list[Module], sliced: Any, call
     return metrics
 
 
-def _answer_provenance(p: Pending, expr: str) -> dict[str, Any]:
+class AnswerProvenance(TypedDict):
+    """Where an admitted assertion's answer came from, what was masked and how it was checked."""
+
+    answer_source: str
+    resolved_from_variable: bool
+    masked_operand: str  # cut at 2000 characters
+    masked_side: str  # "left" or "right"
+    operator: str
+    assertion_kind: str
+    morphology: dict[str, str | int]  # the masked text's form: name and priority
+    executions: int
+    answer_aliases: list[list[str]]
+    answer_spellings: list[str]
+    admission_wrong_values: list[str]
+
+
+class RepoProvenance(AnswerProvenance):
+    """A repo task's ``provenance`` (written in this key order: origin, the answer's, the rest)."""
+
+    origin: str  # "original" or a mutation's origin
+    hash_seeds: list[int]
+    trace_ref: str
+    slicing: str
+    slice: SliceProvenance | None
+    sdist_sha256: str | None
+    tree_sha256: str
+    test_sha256: str
+    trace_limits: dict[str, int]
+    threshold: float
+    pure_python: str
+
+
+def _answer_provenance(p: Pending, expr: str) -> AnswerProvenance:
     """The provenance of an admitted assertion's answer: where it came from, what was masked and
     how the admission checked it."""
     answer, choice, assertion = p.answer, p.item.choice, p.item.assertion
@@ -1226,7 +1285,7 @@ def _answer_provenance(p: Pending, expr: str) -> dict[str, Any]:
     }
 
 
-def _carried_context(repo: Repo, p: Pending, definitions: list[Any], hidden: list[A.Span], options: dict[str, Any],
+def _carried_context(repo: Repo, p: Pending, definitions: list[Any], hidden: list[A.Span], options: RepoOptions,
                      outcome: Outcome) -> tuple[str, list[Any]] | None:
     """The definitions the test reads, rendered (the test file's and those outside it), and the
     outside ones; None when the context gates reject the assertion (recorded in ``outcome``):
@@ -1250,8 +1309,8 @@ def _carried_context(repo: Repo, p: Pending, definitions: list[Any], hidden: lis
     return carried, outside
 
 
-def _record(repo: Repo, case: str, source_id: str, fields: dict[str, Any], answer: dict[str, Any],
-            metrics: dict[str, float | int | None], provenance: dict[str, Any]) -> dict[str, Any]:
+def _record(repo: Repo, case: str, source_id: str, fields: RepoPromptFields, answer: AnswerCandidate,
+            metrics: dict[str, float | int | None], provenance: RepoProvenance) -> dict[str, Any]:
     """The task record of an admitted assertion."""
     return {
         "id": make_id("repo", repo.key, case, "masked-assertion"),
@@ -1268,7 +1327,7 @@ def _record(repo: Repo, case: str, source_id: str, fields: dict[str, Any], answe
 
 
 def _task(repo: Repo, rel: str, modules: list[Module], items: dict[str, Item], p: Pending,
-          options: dict[str, Any], origin: str, analysis: Any = None, store: TraceStore | None = None,
+          options: RepoOptions, origin: str, analysis: Any = None, store: TraceStore | None = None,
           outcome: Outcome | None = None, copies: dict[str, str] | None = None) -> dict[str, Any] | None:
     """The task of an admitted assertion, or None when the last gates reject it (they are
     recorded in ``outcome``): ``context_missing``/``context_too_large``, ``answer_visible:
@@ -1281,7 +1340,7 @@ def _task(repo: Repo, rel: str, modules: list[Module], items: dict[str, Item], p
     assert isinstance(choice, dvp.Choice)
     module, function, assertion = it.module, it.function, it.assertion
     nodeid = record["nodeid"]
-    trace = record["trace"]
+    trace = _trace(p)
     outcome = outcome if outcome is not None else Outcome()
     hidden = _hidden_spans(items, it, answer["text"])
     masked_source = A.mask_text(module.source, function, (assertion, choice.masked), hidden)
@@ -1314,7 +1373,7 @@ def _task(repo: Repo, rel: str, modules: list[Module], items: dict[str, Item], p
     store = store or TraceStore()
     calls, sources = store.calls_and_sources(repo, nodeid, trace.get("calls", []), ((m.rel, m.source) for m in modules))
     expr = A.segment(module.source, assertion.operands[choice.masked])
-    target = {"file": module.rel, "line": assertion.line, "expr": expr, "end_line": assertion.span.end_lineno,
+    target: SliceTarget = {"file": module.rel, "line": assertion.line, "expr": expr, "end_line": assertion.span.end_lineno,
               "function": function.qualname}
     sliced, slice_status = slice_for(calls, sources, target, analysis)
     metrics = _metrics_unless_trivial(p, modules, sliced, calls, sources, options, outcome)
@@ -1323,7 +1382,7 @@ def _task(repo: Repo, rel: str, modules: list[Module], items: dict[str, Item], p
     trace_ref = store.put(nodeid, calls, sources, target, repos.portable(repo.spec))
     case = f"{_safe(nodeid)}@L{assertion.line}"
     value_type = answer.get("type") or "object"
-    fields = {
+    fields: RepoPromptFields = {
         "masked_assertion": blank,
         "test_source": masked_source,
         "test_context": test_context,
@@ -1344,7 +1403,7 @@ def _task(repo: Repo, rel: str, modules: list[Module], items: dict[str, Item], p
         "function": function.qualname,
         "assertion_line": assertion.line,
     }
-    provenance = {
+    provenance: RepoProvenance = {
         "origin": origin,
         **_answer_provenance(p, expr),
         "hash_seeds": [0, 1],

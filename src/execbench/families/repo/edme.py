@@ -711,8 +711,7 @@ async def mutate_module(spec: str, rel: str, originals: list[Task], *, session_f
     mutated_text = splice_all(text, function_jobs, finals)
     outcome = None
     if finals:
-        # dict(): build_test_file takes the options as a plain dict (build.py)
-        outcome = await asyncio.to_thread(build_test_file, repo, rel, mutated_text, dict(options), origin="mutation")
+        outcome = await asyncio.to_thread(build_test_file, repo, rel, mutated_text, options, origin="mutation")
     result = _link_module(repo, rel, originals, outcome, mutated_text, set(finals), by_name, failures,
                           settings.seed, author, mode)
     unit = {"kind": "unit", "unit": f"{spec}::{rel}", "family": originals[0].family, "mode": mode, "teacher": author,

@@ -25,8 +25,7 @@ import ast
 import copy
 import re
 from pathlib import Path
-from typing import Any
-
+from execbench.contract.jsontypes import JSONObject, as_object
 from execbench.families.repo import assertions as A
 
 MAX_FILE_BYTES = 2 * 1024 * 1024
@@ -135,27 +134,32 @@ class NewTestsOnly:
         self.new_root, self.old_keys, self.old_version = new_root, old_keys, old_version
         self._modules: dict[str, dict[tuple[str, int], str]] = {}
 
-    def key_of(self, task: dict[str, Any]) -> str | None:
-        fields = task["prompt_fields"]
+    def key_of(self, task: JSONObject) -> str | None:
+        fields = as_object(task["prompt_fields"])
         rel = fields.get("function_file") or fields.get("test_file")
+        if not isinstance(rel, str):
+            return None
         if rel not in self._modules:
             path = self.new_root / rel
             try:
                 self._modules[rel] = assertion_keys(path.read_text(encoding="utf-8"))
             except (OSError, UnicodeDecodeError):
                 self._modules[rel] = {}
-        return self._modules[rel].get((fields.get("function"), fields.get("assertion_line")))
+        function, line = fields.get("function"), fields.get("assertion_line")
+        if not isinstance(function, str) or not isinstance(line, int):
+            return None
+        return self._modules[rel].get((function, line))
 
-    def split(self, tasks: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[tuple[str, str]]]:
+    def split(self, tasks: list[JSONObject]) -> tuple[list[JSONObject], list[tuple[str, str]]]:
         """(tasks that survive, (task id, reason) of the others)."""
-        kept: list[dict[str, Any]] = []
+        kept: list[JSONObject] = []
         dropped: list[tuple[str, str]] = []
         for task in tasks:
             key = self.key_of(task)
             if key is None:
-                dropped.append((task["id"], "not_compared: the assertion was not found in the release's test text"))
+                dropped.append((str(task["id"]), "not_compared: the assertion was not found in the release's test text"))
             elif key in self.old_keys:
-                dropped.append((task["id"], f"existed_before: {self.old_version}"))
+                dropped.append((str(task["id"]), f"existed_before: {self.old_version}"))
             else:
                 kept.append(task)
         return kept, dropped

@@ -30,23 +30,40 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Required, TypedDict
 
 from packaging.utils import canonicalize_name
 
 from execbench.contract import Candidate, Outcome
+from execbench.contract.jsontypes import JSONObject, as_object
 from execbench.families.repo import novelty
+from execbench.families.repo.records import RepoOptions
 from execbench.sources import index, repos
 from execbench.sources.errors import SourceError
 
 PREFIX = "list:"
 _LINE = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)(==(?P<version>[A-Za-z0-9.+!_-]+))?$")
 
+
+class PackageRelease(TypedDict, total=False):
+    """A package's release in a windowed list's candidate payload (and the manifest's
+    ``release_window``): the release chosen and the one before it, or why there is none."""
+
+    name: Required[str]
+    rejected: str  # why no release qualifies (then no other key)
+    version: str  # the chosen release's index.Release.record(), in its key order
+    sdist: str
+    upload_time: str
+    date: str
+    previous: dict[str, str] | None  # index.Release.record() of the release before the window
+
+
 # What the last windowed listing chose, for the manifest (RepoFamily.manifest_settings):
-# the window, the index asked, and per package its release record or why it has none.
+# the window, the index asked, and per package its release record (PackageRelease) or why it
+# has none. Left a plain dict: the manifest settings take it as JSON as it is.
 SELECTED: dict[str, Any] = {}
 
-BuildFile = Callable[[repos.Repo, str, str, dict[str, Any]], Outcome]
+BuildFile = Callable[[repos.Repo, str, str, RepoOptions], Outcome]
 
 
 def is_list(source: str) -> bool:
@@ -86,26 +103,27 @@ def read_list(source: str) -> list[str]:
     return [f"pypi:{name}=={version}" for name, version in entries]
 
 
-def windowed(options: dict[str, Any]) -> bool:
+def windowed(options: RepoOptions | None) -> bool:
+    if options is None:
+        return False
     return bool(str(options.get("released_after") or "").strip() or str(options.get("released_before") or "").strip()
                 or options.get("new_tests_only"))
 
 
-def list_candidates(source: str, options: dict[str, Any] | None = None) -> Iterator[Candidate]:
+def list_candidates(source: str, options: RepoOptions | None = None) -> Iterator[Candidate]:
     """One candidate per package; with a window or a bare name, the index chooses the release."""
-    options = options or {}
     entries = read_entries(source)
     if not windowed(options) and all(version for _, version in entries):
         for name, version in entries:
             yield Candidate(key=f"package/{name}=={version}", payload={"package": f"pypi:{name}=={version}"})
         return
-    window = index.Window.of(str(options.get("released_after") or ""), str(options.get("released_before") or ""))
-    if options.get("new_tests_only") and window.after is None:
+    after = str(options.get("released_after") or "") if options else ""
+    before = str(options.get("released_before") or "") if options else ""
+    window = index.Window.of(after, before)
+    if options and options.get("new_tests_only") and window.after is None:
         raise SourceError("new_tests_only compares with the release before the window: set released_after")
     url = index.index_url()
-    SELECTED.update({"released_after": str(options.get("released_after") or ""),
-                     "released_before": str(options.get("released_before") or ""),
-                     "index": url, "packages": {}})
+    SELECTED.update({"released_after": after, "released_before": before, "index": url, "packages": {}})
     seen: set[str] = set()
     pages: dict[str, list[index.Release] | index.ProjectNotFound] = {}  # one request per package
     for name, version in entries:
@@ -119,7 +137,7 @@ def list_candidates(source: str, options: dict[str, Any] | None = None) -> Itera
 
 
 def _release(name: str, version: str | None, window: index.Window, url: str,
-             pages: dict[str, list[index.Release] | index.ProjectNotFound]) -> dict[str, Any]:
+             pages: dict[str, list[index.Release] | index.ProjectNotFound]) -> PackageRelease:
     """The payload's release record: chosen and previous releases, or why there is none.
     :class:`index.IndexUnavailable` propagates (the build stops)."""
     key = canonicalize_name(name)
@@ -136,7 +154,9 @@ def _release(name: str, version: str | None, window: index.Window, url: str,
         what = f"{name}=={version}" if version else name
         return {"name": name, "rejected": f"{what}: no sdist uploaded in {window.describe()} "
                                           f"(not yanked; {len(found)} releases with an sdist on the index)"}
-    return {"name": name, **chosen.record(), "previous": previous.record() if previous else None}
+    record = chosen.record()  # its keys in record()'s order: the payload is part of the build-cache key
+    return {"name": name, "version": record["version"], "sdist": record["sdist"], "upload_time": record["upload_time"],
+            "date": record["date"], "previous": previous.record() if previous else None}
 
 
 def pinned_list(selected: dict[str, Any]) -> str:
@@ -152,8 +172,8 @@ def pinned_list(selected: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def build_package(spec: str, options: dict[str, Any], build_file: BuildFile,
-                  release: dict[str, Any] | None = None) -> Outcome:
+def build_package(spec: str, options: RepoOptions, build_file: BuildFile,
+                  release: PackageRelease | None = None) -> Outcome:
     """Every test module of one package (within the caps), or one rejection saying why not.
     ``release`` (a windowed list's payload) stamps the tasks and, with ``new_tests_only``,
     drops the assertions the previous release had."""
@@ -189,7 +209,7 @@ def build_package(spec: str, options: dict[str, Any], build_file: BuildFile,
             continue
         if release is not None:
             _stamp(part.tasks, release)
-        if keep is not None:
+        if keep is not None and release is not None:  # a filter comes with a release
             part.tasks, dropped = keep.split(part.tasks)
             for task_id, reason in dropped:
                 outcome.reject(task_id, novelty.STAGE, reason, release=f"{release['name']}=={release['version']}")
@@ -204,23 +224,25 @@ def build_package(spec: str, options: dict[str, Any], build_file: BuildFile,
     return outcome
 
 
-def _stamp(tasks: list[dict[str, Any]], release: dict[str, Any]) -> None:
+def _stamp(tasks: list[JSONObject], release: PackageRelease) -> None:
     """Every task carries its release: ``provenance.release_date`` (the report's
     contamination view reads it, for any family) and ``provenance.release``."""
     previous = release.get("previous")
     for task in tasks:
-        task["provenance"]["release_date"] = release["date"]
-        task["provenance"]["release"] = {
+        provenance = as_object(task["provenance"])
+        provenance["release_date"] = release["date"]
+        provenance["release"] = {
             "package": release["name"], "version": release["version"], "upload_time": release["upload_time"],
             "previous_version": previous["version"] if previous else None}
 
 
-def _new_tests_filter(root: Path, release: dict[str, Any] | None,
-                      options: dict[str, Any]) -> novelty.NewTestsOnly | None:
+def _new_tests_filter(root: Path, release: PackageRelease | None,
+                      options: RepoOptions) -> novelty.NewTestsOnly | None:
     """The new-tests-only filter of a package (None: off, or no release before the window,
     so every assertion is new). The previous sdist is fetched and unpacked as any sdist is."""
-    if not options.get("new_tests_only") or release is None or not release.get("previous"):
+    before = release.get("previous") if release is not None else None
+    if not options.get("new_tests_only") or release is None or not before:
         return None
-    previous = release["previous"]["version"]
+    previous = before["version"]
     old_root, _ = repos.fetch_sdist(release["name"], previous)
     return novelty.NewTestsOnly(root, novelty.tree_keys(old_root), previous)
