@@ -88,7 +88,7 @@ def _fixture_alias(node: ast.AST) -> list[str]:
     """The ``name=`` a fixture is requested by (attrs: ``@pytest.fixture(name="slots") def _slots``)."""
     if not _is_fixture(node):
         return []
-    return [k.value.value for d in node.decorator_list if isinstance(d, ast.Call)  # type: ignore[attr-defined] - a def
+    return [k.value.value for d in node.decorator_list if isinstance(d, ast.Call)  # type: ignore[attr-defined]  # a def
             for k in d.keywords if k.arg == "name" and isinstance(k.value, ast.Constant)
             and isinstance(k.value.value, str)]
 
@@ -98,7 +98,7 @@ def _is_autouse(node: ast.AST) -> bool:
         return False
     return any(isinstance(d, ast.Call) and any(k.arg == "autouse" and isinstance(k.value, ast.Constant)
                                                and k.value.value is True for k in d.keywords)
-               for d in node.decorator_list)  # type: ignore[attr-defined] - a fixture is a def
+               for d in node.decorator_list)  # type: ignore[attr-defined]  # a fixture is a def
 
 
 def _module_definitions(tree: ast.Module) -> dict[str, list[ast.stmt]]:
@@ -139,12 +139,12 @@ def _self_attributes(node: ast.AST) -> set[str]:
 
 
 def _within(node: ast.AST, spans: list[Any]) -> bool:
-    pos = (node.lineno, node.col_offset)  # type: ignore[attr-defined] - expression nodes carry positions
-    end = (node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined] - expression nodes carry positions
+    pos = (node.lineno, node.col_offset)  # type: ignore[attr-defined]  # expression nodes carry positions
+    end = (node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]  # expression nodes carry positions
     return any((s.lineno, s.col) <= pos and end <= (s.end_lineno, s.end_col) for s in spans)
 
 
-def needed_definitions(source: str, function: TestFunction, hidden: list[Any] = ()) -> list[Definition]:
+def needed_definitions(source: str, function: TestFunction, hidden: Iterable[Any] = ()) -> list[Definition]:
     """Module-level and class-level definitions the test function can read (see module doc).
     Names the function reads only inside ``hidden`` spans (the masked operands: the question
     and the other assertions' expected values) are not followed: ``NORM_DATA_OUTPUT`` in
@@ -167,16 +167,16 @@ def needed_definitions(source: str, function: TestFunction, hidden: list[Any] = 
             pending += [classes[b.id] for b in cls.bases if isinstance(b, ast.Name) and b.id in classes]
     methods: dict[str, tuple[str, ast.stmt]] = {}
     for cls in chain:
-        for node in cls.body:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                methods.setdefault(node.name, (f"{cls.name}.{node.name}", node))
-                if node.name in SETUP_METHODS and id(node) not in found and methods[node.name][1] is node:
-                    found[id(node)] = Definition(f"{cls.name}.{node.name}", node, "setup")
-                    todo.append(node)
-            elif (isinstance(node, ast.Assign) or isinstance(node, ast.AnnAssign) and node.value is not None) \
+        for member in cls.body:
+            if isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                methods.setdefault(member.name, (f"{cls.name}.{member.name}", member))
+                if member.name in SETUP_METHODS and id(member) not in found and methods[member.name][1] is member:
+                    found[id(member)] = Definition(f"{cls.name}.{member.name}", member, "setup")
+                    todo.append(member)
+            elif (isinstance(member, ast.Assign) or isinstance(member, ast.AnnAssign) and member.value is not None) \
                     and cls is not function.class_node:
-                target = node.targets[0] if isinstance(node, ast.Assign) else node.target
-                found.setdefault(id(node), Definition(f"{cls.name}.{ast.unparse(target)}", node, "constant"))
+                target = member.targets[0] if isinstance(member, ast.Assign) else member.target
+                found.setdefault(id(member), Definition(f"{cls.name}.{ast.unparse(target)}", member, "constant"))
     for name in sorted(fixtures):  # fixtures defined as methods of the test class (or its bases)
         qual, method = methods.get(name, ("", None))
         if method is not None and _is_fixture(method) and id(method) not in found:
@@ -185,7 +185,7 @@ def needed_definitions(source: str, function: TestFunction, hidden: list[Any] = 
     for nodes in module_defs.values():  # autouse fixtures run for every test of the module
         for d in nodes:
             if _is_autouse(d) and id(d) not in found:
-                found[id(d)] = Definition(d.name, d, "fixture")  # type: ignore[attr-defined] - a fixture is a def
+                found[id(d)] = Definition(d.name, d, "fixture")  # type: ignore[attr-defined]  # a fixture is a def
                 todo.append(d)
     seen_names: set[str] = set()
     while todo:
@@ -419,9 +419,9 @@ def outside_definitions(root: Path, rel: str, source: str, function: TestFunctio
     for path in files.conftests(rel):  # autouse fixtures of the conftests run for this test too
         parsed = files.get(path)
         for nodes in (parsed[2].values() if parsed else []):
-            for d in nodes:
-                if _is_autouse(d):
-                    work.append(("carry", f"{path}:{d.name}", path, 1))  # type: ignore[attr-defined] - a def
+            for autouse in nodes:
+                if _is_autouse(autouse):
+                    work.append(("carry", f"{path}:{autouse.name}", path, 1))  # type: ignore[attr-defined]  # a def
     done: set[tuple[str, str, str]] = set()
     while work:
         kind, name, asker, hops = work.pop(0)
@@ -432,7 +432,7 @@ def outside_definitions(root: Path, rel: str, source: str, function: TestFunctio
             if name in PYTEST_FIXTURES:
                 continue
             where = next((c for c in files.conftests(asker) if files.get(c) and any(
-                _is_fixture(d) for d in files.get(c)[2].get(name, []))), None)  # type: ignore[index] - checked
+                _is_fixture(d) for d in files.get(c)[2].get(name, []))), None)  # type: ignore[index]  # checked
             if where is None:
                 return out, f"context_missing: fixture {name} (no definition in the module, its class or a conftest.py)"
             kind, name, asker = "carry", f"{where}:{name}", where
@@ -452,7 +452,7 @@ def outside_definitions(root: Path, rel: str, source: str, function: TestFunctio
                 work.append(("import", wanted, path, hops + 1))
                 continue
             return out, f"context_missing: helper {wanted} from {path}"
-        text, ftree, fdefs = parsed  # type: ignore[misc] - checked above
+        text, ftree, fdefs = parsed  # type: ignore[misc]  # checked above
         todo = list(nodes)
         while todo:
             node = todo.pop()
