@@ -47,6 +47,8 @@ The evidence and the metrics
 """
 
 from execbench.slicing.analysis import AnalysisCache
-from execbench.slicing.slicer import SliceError, slice_metrics
+from execbench.slicing.slicer import (CallRecord, SliceCriterion, SliceError, SliceResult, UntracedCall,
+                                      slice_metrics)
 
-__all__ = ["AnalysisCache", "SliceError", "slice_metrics"]
+__all__ = ["AnalysisCache", "CallRecord", "SliceCriterion", "SliceError", "SliceResult", "UntracedCall",
+           "slice_metrics"]

@@ -296,7 +296,7 @@ def _analyse_expression_frame(info: CodeInfo, nodes: list[gast.AST]) -> None:
     implicit: set[str] = set()
     callees: set[str] = set()
     for node in nodes:
-        bound = set()
+        bound: set[str] = set()
         if isinstance(node, gast.Lambda):
             bound |= _arg_names(node.args)
         for sub in gast.walk(node):
@@ -310,12 +310,12 @@ def _analyse_expression_frame(info: CodeInfo, nodes: list[gast.AST]) -> None:
             if isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Load) and sub.id not in bound:
                 kind = "builtin" if sub.id in BUILTINS else "external"
                 reads.append(Read(sub.id, kind, (sub.lineno, sub.col_offset)))
-            _collect_calls(sub, sites, implicit, callees, lambda n, bound=bound: n.id in bound)
+            _collect_calls(sub, sites, implicit, callees, _named_in(bound))
     lo, hi = info.span
     lines = tuple(range(lo, hi + 1))
     info.stmts = [Stmt(0, "Expr", lines, tuple(reads), frozenset(writes), frozenset(),
-                       frozenset(callees), tuple(sites), frozenset(implicit), (), True, False,
-                       (lo, 0, hi, 0))]
+                       frozenset(callees), tuple(sites), frozenset(implicit), returns=True,
+                       span=(lo, 0, hi, 0))]
     info.line_stmts = {line: (0,) for line in lines}
 
 
@@ -346,6 +346,11 @@ def _root_name(node: gast.AST) -> gast.Name | None:
     while isinstance(node, (gast.Attribute, gast.Subscript, gast.Starred)):
         node = node.value
     return node if isinstance(node, gast.Name) else None
+
+
+def _named_in(names: set[str]) -> Callable[[gast.Name], bool]:
+    """Whether a called name is one of ``names`` (bound inside a lambda/comprehension)."""
+    return lambda node: node.id in names
 
 
 def _collect_calls(sub: gast.AST, sites: list[Site], implicit: set[str], callees: set[str],
@@ -416,8 +421,9 @@ class _FrameAnalysis:
     def run(self) -> None:
         node = self.node
         root = node if isinstance(node, gast.Module) else gast.Module(body=[node], type_ignores=[])
-        chains = _Chains()
+        chains: _Chains | None = None
         try:
+            chains = _Chains()
             chains.visit(root)
             self.ud = beniget.UseDefChains(chains).chains
         except Exception:  # noqa: BLE001 - beniget failing on odd code: fall back to names
@@ -691,7 +697,7 @@ class _FrameAnalysis:
             sid = index.get(id(sub))
             compound = sid is not None and any(getattr(sub, f, None) for f in
                                                ("body", "orelse", "handlers", "cases"))
-            new_path = path + [sid] if compound else path
+            new_path = path + [sid] if compound and sid is not None else path
             loop = in_loop or (isinstance(sub, _LOOPS) and sub is not node)
             if isinstance(sub, _LOOPS) and sub is node:
                 loop = True  # break/continue inside the loop itself end the loop: not an exit

@@ -10,7 +10,7 @@ import os
 from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Mapping, Sequence, TypedDict
 
 from execbench.slicing.analysis import (
     BUILTINS, CONSTRUCTOR_LEAVES, KEYWORDS, AnalysisCache, CodeInfo, Stmt,
@@ -25,11 +25,60 @@ class SliceError(ValueError):
     missing, ...); the message says why."""
 
 
+# -- the slicer's input and output (JSON; neutral: the families' own types are compatible) --
+
+class CallRecord(TypedDict):
+    """The fields of one recorded call the slicer reads (``execbench.tracing``'s call
+    record, ``CallJson``, has these and more)."""
+
+    id: int
+    parent: int | None  # None: the test function
+    func: str  # qualname
+    file: str
+    firstlineno: int
+    depth: int
+    call_line: int | None  # the caller's line at call time, when recorded
+    lines: list[int]  # executed lines, in order
+    exception: str | None  # how the call ended, when it raised
+
+
+class SliceCriterion(TypedDict):
+    """Where the slice starts: the assertion and its masked expression."""
+
+    file: str  # as in the call records (or a suffix of it)
+    line: int  # the assertion's first line
+    end_line: int | None  # its last line (None: one line)
+    expr: str  # the masked expression's source (the answer: not a criterion)
+
+
+class UntracedCall(TypedDict):
+    """An explicit call site of a relevant statement with no call record."""
+
+    caller: int
+    file: str
+    line: int
+    name: str
+
+
+class SliceResult(TypedDict):
+    """What :func:`slice_metrics` returns."""
+
+    esv: int  # executed statements in the slice
+    mcl: int  # maximum call length
+    dfi: int  # source variables (data-flow inputs)
+    relevant_calls: list[int]
+    relevant_lines: dict[str, list[int]]  # file -> lines
+    source_variables: list[str]
+    untraced_calls: list[UntracedCall]
+    unanalysed_calls: list[int]
+    entry_call: int
+
+
 @dataclass
 class _Frame:
     """Slice state of one processed call record."""
 
-    record: dict[str, Any]
+    record: CallRecord
     info: CodeInfo
     relevant: set[int] = field(default_factory=set)  # statement ids
     reads: dict[int, tuple] = field(default_factory=dict)  # stmt id -> reads used
@@ -40,12 +89,12 @@ def _norm(path: str) -> str:
 
 
 def slice_metrics(
-    trace_calls: list[dict],
+    trace_calls: Sequence[CallRecord],
     sources: Mapping[str, str],
-    target: Mapping[str, Any],
+    target: SliceCriterion,
     *,
     cache: AnalysisCache | None = None,
-) -> dict[str, Any]:
+) -> SliceResult:
     """Slice the trace backwards from the masked assertion and compute ESV, MCL and DFI.
 
     ``trace_calls``: call records of one test run (``execbench.tracing`` format);
@@ -56,10 +105,11 @@ def slice_metrics(
     """
     cache = cache or AnalysisCache()
     by_id = {c["id"]: c for c in trace_calls}
-    children: dict[int, list[dict]] = {}
+    children: dict[int, list[CallRecord]] = {}
     for call in sorted(trace_calls, key=lambda c: c["id"]):
-        if call.get("parent") is not None:
-            children.setdefault(call["parent"], []).append(call)
+        parent = call.get("parent")
+        if parent is not None:
+            children.setdefault(parent, []).append(call)
     norm_sources = {_norm(k): v for k, v in sources.items()}
 
     def source_of(file: str) -> str | None:
@@ -87,7 +137,7 @@ def slice_metrics(
     masked = _masked_span(source, info.stmts[assert_stmt], str(target.get("expr") or ""))
 
     frames: dict[int, _Frame] = {}
-    untraced: set[tuple] = set()
+    untraced: set[tuple[int, str, int, str]] = set()  # caller, file, line, callee name
     unanalysed: list[int] = []
     seen: set[tuple[int, str]] = set()
     worklist: list[tuple[int, str]] = [(anchor["id"], ASSERT)]
@@ -137,7 +187,7 @@ def slice_metrics(
 
 # -- within one frame -----------------------------------------------------------------------
 
-def _occurrences(record: dict, code: CodeInfo) -> list[tuple[int, ...]]:
+def _occurrences(record: CallRecord, code: CodeInfo) -> list[tuple[int, ...]]:
     """The frame's executed lines as statement occurrences (outer to inner statement per
     line; consecutive events inside one statement are one occurrence)."""
     out: list[tuple[int, ...]] = []
@@ -215,7 +265,7 @@ def _child_keys(func: str) -> set[str]:
     return keys
 
 
-def _attach(kids: list[dict], occurrences: list[tuple[int, ...]],
+def _attach(kids: list[CallRecord], occurrences: list[tuple[int, ...]],
             code: CodeInfo) -> dict[int, tuple[int, tuple[int, int] | None]]:
     """Child call id -> (statement id of the parent that made the call, position of the
     explicit call site it was matched to or None).
@@ -262,7 +312,7 @@ def _attach(kids: list[dict], occurrences: list[tuple[int, ...]],
         if not occurrences:
             continue
         best: tuple[int, int, str] | None = None  # (occurrence, 0 explicit / 1 implicit, key)
-        pos = None
+        pos: tuple[int, int] | None = None
         for key in _child_keys(kid["func"]):
             entries = explicit.get(key)
             if entries:
@@ -273,11 +323,11 @@ def _attach(kids: list[dict], occurrences: list[tuple[int, ...]],
                 if p < len(entries) and (best is None or (entries[p][0], 0) < best[:2]):
                     best = (entries[p][0], 0, key)
                     pos = entries[p][1]
-            entries = implicit.get(key)
-            if entries:
-                k = bisect_left(entries, position)
-                if k < len(entries) and (best is None or (entries[k], 1) < best[:2]):
-                    best = (entries[k], 1, key)
+            implied = implicit.get(key)
+            if implied:
+                k = bisect_left(implied, position)
+                if k < len(implied) and (best is None or (implied[k], 1) < best[:2]):
+                    best = (implied[k], 1, key)
                     pos = None
         if best is not None:
             index = best[0]
@@ -351,6 +401,8 @@ def _masked_span(source: str, stmt: Stmt, expr: str) -> Span:
     def absolute(line: int, column: int) -> tuple[int, int]:
         return (line + lineno - 1, column + col if line == 1 else column)
 
+    if hit.end_lineno is None or hit.end_col_offset is None:  # set by ast.parse: never None here
+        return None
     start = absolute(hit.lineno, hit.col_offset)
     end = absolute(hit.end_lineno, hit.end_col_offset)
     return (*start, *end)
@@ -368,8 +420,8 @@ def _outside(reads: tuple, span: Span) -> tuple:
 
 # -- metrics ----------------------------------------------------------------------------------
 
-def _metrics(frames: dict[int, _Frame], untraced: set[tuple], unanalysed: list[int],
-             entry: int) -> dict[str, Any]:
+def _metrics(frames: dict[int, _Frame], untraced: set[tuple[int, str, int, str]], unanalysed: list[int],
+             entry: int) -> SliceResult:
     esv_lines: set[tuple[str, int]] = set()
     relevant_lines: dict[str, set[int]] = {}
     mcl = 0

@@ -5,12 +5,13 @@ null and says why in ``provenance.slicing``; the task is kept."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, TypedDict, cast
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from execbench.families.repo.records import SliceTarget
 
 if TYPE_CHECKING:  # the plug-in imports pytest: the parent never loads it
     from execbench.families.repo._plugin import CallJson
+    from execbench.slicing import SliceResult  # the slicer's own result type (imports beniget, gast)
 
 SLICE_METRICS = ("esv", "mcl", "dfi")
 
@@ -22,27 +23,6 @@ def slice_cache() -> Any:
     except ImportError:
         return None
     return AnalysisCache()
-
-
-class UntracedCall(TypedDict):
-    caller: int
-    file: str
-    line: int
-    name: str
-
-
-class SliceResult(TypedDict):
-    """What ``execbench.slicing.slice_metrics`` returns."""
-
-    esv: int  # executed statements in the slice
-    mcl: int  # maximum call length
-    dfi: int  # source variables (data-flow inputs)
-    relevant_calls: list[int]
-    relevant_lines: dict[str, list[int]]  # file -> lines
-    source_variables: list[str]
-    untraced_calls: list[UntracedCall]
-    unanalysed_calls: list[int]
-    entry_call: int
 
 
 class SliceProvenance(TypedDict):
@@ -60,11 +40,10 @@ def slice_for(calls: list[CallJson], sources: dict[str, str], target: SliceTarge
         from execbench.slicing import slice_metrics
     except ImportError:
         return None, "slicing unavailable"
-    records = cast(list[dict], calls)  # the slicer's parameter type: the tracer's call records
     try:
         if cache is not None:
-            return cast(SliceResult, slice_metrics(records, sources, target, cache=cache)), "ok"
-        return cast(SliceResult, slice_metrics(records, sources, target)), "ok"
+            return slice_metrics(calls, sources, target, cache=cache), "ok"
+        return slice_metrics(calls, sources, target), "ok"
     except Exception as exc:  # noqa: BLE001 - a slicer bug must not lose the task
         return None, f"slicing failed: {type(exc).__name__}: {str(exc)[:200]}"
 

@@ -18,7 +18,7 @@ from execbench.sandbox.jobs import Job, JobResult, run_jobs
 
 if TYPE_CHECKING:
     from execbench.contract.jsontypes import JSONObject, JSONValue
-    from execbench.families.state.records import ExecJobArgs, Measure, PythonJobArgs, RunMetrics
+    from execbench.families.state.records import CheckedRun, ExecJobArgs, Measure, PythonJobArgs, RunMetrics
 
 HANDLER = "execbench.families.state._runner:run_program"
 MAX_VALUE = 16 << 20  # a profiling run's dump (loop counts, snapshots) is far smaller
@@ -89,8 +89,9 @@ def checked(job: Job, result: JobResult) -> JobResult:
             raise records.RecordError(result.value_error or "no record")
         value = records.check(result.value, {}, {"metrics": dict, "dump": object,
                                                  "dump_error": (str, type(None))}, where="record")
-        result.value = {"metrics": _metrics(value.get("metrics", {})), "dump": value.get("dump"),
-                        "dump_error": value.get("dump_error")}
+        record: CheckedRun = {"metrics": _metrics(value.get("metrics", {})), "dump": value.get("dump"),
+                              "dump_error": value.get("dump_error")}
+        result.value = record
     except records.RecordError as exc:
         result.failure, result.value = f"malformed job record: {exc}", None
     return result
