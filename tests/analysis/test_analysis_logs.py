@@ -8,9 +8,9 @@ import pytest
 
 from analysis.inspect_fixture import CALLS, FACT, LOOP, shared_logs
 from execbench.analysis.logs import LogReadError, read_logs
-from execbench.analysis.taxonomy import classify
 from execbench.dataset import content_hash, read_tasks
 from execbench.families.trace.prompt import TEMPLATES
+from execbench.families.trace.taxonomy import classify
 
 
 @pytest.fixture(scope="module")

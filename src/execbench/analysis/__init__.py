@@ -2,9 +2,9 @@
 
 Pure functions on the per-sample table of :mod:`execbench.analysis.schema` (pandas), one
 module per analysis family: ``tables`` (accuracy with Wilson intervals, trace-length
-buckets), ``trace_metrics`` and ``taxonomy`` (CoCoNUT), ``correlations`` (Pearson, partial,
-binned accuracy), ``paired`` (short vs long, two runs), ``logistic`` (clustered error
-models with separation checks), ``mann_whitney`` (theta with permutation tests),
-``memorisation`` (original vs mutated), ``compare`` (two runs of one model) and
-``bootstrap`` (source-clustered intervals). Only ``logs`` reads Inspect logs.
+buckets), ``trace_metrics`` (CoCoNUT), ``taxonomy`` (a family's declared error taxonomy,
+counted), ``correlations`` (Pearson, partial, binned accuracy), ``paired`` (short vs long,
+two runs), ``logistic`` (clustered error models with separation checks), ``mann_whitney``
+(theta with permutation tests), ``memorisation`` (original vs mutated), ``compare`` (two
+runs of one model) and ``bootstrap`` (source-clustered intervals). Only ``logs`` reads Inspect logs.
 """

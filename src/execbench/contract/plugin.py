@@ -17,7 +17,7 @@ import platform
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from execbench.contract import hashseeds
 from execbench.dataset import Task, TaskId, parse_id
@@ -85,12 +85,32 @@ class SliceTable:
 
 
 @dataclass(frozen=True)
+class ErrorCategory:
+    """One category of a family's error taxonomy: its name (a table column, a bar's label) and bar colour."""
+
+    name: str
+    color: str
+
+
+@dataclass(frozen=True)
+class ErrorTaxonomy:
+    """A family's first-deviation error taxonomy (``AnalysisFacts.taxonomy``): ``classify(program,
+    oracle, predicted, status)`` names the category of a wrong answer (None: the answer is right);
+    ``categories`` lists every name it returns, in table order."""
+
+    categories: tuple[ErrorCategory, ...]
+    classify: Callable[[str | None, Any, Any, str | None], str | None]
+
+
+@dataclass(frozen=True)
 class AnalysisFacts:
     """What analysis and the report know about a family's samples (``Family.analysis``).
 
     ``layout`` names the report's main section for the family (``report/sections.py``
     ``LAYOUTS``; ``slice-tables``: the family's ``slice_tables``, then the same programs in two
-    languages when tasks share a ``pair``, then the ``paired_arms`` decrement); the paper
+    languages when tasks share a ``pair``, then the ``paired_arms`` decrement; ``sequence``: answers
+    that are sequences scored with a similarity, per-task tables, length buckets, slices by
+    ``cell_column``, the ``taxonomy`` of wrong answers); the paper
     references are printed next to the tables they reproduce.
     """
 
@@ -116,8 +136,9 @@ class AnalysisFacts:
     headlines: tuple[str, ...] = ()  # headline findings to state: "partial" and/or "theta"
     paired_arms: tuple[str, str] | None = None  # (shorter, longer input) arms of one case: the paired decrement
     program_text: bool = False  # the error taxonomy reads the task's program (from the dataset or prompt)
-    per_task_title: str = "Per-task metrics"  # the line-trace layout's per-task accuracy/similarity tables
-    length_metric: str = ""  # the line-trace layout's accuracy-by-length buckets: the metric bucketed
+    taxonomy: ErrorTaxonomy | None = None  # the wrong answers' first-deviation categories (in the sequence layout)
+    per_task_title: str = "Per-task metrics"  # the sequence layout's per-task accuracy/similarity tables
+    length_metric: str = ""  # the sequence layout's accuracy-by-length buckets: the metric bucketed
     cell_heading: str = ""  # what the cells of ``cell_column`` are, in the heading of their table
     pairs_note: str = ""  # what differs between the two languages of a pair (the paired table's caption)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import base64
 import io
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -17,12 +17,6 @@ from execbench.analysis.schema import SIMILARITY_FAMILIES
 
 PALETTE = ("#2f6db5", "#e0702b", "#3a9d5d", "#c43d3d", "#8160b8", "#8c6d3f", "#d16aa8", "#6f7782",
            "#b5a42f", "#2fb5b0")
-CATEGORY_COLORS = {
-    "statement skip": "#2f6db5", "condition skip": "#6fa0dc", "loop skip": "#3a9d5d", "definition call": "#e0702b",
-    "nonsense line": "#c43d3d", "empty": "#8c8c8c", "no exit": "#4d4d4d", "predicate wrong": "#8160b8",
-    "concurrency": "#d16aa8", "early stop": "#b5a42f", "overrun": "#8c6d3f", "other": "#c9c9c9",
-    "unclassified": "#e6e6e6",
-}
 
 
 def _plt():
@@ -157,8 +151,9 @@ def similarity_distributions(df: pd.DataFrame, settings: Sequence[str], colors: 
     return _encode(fig)
 
 
-def taxonomy_bars(counts: pd.DataFrame, categories: Sequence[str]) -> str | None:
-    """Stacked horizontal bars: share of wrong traces per first-deviation category."""
+def taxonomy_bars(counts: pd.DataFrame, categories: Sequence[str], colors: Mapping[str, str]) -> str | None:
+    """Stacked horizontal bars: share of wrong traces per first-deviation category (``colors``: the
+    family's colour of each category, ``ErrorTaxonomy``)."""
     if counts.empty:
         return None
     plt = _plt()
@@ -169,7 +164,7 @@ def taxonomy_bars(counts: pd.DataFrame, categories: Sequence[str]) -> str | None
         if category not in shares or shares[category].sum() == 0:
             continue
         values = shares[category].to_numpy()
-        ax.barh(range(len(shares)), values, left=left, color=CATEGORY_COLORS.get(category, "#999"),
+        ax.barh(range(len(shares)), values, left=left, color=colors.get(category, "#999"),
                 label=category, height=0.62)
         for i, (v, start) in enumerate(zip(values, left)):
             if v >= 7:

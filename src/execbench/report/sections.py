@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from execbench import registry
-from execbench.contract import AnalysisFacts
+from execbench.contract import AnalysisFacts, ErrorTaxonomy
 from execbench.analysis import compare, correlations, logistic, mann_whitney, memorisation, paired, taxonomy
 from execbench.analysis import tables as T
 from execbench.analysis.schema import (facts, families_present, metric_label, metric_terms,
@@ -198,8 +198,9 @@ def _per_task_tables(sec: Section, rows: pd.DataFrame, family: str, opts: Option
             records(coco), paper="paper 002 table I"))
 
 
-def line_trace_section(df: pd.DataFrame, family: str, colors: dict, opts: Options, headlines: list[str]) -> Section:
-    """Line traces: per-task metrics (CoCoNUT's), similarity, accuracy by trace length, first deviations."""
+def sequence_section(df: pd.DataFrame, family: str, colors: dict, opts: Options, headlines: list[str]) -> Section:
+    """Sequence answers scored with a similarity (line traces): the per-task metrics the family titles,
+    similarity, accuracy by length, by cell, and the family's error taxonomy of the wrong answers."""
     sec, rows = _family_section(df, family)
     settings = _setting_order(rows)
     _per_task_tables(sec, rows, family, opts)
@@ -261,17 +262,21 @@ def line_trace_section(df: pd.DataFrame, family: str, colors: dict, opts: Option
     sec.figure(F.similarity_distributions(rows, settings, colors),
                "Similarity of completed answers to the oracle: violins over all answers, dots for wrong answers, "
                "bars at the mean.", "similarity distributions")
-    # taxonomy
+    if declared is not None and declared.taxonomy is not None:
+        _taxonomy(sec, rows, family, declared.taxonomy, settings, headlines)
+    return sec
+
+
+def _taxonomy(sec: Section, rows: pd.DataFrame, family: str, declared: ErrorTaxonomy, settings: list[str],
+              headlines: list[str]) -> None:
+    """The family's first-deviation categories of the wrong completed answers: table, bars, headline."""
     sec.h("First-deviation error taxonomy")
     wrong = rows[rows["completed"] & ~rows["correct"]]
     if wrong.empty:
         sec.note("No wrong completed traces to classify.")
     else:
-        cats = [taxonomy.classify(p, o, e, s) or "other" for p, o, e, s in
-                zip(wrong["program"], wrong["oracle"], wrong["extracted"], wrong["status"])]
-        counts = pd.crosstab(wrong["setting"], pd.Series(cats, index=wrong.index, name="category"))
-        present = [c for c in taxonomy.CATEGORIES if c in counts.columns]
-        counts = counts[present].reindex([s for s in settings if s in counts.index])
+        counts = taxonomy.category_counts(wrong, declared, settings)
+        present = list(counts.columns)
         tax_rows = []
         for setting, values in counts.iterrows():
             total = int(values.sum())
@@ -281,13 +286,12 @@ def line_trace_section(df: pd.DataFrame, family: str, colors: dict, opts: Option
                         [Col("Setting", "setting"), Col("Wrong", "wrong", "int")] +
                         [Col(c, c, "pct") for c in present], tax_rows, paper="paper 002 §V-A",
                         caption="Rules in docs/report.md (first match wins). 'unclassified': program text unavailable."))
-        sec.figure(F.taxonomy_bars(counts, present), "Share of wrong traces per first-deviation category.",
-                   "error taxonomy stacked bars")
+        sec.figure(F.taxonomy_bars(counts, present, taxonomy.category_colors(declared)),
+                   "Share of wrong traces per first-deviation category.", "error taxonomy stacked bars")
         overall = counts.sum().sort_values(ascending=False)
         top = overall.index[0]
         headlines.append(f"<b>{esc(str(family))}</b>: the most common first deviation is <i>{esc(str(top))}</i> "
                          f"({fmt_pct(overall[top] / overall.sum())}% of {int(overall.sum())} wrong traces).")
-    return sec
 
 
 # -- state ------------------------------------------------------------------------------------------
@@ -615,7 +619,7 @@ def memorisation_section(df: pd.DataFrame, opts: Options, headlines: list[str]) 
 
 
 #: The main-section layouts a family may declare (``AnalysisFacts.layout``).
-LAYOUTS = {"line-trace": line_trace_section, "slice-tables": slice_tables_section}
+LAYOUTS = {"sequence": sequence_section, "slice-tables": slice_tables_section}
 
 
 def build(df: pd.DataFrame, opts: Options | None = None) -> Report:

@@ -13,7 +13,7 @@ from typing import Any, Iterable, Mapping, cast
 
 from execbench.dataset import Task
 from execbench.contract import AnalysisFacts, Family, Metric
-from execbench.families.trace import build, coconut, prompt
+from execbench.families.trace import build, coconut, prompt, taxonomy
 from execbench.families.trace.grade import grade_trace
 from execbench.families.trace.listing import program_from_prompt
 from execbench.families.trace.summary import trace_summary
@@ -40,7 +40,7 @@ class TraceFamily(Family):
     has_similarity = True
     demo_sources = ("humaneval", "advanced")
     analysis = AnalysisFacts(
-        layout="line-trace", title="Line traces (CoCoNUT)", nav="Trace",
+        layout="sequence", title="Line traces (CoCoNUT)", nav="Trace",
         paper="paper 002 tables I, II, IV, V; §V-A",
         relations_paper="paper 002 §IV-C (trace length), paper 001 methods",
         metrics=("trace_length", "cyclomatic", "loc", "answer_tokens", "concurrent_segments"),
@@ -48,6 +48,7 @@ class TraceFamily(Family):
         correlation_metrics=("trace_length", "loc", "cyclomatic"), theta_metrics=("trace_length",),
         logistic_models=(("Trace", ("trace_length",)), ("Trace + LOC", ("trace_length", "loc"))),
         cell_column="topic", cell_order=("humaneval", "oop", "recursion", "concurrency"), program_text=True,
+        taxonomy=taxonomy.TAXONOMY,
         per_task_title="CoCoNUT metrics", length_metric="trace_length", cell_heading="HumanEval and advanced topics")
 
     def manifest_settings(self, options: Mapping[str, object]) -> dict[str, dict[str, str]]:

@@ -1,8 +1,8 @@
-"""First-deviation taxonomy rules on hand-made traces (see analysis/taxonomy.py)."""
+"""First-deviation taxonomy rules on hand-made traces (see families/trace/taxonomy.py)."""
 
 import pytest
 
-from execbench.analysis.taxonomy import CATEGORIES, classify, first_deviation, program_lines
+from execbench.families.trace.taxonomy import CATEGORIES, classify, first_deviation, program_lines
 
 PROGRAM = (
     "@staticmethod\n"              # 1  (decorator: a definition line)
