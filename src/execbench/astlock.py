@@ -26,4 +26,4 @@ def _locked_parse(*args: Any, **kwargs: Any) -> Any:
 
 def install() -> None:
     """Route ``ast.parse`` through the lock (idempotent)."""
-    ast.parse = _locked_parse  # type: ignore[assignment] - the same signature, serialised
+    ast.parse = _locked_parse  # the same signature, serialised

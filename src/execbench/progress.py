@@ -24,7 +24,7 @@ class LoggedProgress(Progress):
         self.every = every
         self._logged: dict[TaskID, tuple[float, int]] = {}  # bar -> (time, tenths done) of the last line
 
-    def update(self, task_id: TaskID, **kwargs: Any) -> None:  # type: ignore[override] - rich's update takes named options; we only pass them on
+    def update(self, task_id: TaskID, **kwargs: Any) -> None:  # rich's update takes named options; we only pass them on
         super().update(task_id, **kwargs)
         if self.plain:
             self._log(task_id)

@@ -25,8 +25,8 @@ class SourceText:
 
     def span(self, node: object) -> tuple[int, int]:
         """Character offsets (start, end) of an ``ast`` node."""
-        return (self.offset(node.lineno, node.col_offset),  # type: ignore[attr-defined] - ast.AST declares no fields; the node is a kind that has it
-                self.offset(node.end_lineno, node.end_col_offset))  # type: ignore[attr-defined] - ast.AST declares no fields; the node is a kind that has it
+        return (self.offset(node.lineno, node.col_offset),  # type: ignore[attr-defined]  # ast.AST declares no fields; the node is a kind that has it
+                self.offset(node.end_lineno, node.end_col_offset))  # type: ignore[attr-defined]  # ast.AST declares no fields; the node is a kind that has it
 
     def segment(self, lineno: int, col: int, end_lineno: int, end_col: int) -> str:
         return self.text[self.offset(lineno, col):self.offset(end_lineno, end_col)]
