@@ -33,6 +33,11 @@ def declared_distributions(extra: str | None = None) -> set[str]:
     return {_normalise(re.match(r"[A-Za-z0-9_.\-]+", spec).group(0)) for spec in specs}
 
 
+# Modules only a type checker has (typeshed's stub-only helpers, imported under TYPE_CHECKING):
+# part of every type checker's standard library, installed by no distribution.
+TYPE_CHECKER_ONLY = {"_typeshed"}
+
+
 def third_party_imports(root: Path) -> dict[str, set[str]]:
     """Top-level module -> the files (relative to ``root``) that import it."""
     found: dict[str, set[str]] = {}
@@ -48,7 +53,7 @@ def third_party_imports(root: Path) -> dict[str, set[str]]:
                 continue
             for name in names:
                 top = name.split(".")[0]
-                if top not in sys.stdlib_module_names and top != "execbench":
+                if top not in sys.stdlib_module_names and top not in TYPE_CHECKER_ONLY and top != "execbench":
                     found.setdefault(top, set()).add(path.relative_to(root).as_posix())
     return found
 

@@ -66,7 +66,7 @@ def test_manifest_records_the_test_environment(tmp_path):
     from types import SimpleNamespace
 
     from execbench import registry
-    from execbench.families.repo import build
+    from execbench.families.repo import build, packages
 
     root = _tree(tmp_path / "src", {"requirements-test.txt": "pytest==8.3.4\nfreezegun==1.5.1\n"})
     site = tmp_path / "venv" / "lib" / "python3.11" / "site-packages"
@@ -78,6 +78,7 @@ def test_manifest_records_the_test_environment(tmp_path):
     assert env == {"test_dependencies": ["pytest==8.3.4", "freezegun==1.5.1"],
                    "declared_in": ["requirements-test.txt"], "resolved": {"pytest": "8.3.4", "freezegun": "1.5.1"}}
     build.PREPARED.clear()
+    packages.SELECTED.clear()  # a windowed list built earlier in this process (as build.candidates does)
     build.PREPARED["pkg-1.0"] = env
     assert registry.get("repo").manifest_settings({}) == {"repositories": {"pkg-1.0": env}}
     build.PREPARED.clear()
