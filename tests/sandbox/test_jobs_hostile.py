@@ -12,6 +12,8 @@ import os
 import textwrap
 import types
 
+import pytest
+
 from execbench.families.state import jobs as state_jobs
 from execbench.sandbox import jobs as jobs_module
 from execbench.sandbox.jobs import Job, run_jobs
@@ -225,3 +227,78 @@ def test_a_value_that_would_take_gigabytes_is_refused_before_parsing():
     results = run([job("bomb", bomb), job("next", "result = 2\n")])
     assert results[0].value is None and "MiB parsed" in results[0].value_error
     assert results[1].value == {"result": 2}
+
+
+# -- 5, trace calls: every traced call starts from the directory the module left ------------
+
+CALL_COUNTER = textwrap.dedent("""
+    import os
+    PATH = PATH_HERE
+    if PRESET:   # what the module leaves is part of every call's start
+        with open(PATH, 'w') as fh:
+            fh.write('0')
+
+    def f():
+        n = int(open(PATH).read()) + 1 if os.path.exists(PATH) else 1
+        os.makedirs(os.path.dirname(PATH) or '.', exist_ok=True)
+        with open(PATH, 'w') as fh:
+            fh.write(str(n))
+        if n > 1:
+            return 'again'
+        return 'first'
+""")
+
+
+def _traced_alone_and_in_turn(program: str, call: str) -> tuple[list, list]:
+    alone, in_turn = trace_calls(program, [call]), trace_calls(program, [call, call, call])
+    assert alone.ok and in_turn.ok, (alone.reason(), in_turn.reason())
+    return alone.value["calls"], in_turn.value["calls"]
+
+
+@pytest.mark.parametrize("path, preset", [("count", True), ("cache/count", False), ("../count", True),
+                                          ("/dev/shm/count", False)])
+def test_every_traced_call_starts_from_the_directory_the_module_left(path, preset):
+    """A call that keeps a counter (in its cwd, a directory it makes, the work dir above it,
+    /dev/shm) is traced as when it is traced alone: the 'again' branch never runs."""
+    program = CALL_COUNTER.replace("PATH_HERE", repr(path)).replace("PRESET", repr(preset))
+    alone, in_turn = _traced_alone_and_in_turn(program, "f()")
+    assert alone[0]["status"] == "ok", alone
+    assert [c.get("lines", c) for c in in_turn] == [alone[0]["lines"]] * 3
+
+
+DETACHED_WRITER = textwrap.dedent("""
+    import os, time
+    MARK = os.path.abspath('mark')     # by path: the directory may be rebuilt between calls
+
+    def f():
+        time.sleep(1.0)
+        if os.path.exists(MARK):
+            seen = True
+        if os.fork() == 0:                 # leaves a writer behind, out of the call's process group
+            os.setsid()
+            if os.fork() == 0:
+                os.closerange(0, 1 << 16)
+                for _ in range(500):
+                    with open(MARK, 'w') as fh:
+                        fh.write('x')
+                    time.sleep(0.01)
+            os._exit(0)
+        return 1
+""")
+
+
+def test_a_writer_a_call_leaves_behind_does_not_reach_the_next_call():
+    alone, in_turn = _traced_alone_and_in_turn(DETACHED_WRITER, "f()")
+    assert [c.get("lines", c) for c in in_turn] == [alone[0]["lines"]] * 3
+
+
+@pytest.mark.parametrize("make, reason", [
+    ("for i in range(5000):\n    open(f'f{i}', 'w').close()\n", "entries"),
+    ("import os\nos.makedirs('/'.join(['d'] * 40))\n", "levels"),
+])
+def test_a_module_whose_directory_cannot_be_copied_is_refused_with_a_reason(make, reason):
+    result = trace_calls(make + FUNCTION, ["f()"])
+    assert result.ok, result.reason()
+    module = result.value["module"]
+    assert module["status"] == "error" and module["error"]["type"] == "DirectoryOverCaps", module
+    assert reason in module["error"]["message"] and result.value["calls"] == []

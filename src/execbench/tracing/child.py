@@ -17,10 +17,10 @@ import os
 import signal
 import sys
 import traceback
-from typing import Any, NotRequired, Required, TypedDict, cast
+from typing import Any, NamedTuple, NotRequired, Required, TypedDict, cast
 
 from execbench.sandbox import wire
-from execbench.tracing import script
+from execbench.tracing import freshcall, script
 from execbench.tracing.tracer import ErrorJson, TraceLimits, TraceResult, TracerTampered, Tracer
 
 MAX_MESSAGE = 500
@@ -135,63 +135,104 @@ def _read_all(fd: int, limit: int, read: Any) -> bytes | None:
     return b"".join(chunks)
 
 
-def _run_calls(spec: TraceSpec, files: list[str], code: Any, encode: Any, send: Any) -> None:
-    """Run the module, then trace each call in a child of its own; the calls' records go
-    to the job's value straight from the children's pipes (never through a file, never
-    through a parser or serialiser the program could have patched)."""
+class _Bound(NamedTuple):
+    """What runs after the program's module code, bound before it (it could patch os, signal)."""
+
+    fork: Any
+    pipe: Any
+    close: Any
+    read: Any
+    write: Any
+    waitpid: Any
+    exit: Any
+    kill: Any
+    alarm: Any
+    exited: Any
+    exit_status: Any
+    signalled: Any
+    term_signal: Any
+
+    @classmethod
+    def now(cls) -> _Bound:
+        return cls(os.fork, os.pipe, os.close, os.read, os.write, os.waitpid, os._exit, os.kill, signal.alarm,
+                   os.WIFEXITED, os.WEXITSTATUS, os.WIFSIGNALED, os.WTERMSIG)
+
+
+def _run_calls(spec: TraceSpec, files: list[str], code: Any, encode: Any, send: Any,
+               fresh: freshcall.FreshCalls) -> None:
+    """Run the module, then trace each call in a child of its own, each from the directory
+    the module left with no process of an earlier call alive (``fresh``, see
+    :mod:`execbench.tracing.freshcall`); the calls' records go to the job's value straight
+    from the children's pipes (never through a file, never through a parser or serialiser
+    the program could have patched)."""
     namespace: dict[str, Any] = {"__name__": "__execbench_program__", "__file__": files[0]}
-    # what runs after the program's module code: bound before it (it could patch os, signal)
-    fork, pipe, close, read, write, waitpid, exit_, kill, alarm = (
-        os.fork, os.pipe, os.close, os.read, os.write, os.waitpid, os._exit, os.kill, signal.alarm)
-    exited, exit_status, signalled, term_signal = os.WIFEXITED, os.WEXITSTATUS, os.WIFSIGNALED, os.WTERMSIG
+    bound = _Bound.now()
     try:
         exec(code, namespace)  # noqa: S102 - the program under test, inside the sandbox
     except BaseException as exc:  # noqa: BLE001 - the program's failure is the result, whatever it is
         send(encode({"module": {"status": "error", "error": _error(exc)}, "calls": []}))
         return
+    try:
+        fresh.take()
+    except freshcall.DirectoryOverCaps as exc:   # the candidate's rejection, with the reason
+        send(encode({"module": {"status": "error", "error": _error(exc)}, "calls": []}))
+        return
+    parts, broken = [], ""
+    for index, call in enumerate(spec["calls"]):
+        if index and not broken:
+            try:
+                fresh.reset()
+            except freshcall.RestoreFailed as exc:
+                broken = f"the directory could not be restored for this call: {exc}"[:MAX_MESSAGE]
+        if broken:
+            parts.append(encode({"status": "crash", "error": {"type": "Crash", "message": broken}, "call": call}))
+            continue
+        parts.append(_call_part(spec, files, namespace, call, encode, bound))
+    send(b'{"module":{"status":"ok"},"calls":[' + b",".join(parts) + b"]}")
+
+
+def _call_part(spec: TraceSpec, files: list[str], namespace: dict[str, Any], call: str, encode: Any,
+               bound: _Bound) -> bytes:
+    """Trace ``call`` in a forked child; its record (or the failure's) as JSON bytes."""
     timeout = int(spec.get("call_timeout", 10))
     limit = int(spec.get("max_record_bytes", 64 << 20))
-    parts = []
+    sys.stdout.flush()
+    sys.stderr.flush()
+    r, w = bound.pipe()
+    pid = bound.fork()
+    if pid == 0:  # the traced child of this call
+        code_ = 0
+        try:
+            bound.close(r)
+            bound.alarm(timeout)
+            result = _trace_call(spec, files, namespace, call)
+            result["call"] = call
+            pending = memoryview(encode(result))
+            while pending:
+                pending = pending[bound.write(w, pending):]
+        except BaseException:  # noqa: BLE001 - the program's failure is the result, whatever it is
+            traceback.print_exc()
+            code_ = 1
+        finally:
+            sys.stdout.flush()
+            bound.exit(code_)
+    bound.close(w)
+    data = _read_all(r, limit, bound.read)
+    bound.close(r)
+    if data is None:
+        bound.kill(pid, signal.SIGKILL)
+    _, status = bound.waitpid(pid, 0)
+    if data and bound.exited(status) and bound.exit_status(status) == 0:
+        return data
     failed: TraceResult
-    for call in spec["calls"]:
-        sys.stdout.flush()
-        sys.stderr.flush()
-        r, w = pipe()
-        pid = fork()
-        if pid == 0:  # the traced child of this call
-            code_ = 0
-            try:
-                close(r)
-                alarm(timeout)
-                result = _trace_call(spec, files, namespace, call)
-                result["call"] = call
-                pending = memoryview(encode(result))
-                while pending:
-                    pending = pending[write(w, pending):]
-            except BaseException:  # noqa: BLE001 - the program's failure is the result, whatever it is
-                traceback.print_exc()
-                code_ = 1
-            finally:
-                sys.stdout.flush()
-                exit_(code_)
-        close(w)
-        data = _read_all(r, limit, read)
-        close(r)
-        if data is None:
-            kill(pid, signal.SIGKILL)
-        _, status = waitpid(pid, 0)
-        if data and exited(status) and exit_status(status) == 0:
-            parts.append(data)
-            continue
-        if data is None:
-            failed = {"status": "too_large", "error": {"type": "TooLarge", "message": f"record over {limit} bytes"}}
-        elif signalled(status) and term_signal(status) == signal.SIGALRM:
-            failed = {"status": "timeout", "error": {"type": "Timeout", "message": f"{timeout} s"}}
-        else:
-            failed = {"status": "crash", "error": {"type": "Crash", "message": _describe_exit(status)}}
-        failed["call"] = call
-        parts.append(encode(failed))
-    send(b'{"module":{"status":"ok"},"calls":[' + b",".join(parts) + b"]}")
+    if data is None:
+        failed = {"status": "too_large", "error": {"type": "TooLarge", "message": f"record over {limit} bytes"}}
+    elif bound.signalled(status) and bound.term_signal(status) == signal.SIGALRM:
+        failed = {"status": "timeout", "error": {"type": "Timeout", "message": f"{timeout} s"}}
+    else:
+        failed = {"status": "crash", "error": {"type": "Crash", "message": _describe_exit(status)}}
+    failed["call"] = call
+    return encode(failed)
 
 
 def _run_script(spec: TraceSpec, files: list[str], code: Any, tree: ast.Module, source: str) -> ScriptValue:
@@ -223,6 +264,18 @@ def _run_script(spec: TraceSpec, files: list[str], code: Any, tree: ast.Module, 
     return {"module": {"status": "ok"}, "script": result}
 
 
+def _writable_roots() -> list[str]:
+    """The directories a job can write, read before the program runs: the job runner's
+    work dir (the parent of ``HOME``, the job's directory; ``sandbox/_jobrunner.py``) and
+    the sandbox's private ``/dev/shm``. Outside that layout, the cwd alone."""
+    cwd, home = os.getcwd(), os.environ.get("HOME", "")
+    inside = os.path.isabs(home) and os.path.isdir(home) and os.path.commonpath([cwd, home]) == home
+    roots = [os.path.dirname(home) if inside and os.path.dirname(home) != "/" else cwd]
+    if os.path.isdir(freshcall.SHM_DIR) and os.access(freshcall.SHM_DIR, os.W_OK):
+        roots.append(freshcall.SHM_DIR)
+    return roots
+
+
 def trace_job(spec: TraceSpec) -> ScriptValue | CallsValue | None:
     """The job runner's handler (:mod:`execbench.sandbox.jobs`): trace the program named by
     ``spec["files"][0]`` (in the job's directory) as ``spec["mode"]`` says; the result record
@@ -240,5 +293,6 @@ def trace_job(spec: TraceSpec) -> ScriptValue | CallsValue | None:
         return {"module": {"status": "tampered", "tampered": found}, "calls": []}
     if spec["mode"] == "script":
         return _run_script(spec, files, code, tree, source)
-    _run_calls(spec, files, code, encode, send)  # sends its own value
+    fresh = freshcall.FreshCalls(_writable_roots())   # before the program's first line
+    _run_calls(spec, files, code, encode, send, fresh)  # sends its own value
     return None
