@@ -109,10 +109,12 @@ def dump(result: JobResult) -> tuple[JSONValue, str | None]:
     return result.value["dump"], result.value["dump_error"]
 
 
-def run(jobs: Sequence[Job], *, seed: int = 0, preload: Sequence[str] = ()) -> list[JobResult]:
-    """``jobs`` in one sandbox (hash seed ``seed``); Python jobs' records checked."""
+def run(jobs: Sequence[Job], *, seed: int = 0, preload: Sequence[str] = (),
+        read_only_paths: Sequence[str] = ()) -> list[JobResult]:
+    """``jobs`` in one sandbox (hash seed ``seed``; ``read_only_paths``: more paths they may
+    read, e.g. precompiled headers); Python jobs' records checked."""
     return [checked(job, result) for job, result in
-            zip(jobs, run_jobs(jobs, seed=seed, preload=preload), strict=True)]
+            zip(jobs, run_jobs(jobs, seed=seed, preload=preload, read_only_paths=read_only_paths), strict=True)]
 
 
 @lru_cache(maxsize=None)
