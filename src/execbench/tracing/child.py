@@ -6,7 +6,10 @@ and returns the result record. Modes:
 
 * ``calls``: execute the module once (untraced, ``__name__ != "__main__"``), then for
   each call expression fork a child that traces just that call, so every call starts
-  from the same fresh module state;
+  from the same fresh module state, and from the same directories: the job's directory
+  (with the work dir above it) and ``/dev/shm`` as the module left them, with no process
+  an earlier call started still alive (:mod:`execbench.tracing.freshcall`; a module that
+  leaves more than its caps there is a module error, ``DirectoryOverCaps``);
 * ``script``: trace the whole module run as ``__main__`` with the sandbox's stdin.
 """
 
