@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 import textwrap
 
 import pandas as pd
@@ -13,6 +14,8 @@ from execbench import registry
 from execbench.analysis.memorisation import memorisation, mutation_pairs
 from execbench.analysis.schema import normalize
 from execbench.cli import app
+from execbench.contract import hashseeds
+from execbench.dataset.cache import BuildCache
 from execbench.dataset import read_manifest, read_rejected, read_tasks
 from execbench.families.build import build_dataset
 from execbench.families.trace.grade import canonical_trace
@@ -151,6 +154,41 @@ def test_drop_unchanged_and_determinism(original, mutated, tmp_path):
     other = mutate_dataset(original / "orig", tmp_path / "seed8", plugins=PLUGINS, settings=OfflineSettings(seed=8, attempts=1),
                            limit=1)
     assert other["content_hash"] != read_manifest(mutated)["content_hash"]
+
+
+def _cached_seeds(path):
+    """The hash seeds every outcome in the build cache at ``path`` keeps, as comma-joined text."""
+    with sqlite3.connect(path) as db:
+        return {",".join(map(str, json.loads(value)["hash_seeds"])) for (value,) in db.execute(
+            "SELECT value FROM outcome")}
+
+
+def test_a_run_draws_its_hash_seeds_once_builds_every_unit_under_them_and_records_them(original, mutated, tmp_path,
+                                                                                       monkeypatch):
+    monkeypatch.delenv(hashseeds.ENV, raising=False)
+    cache = BuildCache(tmp_path / "cache.sqlite")
+    manifest = mutate_dataset(original / "orig", tmp_path / "a", plugins=PLUGINS,
+                              settings=OfflineSettings(seed=7, attempts=3), jobs=2, cache=cache)
+    record = manifest["settings"]["hash_seeds"]
+    (seed,) = record["check"]  # the original's repeats=2
+    assert record == {"key": 0, "check": [seed], "drawn": "random per build", "cached": {}}
+    # every unit, on either thread, built under the run's seeds: the selection builds (one
+    # repeat) under its key seed, the final builds under both
+    assert _cached_seeds(tmp_path / "cache.sqlite") == {"0", f"0,{seed}"}
+    assert (tmp_path / "a" / "tasks.jsonl").read_bytes() == (original / "mut" / "tasks.jsonl").read_bytes()
+    # a second run draws anew and says under which seeds the outcomes it read were checked
+    again = mutate_dataset(original / "orig", tmp_path / "b", plugins=PLUGINS,
+                           settings=OfflineSettings(seed=7, attempts=3), jobs=2, cache=cache)
+    assert again["cache"]["misses"] == 0 and again["settings"]["hash_seeds"]["check"] != [seed]
+    cached = again["settings"]["hash_seeds"]["cached"]
+    assert set(cached) == {"0", f"0,{seed}"} and sum(cached.values()) == again["cache"]["hits"]
+    # pinned by the environment (the option of the original build is not inherited)
+    monkeypatch.setenv(hashseeds.ENV, "5")
+    pinned = mutate_dataset(original / "orig", tmp_path / "c", plugins=PLUGINS,
+                            settings=OfflineSettings(seed=7, attempts=3), jobs=2, cache=cache)
+    assert pinned["settings"]["hash_seeds"] == {"key": 0, "check": [5], "drawn": hashseeds.ENV, "cached": {}}
+    assert pinned["cache"]["hits"] == 0  # a pinned seed is part of the cache key
+    assert "0,5" in _cached_seeds(tmp_path / "cache.sqlite")
 
 
 def test_pairs_feed_the_memorisation_analysis(original, mutated):

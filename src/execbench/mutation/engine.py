@@ -9,6 +9,15 @@ the build cache, linking each admitted mutant to its original, and the records.
 Identity: a mutant of ``<family>/<source>/<case>#<arm>`` is
 ``<family>/<source>-mut/<case>#<arm>`` with ``provenance.original_id`` = the original id
 and ``provenance.mutation`` = {mode, seed, attempt, operators, answer_changed, ...}.
+
+Hash seeds (issue 22): the families that check determinism under several ``PYTHONHASHSEED``
+values (options with ``check_seeds``) get this run's seeds from :func:`resolve_hash_seeds`,
+resolved once per mutation run as ``execbench build`` resolves them once per build
+(:mod:`execbench.contract.hashseeds`: key seed 0, check seeds drawn at random, or pinned by
+``EXECBENCH_CHECK_SEEDS``; not by the original build's own pin). They travel in
+the options every unit builds with (``options["hash_seeds"]``; a selection build with fewer
+``repeats`` takes their prefix), the cache entries keep them, and the mutated dataset's
+manifest records them in ``settings.hash_seeds`` (``key``, ``check``, ``drawn``, ``cached``).
 """
 
 from __future__ import annotations
@@ -16,6 +25,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import threading
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
@@ -25,7 +35,7 @@ from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence, TypedDi
 
 from execbench import astlock
 from execbench.dataset import DatasetError, DatasetWriter, Task, parse_id, read_manifest, read_tasks
-from execbench.contract import Candidate, Family, Outcome, SourceError, build_key
+from execbench.contract import Candidate, Family, Outcome, SourceError, build_key, hashseeds
 from execbench.contract.jsontypes import JSONObject
 from execbench.dataset.cache import BuildCache
 from execbench.mutation.program import MutationError, ProgramMutation, mutate_program
@@ -153,13 +163,17 @@ class Context:
     ``build_candidate``, seeded random generators and the settings."""
 
     def __init__(self, family: Family, options: dict[str, Any], settings: Any, cache: BuildCache,
-                 mode: str = "offline", manifest: JSONObject | None = None) -> None:
+                 mode: str = "offline", manifest: JSONObject | None = None,
+                 checked: Counter[str] | None = None) -> None:
         self.family = family
         self.options = options
         self.settings = settings
         self.cache = cache
         self.mode = mode
         self.manifest = manifest or {}  # the original dataset's manifest (its build settings)
+        # the hash seeds the cached outcomes were checked under (settings.hash_seeds.cached)
+        self.checked: Counter[str] = checked if checked is not None else Counter()
+        self._lock = threading.Lock()  # units build on several threads
 
     def original_candidates(self) -> dict[str, Candidate]:
         """The family's own candidates for the original build's sources, by key ({} if the
@@ -198,14 +212,21 @@ class Context:
         options = self.options if options is None else options
         cache_key = build_key(self.family, payload, options)
         cached = self.cache.get(cache_key)
-        if cached is not None:  # (an entry of `execbench build` also keeps its hash seeds)
+        if cached is not None:  # an entry keeps the hash seeds it was checked under, as `execbench build`'s do
+            if hashseeds.RESOLVED in options:
+                seeds = cached.get("hash_seeds")
+                with self._lock:
+                    self.checked[",".join(map(str, seeds)) if seeds else "unrecorded (before issue 22: 0,1,2)"] += 1
             return Outcome(tasks=cached["tasks"], rejected=cached["rejected"])
         try:
             outcome = self.family.build_candidate(Candidate(key=key, payload=payload), options)
         except SourceError as exc:
             outcome = Outcome()
             outcome.reject(key, "source", str(exc))
-        self.cache.put(cache_key, {"tasks": outcome.tasks, "rejected": outcome.rejected})
+        record: dict[str, Any] = {"tasks": outcome.tasks, "rejected": outcome.rejected}
+        if hashseeds.RESOLVED in options:
+            record["hash_seeds"] = hashseeds.of(options)
+        self.cache.put(cache_key, record)
         return outcome
 
 
@@ -268,6 +289,28 @@ def _family_options(family: Family, manifest: JSONObject) -> dict[str, Any]:
     return options
 
 
+def resolve_hash_seeds(option_sets: Sequence[dict[str, Any]]) -> tuple[list[dict[str, Any]], JSONObject | None]:
+    """The options with this mutation run's hash seeds (resolved once, for every family whose
+    options have ``check_seeds``; the others unchanged) and the manifest's record (None when
+    no family checks determinism). One draw serves all: the most ``repeats`` any family asks
+    for; a family with fewer takes a prefix (:func:`hashseeds.of`).
+
+    The check seeds are drawn anew, or pinned by ``EXECBENCH_CHECK_SEEDS``; a pin in the
+    original build's options is not inherited: the mutants are new programs, which must not
+    be checked under seeds written in the original dataset's manifest."""
+    seeded = [options for options in option_sets if hashseeds.OPTION in options]
+    if not seeded:
+        return list(option_sets), None
+    wanted = {"repeats": max(int(options.get("repeats", 1)) for options in seeded), hashseeds.OPTION: ""}
+    try:
+        resolved, record = hashseeds.resolve(wanted)
+    except SourceError as exc:
+        raise MutationSetupError(str(exc)) from None
+    # (an EXECBENCH_CHECK_SEEDS pin lands in check_seeds: part of the cache key, as in a build)
+    extra = {hashseeds.RESOLVED: resolved[hashseeds.RESOLVED], hashseeds.OPTION: resolved[hashseeds.OPTION]}
+    return [{**options, **extra} if hashseeds.OPTION in options else options for options in option_sets], record
+
+
 def yields(records: Iterable[LogRecord]) -> dict[str, int | float | None]:
     """Counts over task log records: originals, mutants, answer_changed, flagged_unchanged,
     dropped_unchanged, failed, and the admitted and changed rates (None without originals)."""
@@ -314,14 +357,19 @@ def mutate_dataset(
         raise MutationSetupError(f"{dataset} already holds mutants ({len(tasks) - len(originals)} tasks "
                                  "have provenance.original_id); mutate the original dataset")
     manifest = read_manifest(dataset) if dataset.is_dir() else {}
-    units: list[tuple[Adapter, Context, Unit]] = []
+    families: list[tuple[Family, Adapter]] = []
     for family_name in sorted({t.family for t in tasks}):
         plugin = next((f for f in plugins if f.name == family_name), None)
         if plugin is None:
             raise MutationSetupError(f"unknown family {family_name!r}; known: {', '.join(f.name for f in plugins)}")
-        adapter = adapter_for(plugin, plugins)
-        ctx = Context(plugin, _family_options(plugin, manifest), settings, cache, manifest=manifest)
-        for unit in adapter.units([t for t in tasks if t.family == family_name], ctx):
+        families.append((plugin, adapter_for(plugin, plugins)))
+    # the hash seeds, once for the whole run (the units of every family build under them)
+    option_sets, hash_seeds = resolve_hash_seeds([_family_options(plugin, manifest) for plugin, _ in families])
+    checked: Counter[str] = Counter()
+    units: list[tuple[Adapter, Context, Unit]] = []
+    for (plugin, adapter), options in zip(families, option_sets, strict=True):
+        ctx = Context(plugin, options, settings, cache, manifest=manifest, checked=checked)
+        for unit in adapter.units([t for t in tasks if t.family == plugin.name], ctx):
             units.append((adapter, ctx, unit))
     if limit is not None:
         units = units[:limit]
@@ -329,10 +377,12 @@ def mutate_dataset(
         "path": str(dataset.resolve()), "content_hash": manifest.get("content_hash"),
         "settings": manifest.get("settings")}}
     astlock.install()  # the mutants are parsed in these threads too (astlock)
+    counted_from = (cache.hits, cache.misses)  # (the units start before write_dataset does)
     with ThreadPoolExecutor(max(1, jobs)) as pool:
         futures = [pool.submit(_safe_mutate, adapter, unit, ctx) for adapter, ctx, unit in units]
         return write_dataset(out, run_settings, (f.result() for f in futures), started=started, cache=cache,
-                             mode="offline", units=len(units), progress=progress)
+                             mode="offline", units=len(units), progress=progress, hash_seeds=hash_seeds,
+                             checked=checked, counted_from=counted_from)
 
 
 def mutate_with_teacher(dataset: str | Path, out: str | Path, *, plugins: Sequence[Family],
@@ -353,14 +403,22 @@ def mutate_with_teacher(dataset: str | Path, out: str | Path, *, plugins: Sequen
 
 def write_dataset(out: str | Path, run_settings: JSONObject, results: Iterable[UnitResult], *,
                   started: float, cache: BuildCache | None, mode: str, units: int,
-                  progress: ProgressFn | None = None, extra_yields: Mapping[str, int] | None = None) -> JSONObject:
-    """Write unit results (in order) as a dataset directory plus ``mutation_log.jsonl``."""
+                  progress: ProgressFn | None = None, extra_yields: Mapping[str, int] | None = None,
+                  hash_seeds: JSONObject | None = None, checked: Mapping[str, int] | None = None,
+                  counted_from: tuple[int, int] | None = None) -> JSONObject:
+    """Write unit results (in order) as a dataset directory plus ``mutation_log.jsonl``.
+    ``hash_seeds``: the run's record (:func:`resolve_hash_seeds`), written as ``settings.hash_seeds``
+    with ``cached``: ``checked``, the seeds the cached outcomes were checked under (read at the end).
+    ``counted_from``: the cache's (hits, misses) before the units started (default: now)."""
     cache = cache or BuildCache(enabled=False)
-    hits, misses = cache.hits, cache.misses
+    hits, misses = counted_from or (cache.hits, cache.misses)
     records: list[LogRecord] = []
     admitted = failed = done = 0
     out = Path(out)
-    with DatasetWriter(out, settings={"mutation": run_settings}) as writer, _LogWriter(out) as log:
+    settings: JSONObject = {"mutation": run_settings}
+    if hash_seeds is not None:
+        settings["hash_seeds"] = hash_seeds = dict(hash_seeds)
+    with DatasetWriter(out, settings=settings) as writer, _LogWriter(out) as log:
         for result in results:
             done += 1
             for record in result.tasks:
@@ -375,6 +433,8 @@ def write_dataset(out: str | Path, run_settings: JSONObject, results: Iterable[U
             if progress:
                 progress(done, units, admitted, failed)
         summary: JSONObject = {**yields(records), **(extra_yields or {})}
+        if hash_seeds is not None:  # (the writer holds this dict: filled before it writes the manifest)
+            hash_seeds["cached"] = dict(sorted((checked or {}).items()))
         log.close()
         return writer.close(
             candidates=units,

@@ -18,6 +18,9 @@ from execbench.sources import repos
 
 FIXTURE = Path(__file__).parent / "fixtures" / "minilib"
 pytestmark = pytest.mark.slow
+# test_unstable_order's value agrees with hash seed 0's under ~1 check seed in 80: the builds whose
+# rejections are pinned here use seed 1 (drawn seeds: test_hash_seeds.py)
+PINNED = {**build.DEFAULT_OPTIONS, "check_seeds": "1"}
 
 
 @pytest.fixture(scope="module")
@@ -30,8 +33,7 @@ def local_repo(tmp_path_factory):
 @pytest.fixture(scope="module")
 def built(local_repo, tmp_path_factory):
     out = tmp_path_factory.mktemp("out") / "ds"
-    manifest = build_dataset(registry.get("repo"), [str(local_repo)], out,
-                             options=dict(build.DEFAULT_OPTIONS), jobs=1)
+    manifest = build_dataset(registry.get("repo"), [str(local_repo)], out, options=PINNED, jobs=1)
     tasks = {t.id.split("::", 1)[1].split("#")[0]: t for t in read_tasks(out)}
     rejected = list(read_rejected(out))
     return manifest, tasks, rejected
@@ -75,6 +77,8 @@ def test_rejections_per_stage_and_funnel(built):
     assert _reason(rejected, "test_identity_with_a_constructed_value") == [
         ("dvp-morphology", "identity_with_non_singleton_value")]
     assert _reason(rejected, "test_unstable_order") == [("dvp-semantic", "unstable_value")]
+    assert [r["reason"] for r in rejected if "::test_unstable_order" in r["candidate"]] == [
+        "unstable_value: differs between runs: hash seed 0's value differs from 1's"]
     assert _reason(rejected, "test_loop_values") == [("dvp-semantic", "multiple_values")]
     assert _reason(rejected, "test_memory_address") == [("dvp-semantic", "memory_address")]
     assert _reason(rejected, "test_random_signal") == [("dvp-semantic", "nondeterministic_in_test")]
@@ -162,7 +166,7 @@ def test_worker_processes_build_what_threads_build(built, local_repo, tmp_path):
     plugin = registry.get("repo")
     with _pool(plugin, 2) as pool:
         assert type(pool).__name__ == "ProcessPoolExecutor"
-    manifest = build_dataset(plugin, [str(local_repo)], tmp_path / "ds", options=dict(build.DEFAULT_OPTIONS), jobs=2)
+    manifest = build_dataset(plugin, [str(local_repo)], tmp_path / "ds", options=PINNED, jobs=2)
     assert manifest["content_hash"] == built[0]["content_hash"] and manifest["tasks"] == built[0]["tasks"]
 
 

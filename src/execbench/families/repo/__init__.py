@@ -35,7 +35,9 @@ class RepoFamily(Family):
     # 15: in the agent's copy a one-word string answer leaks only quoted ('host', not English "host").
     # 16: rejection reasons without this machine's paths; a root tests.py is a test module when nothing
     #     else is; new-tests-only compares with the last final release (tasks of 15 otherwise unchanged).
-    version = "16"
+    # 17: verification runs under check seeds drawn per build (options repeats, check_seeds; issue 22);
+    #     provenance key_hash_seed and repeats instead of hash_seeds [0, 1].
+    version = "17"
     variants = tuple(prompt.VARIANTS)
     default_options = dict(build.DEFAULT_OPTIONS)
     build_in_processes = True  # admission, slicing and metrics are parent-side Python: ~60% of a build

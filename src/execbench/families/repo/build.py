@@ -3,13 +3,22 @@
 One candidate is one test module of one repository. :func:`build_test_file` is the whole
 path from a test module's *text* to tasks, so the mutation engine can hand it a mutated
 text for the same path and get tasks through the same tracing / DVP / masking / verify
-path. Per module it runs the tests twice in the sandbox:
+path. Per module it runs the tests ``repeats`` times (default 2) in the sandbox:
 
-1. trace + probe (hash seed 0): every compared operand is wrapped in a probe that records
-   its value; each test call runs under the depth-3 tracer (test function = depth 0);
-2. verify (hash seed 1, only tests with pending assertions): each pending assertion is
+1. trace + probe (the key run, hash seed 0): every compared operand is wrapped in a probe
+   that records its value; each test call runs under the depth-3 tracer (test function =
+   depth 0); its values are the answers;
+2. verify (only tests with pending assertions; ``repeats - 1`` runs, one job each in one
+   sandbox, under the build's check seeds: drawn at random per build, or pinned with
+   ``--set check_seeds=N``, :mod:`execbench.contract.hashseeds`): each pending assertion is
    rewritten so its actual operand is evaluated once and every candidate answer is checked
-   by the original assertion with the answer substituted for the masked operand.
+   by the original assertion with the answer substituted for the masked operand. A value
+   that differs from the key run's under any check seed is ``unstable_value``; a candidate
+   answer must pass in every verification run.
+
+The check seeds are not in the task records (a record must not vary per build): the
+provenance says ``key_hash_seed`` (0) and ``repeats``; the manifest's ``settings.hash_seeds``
+names the seeds, as for the trace, cruxeval and state families.
 
 Rejection stages: ``source``, ``execution`` (test failed / skipped / timed out / trace over
 the caps / assertion not reached), ``selection`` (complexity score below the threshold,
@@ -35,13 +44,13 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence, TypedDict
 
 from execbench.dataset import make_id
 from execbench.dataset.cache import cache_dir
-from execbench.contract import Candidate, Outcome, SourceError
+from execbench.contract import Candidate, Outcome, SourceError, hashseeds
 from execbench.contract.jsontypes import JSONObject, JSONValue
 from execbench.families.repo import assertions as A
 from execbench.families.repo import agent_copy, context, dvp, leaks, packages
 from execbench.families.repo.records import (AnswerCandidate, Item, Module, Pending, RejectionBase, RepoOptions,
                                              RepoPayload, RepoPromptFields, SliceTarget, TestFilePayload)
-from execbench.families.repo.runner import run_tests
+from execbench.families.repo.runner import PytestReport, pytest_job, run_many, run_tests
 from execbench.families.repo.slicing_metrics import fill_metrics, slice_cache, slice_for, slice_provenance
 from execbench.families.repo.traces import TraceStore
 from execbench.sources import repos
@@ -69,6 +78,8 @@ DEFAULT_OPTIONS: RepoOptions = {
     "released_after": "",  # list:FILE sources: releases uploaded on or after this day (YYYY-MM-DD) ...
     "released_before": "",  # ... and before this day (packages.py, docs/repo-family.md "A living benchmark")
     "new_tests_only": False,  # keep only assertions the release before the window did not have (novelty.py)
+    "repeats": 2,  # runs per module: the probe run (hash seed 0) + repeats - 1 verification runs (check seeds)
+    "check_seeds": "",  # "": drawn at random per build; "5,9": pinned (contract/hashseeds.py)
 }
 _HINT_TYPES = {"int", "float", "complex", "str", "bytes", "bool", "NoneType", "list", "tuple", "dict", "set",
                "frozenset"}
@@ -118,7 +129,18 @@ def test_environment(repo: Repo) -> JSONObject:
             "resolved": resolved}
 
 
+def run_seeds(options: RepoOptions) -> list[int]:
+    """The hash seeds of a module's runs: the key run's (0, the probe run) first, then the
+    verification runs' check seeds (:func:`hashseeds.of`: the build's resolved ones, else
+    pinned or drawn now). A :class:`SourceError` when ``repeats`` leaves no verification run."""
+    if int(options.get("repeats", 2)) < 2:
+        raise SourceError(f"repeats={options.get('repeats')}: the repo family needs at least 2 "
+                          "(the probe run and one verification run)")
+    return hashseeds.of({"repeats": 2, **options})
+
+
 def candidates(sources: list[str], options: RepoOptions) -> Iterator[Candidate]:
+    run_seeds(options)  # a bad repeats or check_seeds stops the build before any repository is prepared
     PREPARED.clear()
     packages.SELECTED.clear()
     for spec in repos.expand_specs(sources):
@@ -203,7 +225,8 @@ def _build_test_file(repo: Repo, rel: str, source: str, options: RepoOptions, *,
     run does not assert: the maskable assertions become probes (RepoReason D.4 stage 1),
     their values are captured, and the verify run re-checks each rebuilt assertion.
     The steps: read the module and its helpers, the probe run (traced, hash seed 0), the
-    answer candidates per reached assertion, the verification run (hash seed 1), admission."""
+    answer candidates per reached assertion, the verification runs (the check seeds), admission."""
+    seeds = run_seeds(options)
     outcome = Outcome()
     label = f"{repo.key}/{rel}"
     test_path = repo.root / rel
@@ -213,7 +236,7 @@ def _build_test_file(repo: Repo, rel: str, source: str, options: RepoOptions, *,
     sympy = repo.name.lower() == "sympy"
     items, nondet = _analyse(modules, sympy)
     served = _probe_sources(modules, items, origin)
-    first = run_tests(repo, test_path, served, trace=True, options=options, hash_seed=0)
+    first = run_tests(repo, test_path, served, trace=True, options=options, hash_seed=seeds[0])
     if not first.records:
         _reject_run_without_records(first, label, outcome)
         return outcome
@@ -222,9 +245,10 @@ def _build_test_file(repo: Repo, rel: str, source: str, options: RepoOptions, *,
         return outcome
     verification = _Verification.of(pending)
     keep = sorted({p.record["nodeid"] for p in pending})
-    second = run_tests(repo, test_path, verification.sources(modules, items, origin), trace=False,
-                       options=options, keep=keep, hash_seed=1)
-    admitted = _admitted(pending, second, verification, outcome)
+    verify_sources = verification.sources(modules, items, origin)
+    runs = run_many(repo, [pytest_job(f"verify-{n}", repo, test_path, verify_sources, trace=False, options=options,
+                                      keep=keep, hash_seed=seed) for n, seed in enumerate(seeds[1:], 1)])
+    admitted = _admitted(pending, runs, seeds, verification, outcome)
     _disambiguate(admitted, outcome)
     analysis, store = slice_cache(), TraceStore()
     copies = _agent_copies(modules, items, [p for p in admitted if not p.dropped])
@@ -438,30 +462,67 @@ class _Verification:
         return verify_served
 
 
-def _admitted(pending: list[Pending], second: Any, verification: _Verification, outcome: Outcome) -> list[Pending]:
-    """The pending assertions the verification run admits, with their answer, aliases and
-    respellings; the rest rejected (unstable value, no passing candidate, many solutions)."""
-    union, extra, guards, respell = verification.union, verification.extra, verification.guards, verification.respell
-    by_node = {r["nodeid"]: r for r in second.records}
-    admitted: list[Pending] = []
-    for p in pending:
-        it, record = p.item, p.record
-        rec2 = by_node.get(record["nodeid"])
-        if rec2 is None or any(ph["outcome"] != "passed" for ph in rec2.get("phases", {}).values()):
-            why = "test did not pass in the verification run" if rec2 else f"verification run: {second.reason}"
-            outcome.reject(p.label, "verification", why, **p.base)
-            continue
-        checks = rec2.get("verify", {}).get(it.key)
-        if not checks:
-            outcome.reject(p.label, "verification", "assertion not reached in the verification run", **p.base)
-            continue
-        actual_now = {json.dumps(_value_text(c["value"])) for c in checks}
-        assert isinstance(it.choice, dvp.Choice)  # a pending item's choice
-        actual_before = {json.dumps(_value_text(run.get(str(it.choice.actual)))) for run in p.values}
-        if actual_now != actual_before:
-            outcome.reject(p.label, dvp.SEMANTIC, "unstable_value: differs between runs (hash seeds 0 and 1)",
+@dataclasses.dataclass
+class _VerifyRun:
+    """One verification run: its hash seed, its report and its records by test id."""
+
+    seed: int
+    report: PytestReport
+    by_node: dict[str, TestRecord]
+
+
+def _verified(p: Pending, runs: list[_VerifyRun], key_seed: int,
+              outcome: Outcome) -> tuple[TestRecord, list[Any]] | None:
+    """The first verification run's record of ``p``'s test and the checks of every
+    verification run; None when ``p`` is rejected: its test did not pass or its assertion was
+    not reached in a verification run, or its value differs from the probe run's (whose hash
+    seed is ``key_seed``): ``unstable_value``, naming the seeds."""
+    it = p.item
+    where = {run.seed: "" if len(runs) == 1 else f" (hash seed {run.seed})" for run in runs}
+    first: TestRecord | None = None
+    checks: list[Any] = []
+    differ: list[int] = []
+    assert isinstance(it.choice, dvp.Choice)  # a pending item's choice
+    actual_before = {json.dumps(_value_text(run.get(str(it.choice.actual)))) for run in p.values}
+    for run in runs:
+        seed, rec = run.seed, run.by_node.get(p.record["nodeid"])
+        if rec is None or any(ph["outcome"] != "passed" for ph in rec.get("phases", {}).values()):
+            why = "test did not pass in the verification run" if rec else f"verification run: {run.report.reason}"
+            outcome.reject(p.label, "verification", why + where[seed], **p.base)
+            return None
+        found = rec.get("verify", {}).get(it.key)
+        if not found:
+            outcome.reject(p.label, "verification", "assertion not reached in the verification run" + where[seed],
                            **p.base)
+            return None
+        if {json.dumps(_value_text(c["value"])) for c in found} != actual_before:
+            differ.append(seed)
+        first = first or rec
+        checks += found
+    if differ:
+        outcome.reject(p.label, dvp.SEMANTIC, f"unstable_value: differs between runs: hash seed {key_seed}'s value "
+                       f"differs from {', '.join(map(str, differ))}'s", hash_seeds=[key_seed, *(r.seed for r in runs)],
+                       **p.base)
+        return None
+    assert first is not None  # (at least one verification run)
+    return first, checks
+
+
+def _admitted(pending: list[Pending], runs: list[PytestReport], seeds: list[int], verification: _Verification,
+              outcome: Outcome) -> list[Pending]:
+    """The pending assertions the verification runs admit, with their answer, aliases and
+    respellings; the rest rejected (unstable value, no candidate passing in every run, many
+    solutions)."""
+    union, extra, guards, respell = verification.union, verification.extra, verification.guards, verification.respell
+    admitted: list[Pending] = []
+    indexed = [_VerifyRun(seed, run, {r["nodeid"]: r for r in run.records})
+               for seed, run in zip(seeds[1:], runs, strict=True)]
+    for p in pending:
+        it = p.item
+        verified = _verified(p, indexed, seeds[0], outcome)
+        if verified is None:
             continue
+        rec2, checks = verified
         texts = union[it.key]
 
         def passes(index: int, checks: list = checks) -> bool:
@@ -1253,7 +1314,9 @@ class RepoProvenance(AnswerProvenance):
     """A repo task's ``provenance`` (written in this key order: origin, the answer's, the rest)."""
 
     origin: str  # "original" or a mutation's origin
-    hash_seeds: list[int]
+    key_hash_seed: int  # the probe run's PYTHONHASHSEED: its values are the answers
+    repeats: int  # the runs that agreed: the probe run and repeats - 1 verification runs under the
+    # build's check seeds (drawn per build: the manifest's settings.hash_seeds, not here)
     trace_ref: str
     slicing: str
     slice: SliceProvenance | None
@@ -1406,7 +1469,9 @@ def _task(repo: Repo, rel: str, modules: list[Module], items: dict[str, Item], p
     provenance: RepoProvenance = {
         "origin": origin,
         **_answer_provenance(p, expr),
-        "hash_seeds": [0, 1],
+        # the check seeds are drawn per build (the manifest's settings.hash_seeds): not in the record
+        "key_hash_seed": hashseeds.KEY_SEED,
+        "repeats": int(options.get("repeats", 2)),
         "trace_ref": trace_ref,
         "slicing": slice_status,
         "slice": slice_provenance(sliced),

@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Callable, NotRequired, Protocol, TypedDict, Ty
 
 from execbench.dataset import Task, read_manifest, read_tasks
 from execbench.dataset.cache import BuildCache
-from execbench.contract import Outcome, SourceError
+from execbench.contract import Outcome, SourceError, hashseeds
 from execbench.contract.jsontypes import JSONObject
 from execbench.families.repo.records import RepoOptions
 from execbench.mutation import engine
@@ -698,8 +698,10 @@ async def mutate_module(spec: str, rel: str, originals: list[Task], *, session_f
     test_path = repo.root / rel
 
     def run(module_text: str, keep: list[str]) -> PytestReport:
+        # stages 2-3 run under the key run's hash seed: the captured values become expected
+        # values, which build_test_file then checks under the build's check seeds (options)
         return run_tests(repo, test_path, {str(test_path): module_text}, trace=False, options=options,
-                         keep=keep, hash_seed=0)
+                         keep=keep, hash_seed=hashseeds.KEY_SEED)
 
     async def one(job: FunctionJob) -> FunctionRecord:
         async with gate:
@@ -767,7 +769,9 @@ def mutate_repo_dataset(
     if any("original_id" in t.provenance for t in tasks):
         raise engine.MutationSetupError(f"{dataset} already holds mutants; mutate the original dataset")
     manifest = read_manifest(dataset) if dataset.is_dir() else {}
-    options = cast(RepoOptions, engine._family_options(FAMILY, manifest))  # the defaults, as built
+    # the options as built, with this run's hash seeds (resolved once: every module's build checks under them)
+    (resolved,), hash_seeds = engine.resolve_hash_seeds([engine._family_options(FAMILY, manifest)])
+    options = cast(RepoOptions, resolved)
     modules = _modules(tasks)
     keys = list(modules)[:limit] if limit is not None else list(modules)
     teacher_name = teacher if isinstance(teacher, str) else teacher.name
@@ -795,4 +799,4 @@ def mutate_repo_dataset(
     else:
         results = asyncio.run(run_all(teacher))
     return engine.write_dataset(out, run_settings, results, started=started, cache=cache, mode="teacher",
-                                units=len(keys), extra_yields=function_yields(results))
+                                units=len(keys), extra_yields=function_yields(results), hash_seeds=hash_seeds)

@@ -41,6 +41,9 @@ class RepoOptions(TypedDict):
     released_after: str
     released_before: str
     new_tests_only: bool
+    repeats: int  # runs per test module: the probe run (hash seed 0) and repeats - 1 verification runs
+    check_seeds: str  # "": the verification runs' hash seeds drawn at random per build; "5,9": pinned
+    hash_seeds: NotRequired[list[int]]  # set by the build engine (contract/hashseeds.py resolve)
 
 
 class RejectionBase(TypedDict):
