@@ -9,7 +9,9 @@ reason in the commit message. Trace answers come from the pinned CPython 3.11
 The state records carry opcode counts of the building interpreter (``metrics``), so their
 hashes hold for the interpreter they were recorded with (CPython 3.11.7, the one CI runs);
 they were recorded after the state records stopped carrying measured resources (state
-version 3), from builds whose records equal 0939e2f's apart from those measurements.
+version 3), from builds whose records equal 0939e2f's apart from those measurements, and
+re-recorded at state version 6 (provenance ``key_hash_seed`` instead of ``hash_seeds``, issue
+22) from cold builds whose records equal version 5's apart from that field (benchmarks/RESULTS.md).
 """
 
 from __future__ import annotations
@@ -26,8 +28,8 @@ PINNED = {
     # (family, source): content hash of tasks.jsonl
     ("trace", "humaneval"): "sha256:4c10133331db09adad77a41fe28046f20cd4900cd9c9fe25efd59d951014d5c5",
     ("trace", "advanced"): "sha256:bb7b541e8695e374a0a37ac3a97cbb4fcf91f2c3a466b2dd630063c765b392aa",
-    ("state", "classic"): "sha256:cf7bc6923f09c97b63d6833f772abe16744399896a0bf7fd84fbdd0fef9e6a39",
-    ("state", "networkx-simplex"): "sha256:228fff615630564c488b45909704f02f60f6d8ce31a65895f3bff1c49499f158",
+    ("state", "classic"): "sha256:8f33d591cf7705537e5c5b2abd1b53f79369933522c72642d7cc6d83960659dd",
+    ("state", "networkx-simplex"): "sha256:92d61cff71629f2ae1911be05add25ca2e1df2649120b9bf0fe1f868c83ddd42",
 }
 RECORDED_UNDER = {"state": "3.11.7"}  # families whose records depend on the building interpreter
 

@@ -50,6 +50,19 @@ def _build(tmp_path: Path, rows: list[dict], **options) -> tuple[list[dict], lis
     return tasks, rejected, manifest
 
 
+def test_records_do_not_depend_on_the_build_check_seeds(tmp_path):
+    """Two builds under other check seeds write the same tasks.jsonl (the seeds are only in the manifest)."""
+    rows = PROBLEMS[:1]
+    for name in "ab":
+        (tmp_path / name).mkdir()
+    first = _build(tmp_path / "a", rows, check_seeds="5,9", arms="output-prediction")
+    second = _build(tmp_path / "b", rows, check_seeds="7,11", arms="output-prediction")
+    assert first[2]["settings"]["hash_seeds"]["check"] == [5, 9]
+    assert second[2]["settings"]["hash_seeds"]["check"] == [7, 11]
+    assert first[0] == second[0] and len(first[0]) == 1
+    assert first[2]["content_hash"] == second[2]["content_hash"]
+
+
 def test_build_verifies_every_answer_and_finds_literal_inputs(tmp_path):
     tasks, rejected, manifest = _build(tmp_path, PROBLEMS, batch_size=4, arms="output-prediction,input-prediction")
     by_id = {t["id"]: t for t in tasks}
@@ -65,6 +78,9 @@ def test_build_verifies_every_answer_and_finds_literal_inputs(tmp_path):
     assert out0["answer"] == "6" and out0["answer_kind"] == "python-literal"
     assert out0["source_id"] == "cruxeval/sample_0" and out0["provenance"]["cruxeval_id"] == "sample_0"
     assert out0["metrics"]["trace_length"] == 9 and out0["provenance"]["trace_lengths"] == [9, 9, 9]
+    # the key run's seed only (the check seeds are the manifest's): 3 runs agreed, the answer is seed 0's
+    assert out0["provenance"]["repeats"] == 3 and "hash_seeds" not in out0["provenance"]
+    assert out0["provenance"]["key_hash_seed"] == manifest["settings"]["hash_seeds"]["key"] == 0
     assert out0["metrics"]["cyclomatic"] == 2 and out0["metrics"]["loc"] == 5
     assert out0["prompt_fields"]["call"] == "f([1, 2, 3])"
     assert by_id["cruxeval/cruxeval/sample_3#output-prediction"]["answer"] == "[3, 1]"

@@ -61,6 +61,9 @@ def test_worked_example_of_the_paper_appendix_g(tmp_path):
     assert inside.metrics["inside_iteration"] == 502 and inside.metrics["loop_iterations"] == 1002
     lengths = short.provenance["trace_lengths"]
     assert len(lengths["short"]) == len(lengths["long"]) == 3 and max(lengths["short"]) * 10 < min(lengths["long"])
+    # 3 runs agreed; the answer is the key run's (seed 0); the check seeds are only in the manifest
+    assert short.provenance["repeats"] == 3 and "hash_seeds" not in short.provenance
+    assert short.provenance["key_hash_seed"] == manifest["settings"]["hash_seeds"]["key"] == 0
     for task in tasks.values():
         assert task.source_id == "abc310e_nand/abc310e_nand"
         assert task.metrics["trace_length"] > 0 and task.metrics["peak_state"] > 0
@@ -235,6 +238,7 @@ def test_cpp_case_with_gcov_trace_lengths_and_compile_rejections(tmp_path):
                                                "total": sum(i * i for i in range(400))}
     prov = tasks["long-trace-final"].provenance
     assert prov["trace_unit"] == "gcov line executions" and prov["toolchain"].startswith("g++")
+    assert prov["key_hash_seed"] is None and "hash_seeds" not in prov  # C++ has no hash seed
     # gcov: the loop's three lines run ~400 times each, plus a handful of straight-line lines
     assert 3 * 400 < tasks["long-trace-final"].metrics["trace_length"] < 5 * 400
     # the C++ state meter (test_state_cpp_auto.py checks its values by hand): 7 statements

@@ -23,7 +23,7 @@ from execbench.grading import Score
 
 class CruxevalFamily(Family):
     name = "cruxeval"
-    version = "5"  # 5: runs on the sandbox job runner (limit and crash reasons worded by it)
+    version = "6"  # 6: provenance key_hash_seed (the key run's seed) replaces hash_seeds [0, 1, 2]; 5: runs on the sandbox job runner (limit and crash reasons worded by it)
     variants = prompt.VARIANTS
     default_options = dict(build.DEFAULT_OPTIONS)
     builder, renderer = build, prompt

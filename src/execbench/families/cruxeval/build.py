@@ -94,7 +94,7 @@ class Provenance(TypedDict):
     input: str
     output: str
     repeats: int
-    hash_seeds: list[int]  # the runs by position (0: the key run)
+    key_hash_seed: int  # PYTHONHASHSEED of the run whose output is the stored answer (always 0)
     trace_lengths: list[int | None]
     returned_literal: bool
 
@@ -206,10 +206,10 @@ def _problem(problem: Problem, jobs: list[JobResult], payload: CruxevalPayload,
         "program_sha256": _sha(problem["code"]),
         "input": problem["input"],
         "output": problem["output"],
-        "repeats": len(results),
-        # the runs by position: 0 is the key run's hash seed; the others stand for the build's
-        # check seeds (the manifest's settings.hash_seeds), so that records do not vary per build
-        "hash_seeds": list(range(len(results))),
+        "repeats": len(results),  # runs that agreed: the key run, then the build's check runs
+        # only the key run's seed: the check seeds are drawn per build (the manifest's
+        # settings.hash_seeds), and records must not vary per build
+        "key_hash_seed": hashseeds.KEY_SEED,
         "trace_lengths": [r["trace_length"] for r in results],
         "returned_literal": all(r["returned_literal"] for r in results),
     }

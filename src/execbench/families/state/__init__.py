@@ -21,7 +21,7 @@ from execbench.grading import Score
 
 class StateFamily(Family):
     name = "state"
-    version = "5"  # 5: C++ loop profile from the state meter's clean run (fewer compiles; same tasks); 4: C++ automatic checkpoints and state metrics; 3: no measured resources in the records (job runner); 2: own compile flags, host varies
+    version = "6"  # 6: provenance key_hash_seed (0; C++ None) replaces hash_seeds [0, 1, 2]; 5: C++ loop profile from the state meter's clean run (fewer compiles; same tasks); 4: C++ automatic checkpoints and state metrics; 3: no measured resources in the records (job runner); 2: own compile flags, host varies
     variants = prompt.VARIANTS
     default_options = dict(build.DEFAULT_OPTIONS)
     builder, renderer = build, prompt

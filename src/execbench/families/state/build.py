@@ -44,7 +44,7 @@ from functools import lru_cache
 from typing import Any, Generator, Iterator, Sequence, TypedDict, cast
 
 from execbench.dataset import make_id
-from execbench.contract import Candidate, Outcome, Reject, SourceError
+from execbench.contract import Candidate, Outcome, Reject, SourceError, hashseeds
 from execbench.families.state import choose, choose_cpp, cpp_programs, instrument_cpp, instrument_py
 from execbench.families.state import jobs as state_jobs
 from execbench.families.state.canonical import depth_ok, dumps, json_type, leaves
@@ -767,10 +767,10 @@ def _tasks(payload: StatePayload, result: CaseResult, settings: Settings) -> lis
         "checkpoint": choice.record(),
         "trace_unit": result.unit,
         "trace_lengths": result.trace,
-        "repeats": settings.repeats,
-        # the runs by position (0: the key run's seed; the others stand for the build's check
-        # seeds, in the manifest's settings.hash_seeds): records do not vary per build
-        "hash_seeds": list(range(settings.repeats)) if language == "python" else None,
+        "repeats": settings.repeats,  # runs that agreed: the key run, then the build's check runs
+        # only the key run's seed (C++: None, no hash seed): the check seeds are drawn per build
+        # (the manifest's settings.hash_seeds), and records must not vary per build
+        "key_hash_seed": hashseeds.KEY_SEED if language == "python" else None,
         "instrumentation_version": INSTRUMENTATION_VERSION,
     }
     if language == "cpp":

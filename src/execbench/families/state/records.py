@@ -203,7 +203,7 @@ class CommonProvenance(CaseProvenance):
     trace_unit: str
     trace_lengths: dict[str, list[int]]
     repeats: int
-    hash_seeds: list[int] | None  # Python: the runs by position (0 is the key run's seed)
+    key_hash_seed: int | None  # Python: the key run's PYTHONHASHSEED (0); C++: None
     instrumentation_version: str
     toolchain: NotRequired[str]  # C++
     compile: NotRequired[str]  # C++: the compile command
