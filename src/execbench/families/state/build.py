@@ -15,8 +15,9 @@ code runs as jobs of the sandbox's job runner (:mod:`.jobs`), the cases of a bat
    native trace length, measured ``repeats`` times); seed 0's traced runs of all four arms
    also measure the state load.
 
-C++: compile (``g++ -std=c++17 -O0 --coverage``) and run in the sandbox; a compile error is
-a rejection; the trace length is the sum of gcov line-execution counts of the program's own
+C++: compile (``g++ -std=c++17 -O0 --coverage``; a source's leading standard headers come
+precompiled, :mod:`.pch`) and run in the sandbox; a compile error is a rejection; the
+trace length is the sum of gcov line-execution counts of the program's own
 source file (standard headers filtered out). Without ``[checkpoint]`` the loop and the
 projection are chosen by the Python rule from a profile and a snapshot run
 (:mod:`.choose_cpp`); the state metrics come from the C++ state meter
@@ -45,7 +46,7 @@ from typing import Any, Generator, Iterator, Sequence, TypedDict, cast
 
 from execbench.dataset import make_id
 from execbench.contract import Candidate, Outcome, Reject, SourceError, hashseeds
-from execbench.families.state import choose, choose_cpp, cpp_programs, instrument_cpp, instrument_py
+from execbench.families.state import choose, choose_cpp, cpp_programs, instrument_cpp, instrument_py, pch
 from execbench.families.state import jobs as state_jobs
 from execbench.families.state.canonical import depth_ok, dumps, json_type, leaves
 from execbench.families.state.jobs import exec_job, python_job, toolchain
@@ -183,6 +184,7 @@ def build_candidates(candidates: list[Candidate], options: StateOptions) -> list
     payloads = [cast(StatePayload, candidate.payload) for candidate in candidates]
     settings = Settings.of(options)
     pending: dict[int, tuple[CaseRun, Step]] = {}
+    compiler = next((p.get("toolchain") or "" for p in payloads if p.get("language") == "cpp"), "")
 
     def advance(i: int, run: CaseRun, results: Results | None) -> None:
         payload, key, outcome = payloads[i], candidates[i].key, outcomes[i]
@@ -216,7 +218,9 @@ def build_candidates(candidates: list[Candidate], options: StateOptions) -> list
         for (seed, preload), items in sandboxes.items():
             batch = [replace(job, id=f"{i}:{job.id}", group=str(i), needs=[f"{i}:{n}" for n in job.needs])
                      for i, job in items]
-            for (i, job), result in zip(items, state_jobs.run(batch, seed=seed, preload=preload), strict=True):
+            batch, readable = pch.use(batch, compiler)   # g++ compiles with their precompiled headers
+            results = state_jobs.run(batch, seed=seed, preload=preload, read_only_paths=readable)
+            for (i, job), result in zip(items, results, strict=True):
                 answers[i][seed][job.id] = result
         for i, answer in answers.items():
             advance(i, pending[i][0], answer)

@@ -37,6 +37,7 @@ from execbench.sandbox.jobs import Job, run_jobs
 MIN_USES = 3    # a .gch costs about as much as 2-3 compiles of its headers; each use saves most of one
 MAX_PCH = 256 << 20   # the biggest (every header the emitter and the meter include) is ~55 MB
 PCH_NAME = "pch.h"
+Key = tuple[str, tuple[str, ...], tuple[str, ...]]   # (toolchain, g++ flags, headers)
 
 # C++17 standard library headers (C++ and <cname> forms): all have include guards
 STANDARD = frozenset("""
@@ -81,8 +82,8 @@ class _Store:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.root: str | None = None
-        self.built: dict[tuple[str, tuple[str, ...], tuple[str, ...]], str | None] = {}
-        self.uses: dict[tuple[str, tuple[str, ...], tuple[str, ...]], int] = {}   # compiles that wanted it
+        self.built: dict[Key, str | None] = {}
+        self.uses: dict[Key, int] = {}   # compiles that wanted it
 
     def directory(self) -> str:
         if self.root is None:
@@ -91,7 +92,7 @@ class _Store:
             atexit.register(shutil.rmtree, self.root, True)
         return self.root
 
-    def build(self, keys: list[tuple[str, tuple[str, ...], tuple[str, ...]]]) -> None:
+    def build(self, keys: list[Key]) -> None:
         """Compile the ``.gch`` of each key in one sandbox, store them read-only."""
         jobs = [Job(f"pch{i}", "exec", args={"argv": ["g++", *flags, "-x", "c++-header", PCH_NAME,
                                                       "-o", f"{PCH_NAME}.gch"]},
@@ -125,7 +126,7 @@ def use(jobs: Sequence[Job], toolchain: str) -> tuple[list[Job], list[str]]:
     """``jobs`` (one step's) with each g++ compile of a source with leading standard headers
     force-including their precompiled header, built first when needed (module docs); and the
     read-only paths the sandbox needs for them ([] if none is used)."""
-    wanted: dict[int, tuple[str, tuple[str, ...], tuple[str, ...]]] = {}
+    wanted: dict[int, Key] = {}
     for i, job in enumerate(jobs):
         compile_ = _compile_of(job)
         if compile_ is not None and toolchain:
