@@ -176,7 +176,8 @@ def _entry(path: str, dir_fd: int, name: str, st: os.stat_result, budget: list[i
     """One entry of a copy, charged to ``budget``."""
     budget[0] -= 1
     if budget[0] < 0:
-        raise DirectoryOverCaps(f"the module left more than {MAX_ENTRIES} entries in the job's directory and /dev/shm (each call starts from a copy of them)")
+        raise DirectoryOverCaps(f"the module left more than {MAX_ENTRIES} entries in the job's directory and "
+                                "/dev/shm (each call starts from a copy of them)")
     times = (st.st_atime_ns, st.st_mtime_ns)
     if _S_ISDIR(st.st_mode):
         return Entry(path, "dir", st.st_mode & 0o1777, times, None)
@@ -186,7 +187,8 @@ def _entry(path: str, dir_fd: int, name: str, st: os.stat_result, budget: list[i
         raise DirectoryOverCaps(f"{path!r} is not a file, directory or link")
     budget[1] -= st.st_size
     if budget[1] < 0:
-        raise DirectoryOverCaps(f"the module left more than {MAX_BYTES} bytes of files in the job's directory and /dev/shm (each call starts from a copy of them)")
+        raise DirectoryOverCaps(f"the module left more than {MAX_BYTES} bytes of files in the job's directory "
+                                "and /dev/shm (each call starts from a copy of them)")
     return Entry(path, "file", st.st_mode & 0o777, times, _read_file(name, dir_fd, st.st_size))
 
 
@@ -293,6 +295,12 @@ class FreshCalls:
     def kill_leftovers(self, rounds: int = 1000) -> None:
         """Kill every child that was not there before the first call (a call's orphans
         are ours: subreaper), wait for each, until none is left."""
+        while True:   # the usual case, no child at all, costs one wait4
+            try:
+                if _waitpid(-1, os.WNOHANG)[0] == 0:
+                    break   # a child is alive: ask /proc which
+            except ChildProcessError:
+                return
         for _ in range(rounds):
             kids = _children()
             if not kids:
