@@ -302,3 +302,26 @@ def test_a_module_whose_directory_cannot_be_copied_is_refused_with_a_reason(make
     module = result.value["module"]
     assert module["status"] == "error" and module["error"]["type"] == "DirectoryOverCaps", module
     assert reason in module["error"]["message"] and result.value["calls"] == []
+
+
+LOCKER = textwrap.dedent("""
+    import os
+    os.makedirs('sub', exist_ok=True)
+    with open('sub/data', 'w') as fh:
+        fh.write('module')
+
+    def f():
+        if os.path.lexists('link') or not os.access('sub', os.R_OK | os.X_OK) or not os.access('.', os.W_OK):
+            seen = True
+        os.symlink('/etc/hostname', 'link')
+        os.chmod('sub', 0)
+        os.chmod('.', 0o500)
+        return 1
+""")
+
+
+def test_a_call_that_locks_its_directory_does_not_reach_the_next_call():
+    """Modes, a planted symlink: the next call starts from the module's directory all the same."""
+    alone, in_turn = _traced_alone_and_in_turn(LOCKER, "f()")
+    assert alone[0]["status"] == "ok", alone
+    assert [c.get("lines", c) for c in in_turn] == [alone[0]["lines"]] * 3

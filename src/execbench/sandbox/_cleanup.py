@@ -26,7 +26,7 @@ def _unprotect(name: str, dir_fd: int) -> None:
     """Make ``name`` (in dir_fd) removable/enterable: owner rwx, no immutable flag."""
     try:
         os.chmod(name, 0o700, dir_fd=dir_fd, follow_symlinks=False)
-    except (OSError, NotImplementedError):
+    except (OSError, NotImplementedError, ValueError):   # ValueError: a symlink (CPython, no lchmod)
         pass
     try:
         fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC,
