@@ -215,6 +215,11 @@ def test_three_stages_with_a_scripted_teacher(repo_dataset):
     assert {r["stage"] for r in read_rejected(root / "mut")} == {"mutation"}
     unit = next(r for r in log if r["kind"] == "unit")
     assert unit["valid"] == ["test_histogram", "test_moving_sum"] and "hh = Histogram(10)" in unit["mutated_module"]
+    # the module builds checked the mutants under the run's own drawn seed (issue 22), recorded
+    seeds = manifest["settings"]["hash_seeds"]
+    assert seeds["key"] == 0 and len(seeds["check"]) == 1 and seeds["drawn"] in ("random per build",
+                                                                                 "EXECBENCH_CHECK_SEEDS")
+    assert all(t.provenance["key_hash_seed"] == 0 and t.provenance["repeats"] == 2 for t in mutants)
 
 
 @pytest.mark.slow
