@@ -34,9 +34,10 @@ issue 22 record none: they were checked under 0, 1, 2. Pinned seeds *are* part o
 so a build with pinned seeds re-runs its candidates rather than reading an outcome checked
 under other seeds.
 
-A family that builds outside :func:`build_dataset` (the mutation engine calls
-``build_candidate`` directly) gets seeds drawn per call by :func:`of` when the options carry
-none.
+The mutation engine resolves its own seeds once per mutation run
+(``mutation.engine.resolve_hash_seeds``) and records them in the mutated dataset's manifest;
+a caller of ``build_candidate`` that passes no seeds at all gets seeds drawn per call by
+:func:`of`.
 """
 
 from __future__ import annotations
