@@ -22,7 +22,8 @@ from execbench.grading import Score
 
 class TraceFamily(Family):
     name = "trace"
-    version = "2"  # 2: every comprehension line event (paper convention), CPython 3.11 pinned, script view
+    version = "3"  # 2: every comprehension line event (paper convention), CPython 3.11 pinned, script view;
+    # 3: each traced call starts from the directory the module left (tracing/freshcall.py, issue 22)
     variants = (*prompt.VARIANTS, *coconut.VARIANTS)  # coconut: the paper's prompts and scoring (coconut.py)
     paper_scoring_variants = coconut.VARIANTS  # graded by the paper's rules: the report adds its Table I/II layout
     paper_trace_counts = coconut.PAPER_TRACES  # the paper's traces per topic, shown beside that layout
