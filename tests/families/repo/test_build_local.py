@@ -19,7 +19,7 @@ from execbench.sources import repos
 FIXTURE = Path(__file__).parent / "fixtures" / "minilib"
 pytestmark = pytest.mark.slow
 # test_unstable_order's value agrees with hash seed 0's under ~1 check seed in 80: the builds whose
-# rejections are pinned here use seed 1 (drawn seeds: test_hash_seeds.py)
+# rejections are pinned here use seed 1 (drawn seeds: test_repo_hash_seeds.py)
 PINNED = {**build.DEFAULT_OPTIONS, "check_seeds": "1"}
 
 
