@@ -193,3 +193,15 @@ def test_a_value_that_is_not_utf8_is_a_value_error():
     program = "import os\nos.write(3, b'\\xff\\xfe')\nos._exit(0)\n"
     result = run([job("a", program)])[0]
     assert result.value is None and "not UTF-8" in result.value_error
+
+
+def test_jobs_start_from_a_frozen_warm_state():
+    """The runner's own objects are out of the collector's reach in every job (a collection
+    in a job or a traced call never walks them): ``gc.freeze`` after the warm-up."""
+    results = run([job(f"j{i}", "import gc\nresult = [gc.get_freeze_count(), len(gc.get_objects(2))]\n")
+                   for i in range(2)])
+    assert [r.ok for r in results] == [True, True]
+    for result in results:
+        frozen, old = result.value["result"]
+        assert frozen > 5000, frozen          # the interpreter's and execbench's modules
+        assert old < frozen / 10, (old, frozen)

@@ -30,6 +30,9 @@ Isolation between jobs (docs/sandbox.md, "The job runner"):
   by the sandbox's seccomp filter); a new group starts in an empty work dir and an empty
   ``/dev/shm``; a job with ``fresh`` starts in its group's directory emptied and restored
   to the files its group kept (``keep``: e.g. a compiled binary, held in memory files).
+* **A warm state out of the collector's reach.** After the warm-up the runner freezes its
+  objects (``gc.freeze``): a collection in a job or a traced call never walks them (see
+  docs/sandbox.md for what it cost before).
 * **A failure between jobs blames nobody.** When cleanup fails the runner writes
   ``{"runner_error": ...}`` and exits; the parent runs the jobs it did not reach again in
   a new sandbox. Only the job that was running when the runner died fails.
@@ -39,6 +42,7 @@ from __future__ import annotations
 
 import base64
 import ctypes
+import gc
 import importlib
 import json
 import mmap
@@ -496,6 +500,11 @@ def main() -> int:
         except Exception:  # noqa: BLE001 - a job that needs it reports the import error itself
             pass
     ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)   # PR_SET_DUMPABLE 0: jobs cannot reach into us
+    # The warm state every job is forked from: out of the collector's reach, so no job (and
+    # no traced call forked from one) pays for a full collection over the runner's objects
+    # or copies their pages by touching their GC headers (docs/sandbox.md, "The job runner").
+    gc.collect()
+    gc.freeze()
     scope_signals = bool(preamble.get("scope_signals"))
     group = _Group(os.path.abspath("."))
     done: dict[str, bool] = {}
