@@ -241,6 +241,13 @@ class Family(ABC):
         """How many candidates the build engine hands :meth:`build_candidates` at once."""
         return int(getattr(self.builder, "BATCH_SIZE", 1))
 
+    def candidate_cost(self, candidate: Candidate) -> float:
+        """What building ``candidate`` roughly costs, relative to the family's other candidates
+        (the build engine balances its batches by it); the builder's ``candidate_cost`` when it
+        has one, else 1. Only the schedule depends on it, never an outcome."""
+        cost = getattr(self.builder, "candidate_cost", None)
+        return float(cost(candidate)) if cost is not None else 1.0
+
     def manifest_settings(self, options: dict[str, Any]) -> dict[str, Any]:
         """Extra build settings the manifest records (e.g. the interpreter answers came from)."""
         return {}

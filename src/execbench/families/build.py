@@ -41,15 +41,26 @@ def _cache_record(outcome: Outcome, options: dict) -> dict[str, Any]:
     return record
 
 
-def _batches(misses: list[tuple[int, Candidate]], size: int, jobs: int) -> list[list[tuple[int, Candidate]]]:
+def _batches(misses: list[tuple[int, Candidate]], size: int, jobs: int,
+             cost: Callable[[Candidate], float] = lambda _: 1.0) -> list[list[tuple[int, Candidate]]]:
     """Misses cut into batches of at most ``size`` (fewer when there are few, so that every
-    worker gets two), dealt out in turn (batch ``i`` takes misses ``i``, ``i + n``, ...):
-    neighbouring candidates are often alike in cost (a source's C++ cases, a package's
-    modules), and dealing them out keeps one batch from holding all the slow ones. Outcomes
-    do not depend on the batch a candidate is in."""
+    worker gets two), balanced by ``cost``: the dearest candidates first, each to the batch
+    with the least cost so far that has room (ties: the lowest batch). Neighbouring
+    candidates are often alike in cost (a source's C++ cases, a package's modules); with
+    equal costs this deals them out in turn (batch ``i`` takes misses ``i``, ``i + n``, ...).
+    Each batch keeps the misses' order; the dearest batch comes first, so the pool's workers
+    end together. Outcomes do not depend on the batch a candidate is in."""
     size = max(1, min(size, -(-len(misses) // max(1, jobs * 2))))
     count = -(-len(misses) // size)
-    return [misses[i::count] for i in range(count)]
+    weights = [max(0.0, float(cost(candidate))) for _, candidate in misses]
+    members: list[list[int]] = [[] for _ in range(count)]
+    totals = [0.0] * count
+    for k in sorted(range(len(misses)), key=lambda k: -weights[k]):   # stable: equal costs keep their order
+        target = min((b for b in range(count) if len(members[b]) < size), key=lambda b: (totals[b], b))
+        members[target].append(k)
+        totals[target] += weights[k]
+    order = sorted(range(count), key=lambda b: -totals[b])   # stable: equal totals keep their order
+    return [[misses[k] for k in sorted(members[b])] for b in order]
 
 
 def _cache_hits(family: Family, candidates: list[Candidate], options: dict, cache: BuildCache,
@@ -116,7 +127,7 @@ def _local_outcomes(family: Family, candidates: list[Candidate], options: dict, 
     with _pool(family, jobs) as pool:
         # a worker process or a thread is handed the plug-in itself (pickled for a process)
         futures = {pool.submit(_build_batch, family, [c for _, c in batch], options): batch
-                   for batch in _batches(misses, family.batch_size(options), jobs)}
+                   for batch in _batches(misses, family.batch_size(options), jobs, family.candidate_cost)}
         for future in as_completed(futures):
             batch = futures[future]
             for (index, candidate), outcome in zip(batch, future.result(), strict=True):
