@@ -170,6 +170,15 @@ def _check_checkpoint(raw: Any, case: cases.Case) -> Checkpoint:
 # of its own (its own, emptied directory).
 
 BATCH_SIZE = 16  # cases built together (families/build.py cuts smaller batches when there are few)
+CPP_COST = 5.0   # a C++ case's build CPU over a Python case's (paired, idle: 4 g++ compiles, gcov; ~5-6x)
+
+
+def candidate_cost(candidate: Candidate) -> float:
+    """A case's relative build cost, for balancing the engine's batches (the C++ and Python
+    cases of a source alternate: dealt out in turn, whole batches were one language and one
+    worker ended 11 s after the other on paired, benchmarks/RESULTS.md)."""
+    payload = candidate.payload
+    return CPP_COST if isinstance(payload, dict) and payload.get("language") == "cpp" else 1.0
 
 
 def build_candidate(candidate: Candidate, options: StateOptions) -> Outcome:
