@@ -15,15 +15,10 @@ machine hits both alike.
 
 from __future__ import annotations
 
-import argparse
-import json
-import os
 import resource
-import statistics
-import subprocess
-import sys
 import time
-from pathlib import Path
+
+import _sidebyside  # benchmarks/_sidebyside.py: the script's own folder is on sys.path
 
 QUIET = "def f(n):\n    total = 0\n    for i in range(n):\n        total += i * i\n    return total\n"
 WRITER = QUIET + "\n\ndef g(n):\n    with open('cache.txt', 'a') as fh:\n        fh.write(str(f(n)))\n    return n\n"
@@ -54,32 +49,5 @@ def _measure() -> dict[str, float]:
             "writer_wall_s": writer_wall, "writer_cpu_s": writer_cpu}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--before", required=True, help="the src/ directory of the tree to compare with")
-    parser.add_argument("--rounds", type=int, default=5)
-    args = parser.parse_args()
-    now = str(Path(__file__).resolve().parents[1] / "src")
-    trees = {"before": str(Path(args.before).resolve()), "fresh": now}
-    figures: dict[str, list[dict[str, float]]] = {name: [] for name in trees}
-    print(f"load average before: {os.getloadavg()}")
-    for round_ in range(args.rounds):
-        order = list(trees) if round_ % 2 == 0 else list(reversed(trees))
-        for name in order:
-            env = {**os.environ, "PYTHONPATH": trees[name]}
-            out = subprocess.run([sys.executable, __file__, "--child"], env=env, capture_output=True, text=True)
-            if out.returncode != 0:
-                raise SystemExit(f"{name}: {out.stderr[-2000:]}")
-            figures[name].append(json.loads(out.stdout.splitlines()[-1]))
-    print(f"load average after: {os.getloadavg()}")
-    for key in ("quiet_wall_s", "quiet_cpu_s", "writer_wall_s", "writer_cpu_s"):
-        medians = {name: statistics.median(f[key] for f in figures[name]) for name in trees}
-        print(f"{key}: before {medians['before']:.2f} s, fresh {medians['fresh']:.2f} s, "
-              f"ratio {medians['fresh'] / medians['before']:.2f} (median of {args.rounds})")
-
-
 if __name__ == "__main__":
-    if sys.argv[1:] == ["--child"]:
-        print(json.dumps(_measure()))
-    else:
-        main()
+    _sidebyside.main(__file__, ["quiet_wall_s", "quiet_cpu_s", "writer_wall_s", "writer_cpu_s"], "fresh", _measure, (__doc__ or "").splitlines()[0])
