@@ -19,6 +19,8 @@ def test_equal_costs_are_dealt_out_in_turn_as_before():
     batches = _batches(items, 16, 2)
     assert [[i for i, _ in batch] for batch in batches] == [[0, 4, 8, 12, 16], [1, 5, 9, 13, 17],
                                                              [2, 6, 10, 14, 18], [3, 7, 11, 15, 19]]
+    uneven = misses("p" * 37)
+    assert [[i for i, _ in batch] for batch in _batches(uneven, 16, 2)] == [list(range(b, 37, 4)) for b in range(4)]
 
 
 def test_alternating_dear_and_cheap_candidates_are_balanced_and_dearest_first():

@@ -16,6 +16,7 @@ entry keeps the seeds its outcome was checked under, and the manifest records bo
 from __future__ import annotations
 
 from collections import Counter
+import heapq
 import time
 import multiprocessing
 import pickle
@@ -55,10 +56,13 @@ def _batches(misses: list[tuple[int, Candidate]], size: int, jobs: int,
     weights = [max(0.0, float(cost(candidate))) for _, candidate in misses]
     members: list[list[int]] = [[] for _ in range(count)]
     totals = [0.0] * count
+    open_batches = [(0.0, b) for b in range(count)]   # (cost so far, batch) of the batches with room
     for k in sorted(range(len(misses)), key=lambda k: -weights[k]):   # stable: equal costs keep their order
-        target = min((b for b in range(count) if len(members[b]) < size), key=lambda b: (totals[b], b))
+        _, target = heapq.heappop(open_batches)
         members[target].append(k)
         totals[target] += weights[k]
+        if len(members[target]) < size:
+            heapq.heappush(open_batches, (totals[target], target))
     order = sorted(range(count), key=lambda b: -totals[b])   # stable: equal totals keep their order
     return [[misses[k] for k in sorted(members[b])] for b in order]
 
