@@ -244,8 +244,9 @@ class Family(ABC):
     def candidate_cost(self, candidate: Candidate) -> float:
         """What building ``candidate`` roughly costs, relative to the family's other candidates
         (the build engine balances its batches by it); the builder's ``candidate_cost`` when it
-        has one, else 1. Only the schedule depends on it, never an outcome."""
-        cost = getattr(self.builder, "candidate_cost", None)
+        has one, else 1 (also for a plug-in that overrides the build methods and has no
+        builder module). Only the schedule depends on it, never an outcome."""
+        cost = getattr(getattr(self, "builder", None), "candidate_cost", None)
         return float(cost(candidate)) if cost is not None else 1.0
 
     def manifest_settings(self, options: dict[str, Any]) -> dict[str, Any]:
