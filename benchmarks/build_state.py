@@ -145,39 +145,32 @@ def profile(source: str) -> dict:
     kinds: dict[str, list[float]] = collections.defaultdict(lambda: [0, 0.0, 0.0])
     sandboxes = [0]
     lock = threading.Lock()
-    run = state_build.state_jobs.run
+    run, run_pch = state_build.state_jobs.run, pch.run_jobs
 
-    def measured(jobs, **kwargs):
-        results = run(jobs, **kwargs)
-        with lock:
-            sandboxes[0] += 1
-            for job, result in zip(jobs, results):
-                kind = re.sub(r"\d+$", "", job.id.split(":", 1)[-1])
-                measure = job.args.get("measure") if job.handler != "exec" else None
-                if job.handler != "exec":
-                    kind += ("/traced+state" if measure and measure.get("state") else "/traced") if measure else ""
-                row = kinds[kind]
-                row[0] += 1
-                row[1] += result.cpu
-                row[2] += result.wall
-        return results
+    def step_kind(job) -> str:
+        kind = re.sub(r"\d+$", "", job.id.split(":", 1)[-1])
+        measure = job.args.get("measure") if job.handler != "exec" else None
+        if job.handler != "exec":
+            kind += ("/traced+state" if measure and measure.get("state") else "/traced") if measure else ""
+        return kind
 
-    run_pch = pch.run_jobs
-
-    def measured_pch(jobs, **kwargs):   # the precompiled headers' builds: a kind of their own
-        results = run_pch(jobs, **kwargs)
-        with lock:
-            sandboxes[0] += 1
-            for result in results:
-                row = kinds["pch (.gch builds)"]
-                row[0] += 1
-                row[1] += result.cpu
-                row[2] += result.wall
-        return results
+    def counted(run_jobs, kind_of):
+        """``run_jobs`` that also adds each job's CPU and wall to its kind's row (one sandbox per call)."""
+        def measured(jobs, **kwargs):
+            results = run_jobs(jobs, **kwargs)
+            with lock:
+                sandboxes[0] += 1
+                for job, result in zip(jobs, results):
+                    row = kinds[kind_of(job)]
+                    row[0] += 1
+                    row[1] += result.cpu
+                    row[2] += result.wall
+            return results
+        return measured
 
     family = registry.get("state")
-    state_build.state_jobs.run = measured
-    pch.run_jobs = measured_pch
+    state_build.state_jobs.run = counted(run, step_kind)
+    pch.run_jobs = counted(run_pch, lambda job: "pch (.gch builds)")   # the precompiled headers' builds
     try:
         before, load = resource.getrusage(resource.RUSAGE_CHILDREN), os.getloadavg()[0]
         started = time.perf_counter()
