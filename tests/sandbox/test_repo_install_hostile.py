@@ -22,6 +22,7 @@ from execbench.dataset.export import write_export
 from execbench.dataset.store import read_inputs
 from execbench.dataset.store import DatasetWriter
 from execbench.sources import repos
+from execbench.sources.errors import SourceError
 
 
 def hostile_checkout(tmp_path: Path, name: str, payload: str) -> Path:
@@ -54,14 +55,15 @@ def test_11_a_planted_completion_marker_is_not_written_through(tmp_path, cache_d
             except OSError:
                 pass
     """)
-    repo = repos.prepare(str(root))
-    venv = Path(repo.python).parent.parent
-    assert os.path.islink(venv / ".complete"), "the attack did not run"
+    # issue 33: a link no distribution installed is a stray file in the venv: the package's rejection
+    with pytest.raises(SourceError, match="not installed by any distribution: .complete"):
+        repos.prepare(str(root))
     assert victim.read_text() == "ORIGINAL\n"
     assert oct(victim.stat().st_mode & 0o777) == oct(0o600)
-    marker = venv.with_name(venv.name + ".complete")
-    assert not marker.is_symlink() and marker.is_file()
-    assert repos.prepare(str(root)).python == repo.python  # reused, still not written through
+    venvs = repos.repos_dir() / "venv"
+    assert not [p for p in venvs.iterdir()]  # the venv removed, no marker written through or beside it
+    with pytest.raises(SourceError):
+        repos.prepare(str(root))  # installed afresh, refused again, still not written through
     assert victim.read_text() == "ORIGINAL\n"
 
 
@@ -170,7 +172,8 @@ def test_13_a_deep_tree_in_the_venv_is_the_packages_rejection(tmp_path, cache_di
 
     outcome = packages.build_package(str(root), {}, build_file)  # what a list: build does per package
     assert outcome.tasks == []
-    assert [(r["candidate"], r["stage"]) for r in outcome.rejected] == [(str(root), "package")]
+    assert [(r["candidate"], r["stage"]) for r in outcome.rejected] == [(repos.spec_label(str(root)), "package")]
+    assert not outcome.rejected[0]["candidate"].startswith("/")  # issue 33: no host path in a rejection
     assert "deeper than" in outcome.rejected[0]["reason"]
     venvs = repos.repos_dir() / "venv"
     assert not any(venvs.iterdir())  # the venv is gone, not left half-owned by the sandbox's uid

@@ -26,9 +26,12 @@ import datetime as dt
 import json
 import os
 import re
+import socket
+import threading
+import time
 import urllib.error
 import urllib.request
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from packaging.utils import canonicalize_name
@@ -39,7 +42,9 @@ from execbench.sources.errors import SourceError
 
 DEFAULT_INDEX = "https://pypi.org/simple/"
 ACCEPT = "application/vnd.pypi.simple.v1+json"
-TIMEOUT_SECONDS = 30.0
+TIMEOUT_SECONDS = 30.0  # per read (connect, each recv)
+REQUEST_DEADLINE_SECONDS = 120.0  # a whole request: connect, headers, body (a byte every 10 s never ends it)
+BUILD_DEADLINE_SECONDS = 1800.0  # every request of one listing together
 MAX_RESPONSE_BYTES = 64 * 1024 * 1024  # the largest projects' file lists are tens of MB
 _SDIST_SUFFIXES = (".tar.gz", ".zip")
 
@@ -82,26 +87,44 @@ def project_url(index: str, name: str) -> str:
     return f"{index.rstrip('/')}/{canonicalize_name(name)}/"
 
 
-def fetch_project(name: str, index: str | None = None, timeout: float = TIMEOUT_SECONDS) -> JSONObject:
-    """The index's JSON page of ``name`` (one request)."""
+@dataclass
+class Budget:
+    """The index time one build may spend (:data:`BUILD_DEADLINE_SECONDS`): each request
+    gets at most what is left of it."""
+
+    seconds: float = BUILD_DEADLINE_SECONDS
+    started: float = field(default_factory=time.monotonic)
+
+    def left(self) -> float:
+        return self.seconds - (time.monotonic() - self.started)
+
+
+def fetch_project(name: str, index: str | None = None, timeout: float = TIMEOUT_SECONDS,
+                  deadline: float = REQUEST_DEADLINE_SECONDS, budget: Budget | None = None) -> JSONObject:
+    """The index's JSON page of ``name`` (one request). ``timeout`` bounds each read,
+    ``deadline`` the whole request (and ``budget``, when given, the whole build): past it the
+    request's sockets are shut down and the index is :class:`IndexUnavailable`."""
     index = index or index_url()
     url = project_url(index, name)
     if not url.startswith(("https://", "http://")):
         raise IndexUnavailable(f"package index {index!r}: release dates need an HTTP(S) index with the JSON "
                                "simple API (PEP 691); set PIP_INDEX_URL")
+    if budget is not None:
+        if budget.left() <= 0:
+            raise IndexUnavailable(f"package index {index}: the build's {budget.seconds:g} s for the index "
+                                   f"are spent (before {name})")
+        deadline = min(deadline, budget.left())
     request = urllib.request.Request(url, headers={"Accept": ACCEPT, "User-Agent": "execbench"})
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:  # http(s) only, checked above
-            kind = response.headers.get("Content-Type", "")
-            body = response.read(MAX_RESPONSE_BYTES + 1)
+        kind, body = _within_deadline(request, min(timeout, deadline), deadline)
     except urllib.error.HTTPError as exc:
         if exc.code == 404:
             raise ProjectNotFound(f"{name}: not on the package index {index}") from None
         raise IndexUnavailable(f"package index {index} answered HTTP {exc.code} for {name}") from None
-    except (urllib.error.URLError, TimeoutError, OSError) as exc:
+    except (urllib.error.URLError, TimeoutError, OSError, ValueError) as exc:
         reason = getattr(exc, "reason", exc)
         raise IndexUnavailable(f"cannot reach the package index {index} for {name} "
-                               f"(timeout {timeout:g} s): {reason}") from None
+                               f"(timeout {timeout:g} s per read, {deadline:g} s in all): {reason}") from None
     if len(body) > MAX_RESPONSE_BYTES:
         raise IndexUnavailable(f"package index {index}: the page of {name} is over {MAX_RESPONSE_BYTES} bytes")
     if ACCEPT not in kind and "json" not in kind:
@@ -116,11 +139,86 @@ def fetch_project(name: str, index: str | None = None, timeout: float = TIMEOUT_
     return page
 
 
+def _tracked(http_class: Any, sockets: list[socket.socket]) -> Any:
+    class Tracked(http_class):
+        def connect(self) -> None:
+            super().connect()
+            sockets.append(self.sock)
+    return Tracked
+
+
+class _HTTP(urllib.request.HTTPHandler):
+    def __init__(self, sockets: list[socket.socket]) -> None:
+        super().__init__()
+        self.sockets = sockets
+
+    def do_open(self, http_class: Any, req: Any, **kwargs: Any) -> Any:
+        return super().do_open(_tracked(http_class, self.sockets), req, **kwargs)
+
+
+class _HTTPS(urllib.request.HTTPSHandler):
+    def __init__(self, sockets: list[socket.socket]) -> None:
+        super().__init__()
+        self.sockets = sockets
+
+    def do_open(self, http_class: Any, req: Any, **kwargs: Any) -> Any:
+        return super().do_open(_tracked(http_class, self.sockets), req, **kwargs)
+
+
+def _within_deadline(request: urllib.request.Request, timeout: float, deadline: float) -> tuple[str, bytes]:
+    """(Content-Type, body) of ``request``, read on a helper thread; if the whole exchange
+    (redirects included) is not over within ``deadline`` seconds, every socket it opened is
+    shut down, which ends the helper's blocked read, and a TimeoutError is raised."""
+    sockets: list[socket.socket] = []
+    opener = urllib.request.build_opener(_HTTP(sockets), _HTTPS(sockets))
+    result: dict[str, Any] = {}
+
+    def fetch() -> None:
+        try:
+            with opener.open(request, timeout=timeout) as response:  # http(s) only, checked by the caller
+                kind = response.headers.get("Content-Type", "")
+                chunks, size = [], 0
+                while size <= MAX_RESPONSE_BYTES and (chunk := response.read(1 << 16)):
+                    chunks.append(chunk)
+                    size += len(chunk)
+                result["value"] = (kind, b"".join(chunks))
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
+            result["error"] = exc
+
+    helper = threading.Thread(target=fetch, name="execbench-index", daemon=True)
+    helper.start()
+    helper.join(max(deadline, 0.0))
+    if helper.is_alive():
+        for sock in list(sockets):
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        helper.join(5.0)
+        raise TimeoutError(f"no complete answer within {deadline:g} s")
+    if "error" in result:
+        raise result["error"]
+    kind, body = result["value"]
+    return str(kind), body
+
+
+class BadIndexEntry(SourceError):
+    """An entry of a project's page that is not what PEP 691/700 say (an impossible
+    ``upload-time`` such as Feb 30, a non-string file name, a ``yanked`` of another type):
+    that package's rejection."""
+
+
 def _upload_time(value: Any) -> dt.datetime | None:
-    """PEP 700's ``upload-time``: ISO 8601 in UTC, ``Z`` suffix, optional fraction."""
-    if not isinstance(value, str) or not re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?Z", value):
+    """PEP 700's ``upload-time``: ISO 8601 in UTC, ``Z`` suffix, optional fraction; None when
+    absent; a :class:`BadIndexEntry` when present but not a real moment (``2024-02-30``)."""
+    if value is None:
         return None
-    return dt.datetime.strptime(value[:19], "%Y-%m-%dT%H:%M:%S").replace(tzinfo=dt.timezone.utc)
+    if not isinstance(value, str) or not re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?Z", value):
+        raise BadIndexEntry(f"upload-time {str(value)[:40]!r} is not an ISO 8601 UTC time")
+    try:
+        return dt.datetime.strptime(value[:19], "%Y-%m-%dT%H:%M:%S").replace(tzinfo=dt.timezone.utc)
+    except ValueError:
+        raise BadIndexEntry(f"upload-time {value!r} is not a date") from None
 
 
 def sdist_version(filename: str, name: str) -> str | None:
@@ -139,19 +237,38 @@ def sdist_version(filename: str, name: str) -> str | None:
 
 
 def releases(page: JSONObject, name: str) -> list[Release]:
-    """Every non-yanked sdist of ``page``, one per version (the earliest upload), oldest first."""
+    """Every non-yanked sdist of ``page``, one per version (the earliest upload), oldest first.
+    Every field of every entry is checked: an entry that is not an object, a file name that
+    is not a string (or over 300 characters), a ``yanked`` that is neither a boolean nor a
+    string, or a present ``upload-time`` that is not a real UTC time is a
+    :class:`BadIndexEntry` naming the entry (that package's rejection)."""
     found: dict[str, Release] = {}
-    for entry in as_list(page.get("files")):
-        if not isinstance(entry, dict) or entry.get("yanked") not in (None, False):
-            continue  # a yanked file has ``yanked: true`` or a reason string
-        filename = entry.get("filename")
-        uploaded = _upload_time(entry.get("upload-time"))
-        version = sdist_version(filename, name) if isinstance(filename, str) and len(filename) < 300 else None
-        if version is None or uploaded is None or not isinstance(filename, str):
-            continue
-        if version not in found or uploaded < found[version].uploaded:
-            found[version] = Release(version, filename, uploaded)
+    for number, entry in enumerate(as_list(page.get("files"))):
+        try:
+            release = _release_of(entry, name)
+        except BadIndexEntry as exc:
+            raise BadIndexEntry(f"{name}: the package index's file entry {number} is malformed: {exc}") from None
+        if release is not None and (release.version not in found or release.uploaded < found[release.version].uploaded):
+            found[release.version] = release
     return sorted(found.values(), key=lambda r: (r.uploaded, Version(r.version)))
+
+
+def _release_of(entry: Any, name: str) -> Release | None:
+    """The release an entry of the page is (None: yanked, not this project's sdist, no upload time)."""
+    if not isinstance(entry, dict):
+        raise BadIndexEntry("not an object")
+    filename, yanked = entry.get("filename"), entry.get("yanked")
+    if not isinstance(filename, str) or not 0 < len(filename) < 300:
+        raise BadIndexEntry(f"filename {str(filename)[:40]!r} is not a file name")
+    if yanked is not None and not isinstance(yanked, (bool, str)):
+        raise BadIndexEntry(f"yanked {str(yanked)[:40]!r} is neither a boolean nor a reason")
+    uploaded = _upload_time(entry.get("upload-time"))
+    if yanked not in (None, False):
+        return None  # a yanked file has ``yanked: true`` or a reason string
+    version = sdist_version(filename, name)
+    if version is None or uploaded is None:
+        return None
+    return Release(version, filename, uploaded)
 
 
 def parse_day(text: str, what: str) -> dt.datetime:

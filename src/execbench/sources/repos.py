@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Iterator
 
 from packaging.requirements import InvalidRequirement, Requirement
+from packaging.version import InvalidVersion, Version
 
 from execbench import sandbox
 from execbench.dataset.cache import cache_dir
@@ -128,6 +129,7 @@ class Repo:
     config: RepoConfig
     tree_sha256: str  # hash of every .py file under root (local checkouts change)
     sdist_sha256: str | None = None
+    content_sha256: str | None = None  # a local checkout: hash of every file (content_hash)
 
     @property
     def key(self) -> str:
@@ -194,16 +196,87 @@ def expand_specs(specs: list[str], full: bool = False) -> list[str]:
 
 
 def parse_spec(spec: str) -> tuple[str, str | None, Path | None]:
-    """(name, version, local path): version is None for a local path."""
+    """(name, version, local path): version is None for a local path. A package's name and
+    version must be a PEP 508 name and a PEP 440 version; a local checkout's name (its
+    directory's) is mapped to one safe path component (:func:`local_name`)."""
     match = _SPEC.match(spec)
     if match:
-        return match["name"], match["version"], None
+        return checked_name(match["name"], spec), checked_version(match["version"], spec), None
     if spec.startswith("pypi:"):
         raise SourceError(f"{spec!r}: expected pypi:NAME==VERSION")
     path = (from_portable(spec) if spec.startswith("local:") else Path(spec).expanduser()).resolve()
     if not path.is_dir():
         raise SourceError(f"{spec!r} is neither pypi:NAME==VERSION nor a directory")
-    return path.name, None, path
+    return local_name(path.name), None, path
+
+
+# --- strings from a candidate never become host paths (issue 33, principle 2) ----------------
+
+_PEP508_NAME = re.compile(r"^([A-Za-z0-9]|[A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9])$", re.ASCII)
+
+
+def checked_name(name: str, what: str = "package") -> str:
+    """``name`` if it is a PEP 508 distribution name (letters, digits, ``._-`` inside, at most
+    200 characters: never ``..``, a ``/`` or a space), else a SourceError."""
+    if len(name) > 200 or not _PEP508_NAME.match(name):
+        raise SourceError(f"{what}: {name[:80]!r} is not a PEP 508 package name")
+    return name
+
+
+def checked_version(version: str, what: str = "package") -> str:
+    """``version`` if it is a PEP 440 version (at most 100 characters), else a SourceError."""
+    try:
+        if len(version) <= 100 and re.fullmatch(r"[A-Za-z0-9.+!_-]+", version, re.ASCII):
+            Version(version)
+            return version
+    except InvalidVersion:
+        pass
+    raise SourceError(f"{what}: {version[:80]!r} is not a PEP 440 version")
+
+
+def local_name(text: str) -> str:
+    """A local checkout's name (from its directory's name) as one safe path component."""
+    name = re.sub(r"[^A-Za-z0-9._-]+", "-", text, flags=re.ASCII).strip("._-")[:100].strip("._-")
+    return name or "local"
+
+
+def within(root: Path, *parts: str) -> Path:
+    """``root/parts...``: the one way the builder names a path it creates under one of its
+    roots. Each part must be one component (not empty, ``.``, ``..``, nor holding a ``/`` or
+    NUL); the path, normalised as the filesystem resolves it (``..`` and symlinked parents
+    resolved), must lie inside ``root``. Anything else is a SourceError, before anything is
+    created."""
+    for part in parts:
+        if not part or part in (".", "..") or "/" in part or "\0" in part or len(part.encode()) > 255:
+            raise SourceError(f"refused path component {part[:80]!r} under {root.name}/")
+    path = Path(os.path.normpath(os.path.join(root, *parts)))
+    real_root, real = os.path.realpath(root), os.path.realpath(path)
+    if real != real_root and not real.startswith(real_root.rstrip(os.sep) + os.sep):
+        raise SourceError(f"refused path {'/'.join(parts)[:120]!r}: it leaves {root.name}/")
+    return path
+
+
+def prepared(spec: str, *, full: bool = False) -> tuple["Repo", list[Path]]:
+    """The one place a repository candidate is prepared for a build: :func:`prepare` and its
+    test modules. Whatever goes wrong (a hostile tree, a crashed walk, a bug a candidate
+    found) is a SourceError naming the candidate, its message free of this machine's paths
+    (:func:`portable_text`): the candidate's rejection, never a stopped build."""
+    try:
+        repo = prepare(spec, full=full)
+        return repo, repo.test_files()
+    except SourceError as exc:
+        raise SourceError(portable_text(str(exc))) from None
+    except Exception as exc:  # noqa: BLE001 - one candidate never stops a build
+        raise SourceError(f"cannot prepare {spec_label(spec)}: {type(exc).__name__}: "
+                          f"{portable_text(str(exc))[:1500]}") from None
+
+
+def spec_label(spec: str) -> str:
+    """A spec as a rejection names it: ``pypi:`` specs as they are, a local path as
+    :func:`portable` stores it (``local:REL``)."""
+    if spec.startswith(("pypi:", "local:", "list:")) or not os.path.isabs(spec):
+        return spec
+    return portable(spec)
 
 
 def config_for(name: str, version: str, root: Path, full: bool = False) -> RepoConfig:
@@ -250,7 +323,9 @@ def portable_text(text: str, root: Path | None = None) -> str:
     ``root`` relative to it (``tests/test_x.py:12``), ``root`` itself by its directory's name
     (the sdist's ``name-version``), and any other path inside :func:`repos_dir` from the
     unpacked sdist's directory (``packaging-26.4/src``) or else relative to the repos cache
-    (``venv/...``), as :func:`portable` stores paths."""
+    (a venv's files as ``<venv>/lib/...``), as :func:`portable` stores paths; then what is
+    left of the build cache (``<cache>``), the interpreter's installation (``<python>``) and
+    the home directory (``~``)."""
     if root is not None:
         here = re.escape(str(root))
         text = re.sub(here + r"/", "", text)
@@ -260,9 +335,16 @@ def portable_text(text: str, root: Path | None = None) -> str:
         parts = match.group(1).split("/")
         if len(parts) >= 4 and parts[0] == "src" and parts[2] == "unpacked":
             return "/".join(parts[3:])
+        if len(parts) >= 2 and parts[0] == "venv":  # its name holds a digest of what it installs
+            return "/".join(["<venv>", *parts[2:]])
         return match.group(1)
 
-    return re.sub(re.escape(str(repos_dir())) + r"/([^\s:'\"(),]+)", from_cache, text)
+    text = re.sub(re.escape(str(repos_dir())) + r"/([^\s:'\"(),]+)", from_cache, text)
+    for path, label in ((str(cache_dir()), "<cache>"), (sys.base_prefix, "<python>"), (sys.prefix, "<python>"),
+                        (os.path.expanduser("~"), "~")):
+        if len(path) > 1:
+            text = re.sub(re.escape(path.rstrip("/")) + r"(?=/|\b|$)", label.replace("\\", r"\\"), text)
+    return text
 
 
 # --- fetching and unpacking ----------------------------------------------------------
@@ -282,8 +364,8 @@ def local_root() -> Path:
 
 def portable(path: str | Path) -> str:
     """``path`` as a dataset stores it: relative to :func:`repos_dir` when it lies inside
-    (so datasets do not depend on the cache's location), ``local:REL`` when it lies inside
-    :func:`local_root` (a local checkout), else unchanged."""
+    (so datasets do not depend on the cache's location), else ``local:REL`` relative to
+    :func:`local_root` (a local checkout; ``local:../x`` outside it): never an absolute path."""
     path = Path(path)
     try:
         return path.relative_to(repos_dir()).as_posix()
@@ -291,7 +373,7 @@ def portable(path: str | Path) -> str:
         pass
     if path.is_absolute():
         try:
-            return "local:" + (path.resolve().relative_to(local_root()).as_posix() or ".")
+            return "local:" + Path(os.path.relpath(path.resolve(), local_root())).as_posix()
         except (ValueError, OSError):
             pass
     return str(path)
@@ -532,9 +614,10 @@ def _safe_unpack(archive: Path, dest: Path) -> Path:
 
 def fetch_sdist(name: str, version: str) -> tuple[Path, str]:
     """The unpacked source tree of NAME==VERSION (downloaded once) and the sdist's sha256."""
-    base = repos_dir() / "src" / f"{name.lower()}-{version}"
+    name, version = checked_name(name), checked_version(version)
+    base = within(repos_dir(), "src", f"{name.lower()}-{version}")
     done = base / ".complete"
-    with _locked(repos_dir() / "locks" / f"src-{name.lower()}-{version}.lock"):
+    with _locked(within(repos_dir(), "locks", f"src-{name.lower()}-{version}.lock")):
         if not done.is_file():
             if base.exists():
                 remove_tree(str(base))
@@ -546,7 +629,7 @@ def fetch_sdist(name: str, version: str) -> tuple[Path, str]:
                 original = got.get("sdist.name", b"").decode("utf-8", "replace")
                 if data is None or not re.fullmatch(r"[A-Za-z0-9._+-]{1,200}", original):
                     raise SourceError(f"pypi:{name}=={version}: no sdist came back")
-                archive = Path(tmp) / original
+                archive = within(Path(tmp), original)
                 archive.write_bytes(data)
                 digest = _sha256(archive)
                 tree = _safe_unpack(archive, base / "unpacked")
@@ -614,52 +697,230 @@ def tree_hash(root: Path) -> str:
     return h.hexdigest()
 
 
+LOCAL_TREE_MAX_DEPTH = 64  # directories below a local checkout's root
+LOCAL_TREE_MAX_ENTRIES = 500_000
+
+
+def content_hash(root: Path) -> str:
+    """Hash of *every* entry of a local tree (issue 33, principle 1): each entry's path, kind
+    and executable bit, a regular file's bytes, a symlink's target (never followed), hidden
+    directories (``.git``: setuptools-scm reads it), build output and ``__pycache__``
+    included: what pip copies into the sandbox and the tests import is keyed by what it is,
+    not by the tree's path or the version its metadata declares. An iterative walk (no
+    recursion), at most LOCAL_TREE_MAX_DEPTH levels and LOCAL_TREE_MAX_ENTRIES entries;
+    beyond, the tree is refused (SourceError)."""
+    h = hashlib.sha256()
+    stack: list[tuple[str, int]] = [("", 0)]
+    seen = 0
+    while stack:
+        rel, depth = stack.pop()
+        if depth > LOCAL_TREE_MAX_DEPTH:
+            raise SourceError(f"{root.name}: directories nested deeper than {LOCAL_TREE_MAX_DEPTH} levels")
+        try:
+            with os.scandir(os.path.join(root, rel)) as it:
+                entries = sorted((e.name, e.stat(follow_symlinks=False)) for e in it)
+        except OSError as exc:
+            raise SourceError(f"{root.name}/{rel}: cannot list the checkout ({exc.strerror})") from None
+        children = []
+        for name, st in entries:
+            seen += 1
+            if seen > LOCAL_TREE_MAX_ENTRIES:
+                raise SourceError(f"{root.name}: more than {LOCAL_TREE_MAX_ENTRIES} entries")
+            path = f"{rel}/{name}" if rel else name
+            h.update(path.encode("utf-8", "surrogateescape") + b"\0")
+            if stat.S_ISDIR(st.st_mode):
+                h.update(b"d\0")
+                children.append(path)
+            elif stat.S_ISLNK(st.st_mode):
+                h.update(b"l\0" + os.fsencode(os.readlink(os.path.join(root, path))) + b"\0")
+            elif stat.S_ISREG(st.st_mode):
+                h.update(b"fx\0" if st.st_mode & 0o111 else b"f\0")
+                h.update(_file_digest(os.path.join(root, path)).encode() + b"\0")
+            else:
+                h.update(b"s%o\0" % stat.S_IFMT(st.st_mode))
+        stack += [(child, depth + 1) for child in reversed(children)]
+    return h.hexdigest()
+
+
+def _file_digest(path: str) -> str:
+    """sha256 of a regular file, opened without following a link or blocking on a FIFO."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            return "special"
+        return hashlib.file_digest(fh, "sha256").hexdigest()
+
+
 INSTALL_SCHEME = "sandboxed-1"  # part of the venv key: venvs installed outside the sandbox are not reused
 
 
 def ensure_venv(name: str, version: str, config: RepoConfig, install: list[str],
-                tree: Path | None = None) -> Path:
+                tree: Path | None = None, content: str | None = None) -> Path:
     """A venv with ``install`` (the package itself, or ``tree``: a local checkout, or
     nothing for a local tree without packaging metadata) and the test deps; created once
-    per (name, version, deps, Python) and reused. pip runs in the sandbox."""
+    per key and reused. The key is (Python, install scheme, what is installed, the test
+    deps) and, for a local checkout, ``content``: the :func:`content_hash` of *every* file of
+    its tree (never its path or self-declared version), so what one checkout's install code
+    wrote is never another's venv. pip runs in the sandbox; what it left is checked against
+    the distributions' RECORD files before the venv is used (:func:`verify_venv`)."""
     deps = [requirement_text(d) for d in config.test_deps]
     install = [requirement_text(d, "package") for d in install]
+    if tree is not None and content is None:
+        content = content_hash(tree)
     py = f"{sys.version_info.major}.{sys.version_info.minor}"
-    key = [py, INSTALL_SCHEME, *install, *([str(tree)] if tree else []), *deps]
+    key = [py, INSTALL_SCHEME, *install, *([f"content:{content}"] if content else []),
+           *(["tree"] if tree else []), *deps]
     digest = hashlib.sha256("\n".join(key).encode()).hexdigest()[:12]
-    base = repos_dir() / "venv" / f"{name.lower()}-{version}-py{py}-{digest}"
+    base = within(repos_dir(), "venv", f"{name.lower()}-{version}-py{py}-{digest}")
     python = base / "bin" / "python"
     done = _venv_marker(base)
-    with _locked(repos_dir() / "locks" / f"venv-{base.name}.lock"):
+    with _locked(within(repos_dir(), "locks", f"venv-{base.name}.lock")):
+        if _is_marked(done) and VERIFIED not in _marker_text(done):
+            _verify_or_remove(base)  # installed before RECORD checks: checked once, then marked
         if not _is_marked(done):
             if os.path.lexists(done):
                 os.unlink(done)
             if os.path.lexists(base):
                 remove_tree(str(base))
-            proc = subprocess.run([sys.executable, "-m", "venv", str(base)], capture_output=True, text=True)
-            if proc.returncode != 0:
-                raise SourceError(f"cannot create a venv for {name}: {proc.stderr.strip()[-500:]}")
-            try:
-                config_data, links = _venv_config(base)
-                _open_for_install(base)
-                try:
-                    _pip(python, "install", *install, *([str(tree)] if tree else []), *deps,
-                         tree=tree, venv=base)
-                finally:
-                    _take_back(base)
-                _restore_venv_config(base, config_data, links)
-            except (SourceError, OSError) as exc:
-                remove_tree(str(base))
-                if isinstance(exc, SourceError):
-                    raise
-                raise SourceError(f"cannot install {name} into its venv: {exc}") from None
-            _write_new(done, "\n".join([*install, *([str(tree)] if tree else []), *deps]) + "\n")
+            _install_venv(name, base, install, tree, deps)
+            _write_new(done, "\n".join([*install, *([f"content:{content}"] if content else []), *deps,
+                                        VERIFIED]) + "\n")
     return python
 
 
+def _install_venv(name: str, base: Path, install: list[str], tree: Path | None, deps: list[str]) -> None:
+    """Create the venv, install into it in the sandbox, take it back and check it; on any
+    failure the venv is removed and the failure is a SourceError."""
+    python = base / "bin" / "python"
+    proc = subprocess.run([sys.executable, "-m", "venv", str(base)], capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise SourceError(f"cannot create a venv for {name}: {proc.stderr.strip()[-500:]}")
+    try:
+        config_data, links = _venv_config(base)
+        _open_for_install(base)
+        try:
+            _pip(python, "install", *install, *([str(tree)] if tree else []), *deps, tree=tree, venv=base)
+        finally:
+            _take_back(base)
+        _restore_venv_config(base, config_data, links)
+        verify_venv(base)
+    except (SourceError, OSError) as exc:
+        remove_tree(str(base))
+        if isinstance(exc, SourceError):
+            raise
+        raise SourceError(f"cannot install {name} into its venv: {exc}") from None
+
+
+VERIFIED = "verified: RECORD-1"  # the marker's last line once verify_venv passed
+_VENV_OWN = re.compile(r"^(pyvenv\.cfg|lib64|bin/(python[0-9.]*|activate(\.csh|\.fish)?|Activate\.ps1))$")
+RECORD_MAX_BYTES = 16 * 1024**2
+
+
+def _marker_text(marker: Path) -> str:
+    try:
+        fd = os.open(marker, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return ""
+    with os.fdopen(fd, "rb") as fh:
+        return fh.read(1 << 20).decode("utf-8", "replace")
+
+
+def _verify_or_remove(base: Path) -> None:
+    """A venv made before its install was checked: checked now and marked, or removed (and
+    installed afresh by the caller)."""
+    done = _venv_marker(base)
+    try:
+        verify_venv(base)
+    except (SourceError, OSError):
+        os.unlink(done)
+        remove_tree(str(base))
+        return
+    _write_new(done, _marker_text(done) + VERIFIED + "\n")
+
+
+def _recorded(venv: Path) -> dict[str, str]:
+    """Path (relative to the venv) → RECORD hash (``sha256=...`` or "") of every file the
+    distributions of the venv's site-packages list."""
+    import csv
+    import io
+
+    recorded: dict[str, str] = {}
+    for site in sorted(venv.glob("lib/python*/site-packages")):
+        if site.is_symlink() or not site.is_dir():
+            raise SourceError(f"{site.relative_to(venv)}: not a directory")
+        site_rel = site.relative_to(venv).as_posix()
+        for info in sorted(site.iterdir()):
+            record = info / "RECORD"
+            if not info.name.endswith(".dist-info") or info.is_symlink() or record.is_symlink() \
+                    or not record.is_file():
+                continue
+            with open(record, "rb") as fh:
+                text = fh.read(RECORD_MAX_BYTES + 1)
+            if len(text) > RECORD_MAX_BYTES:
+                raise SourceError(f"{info.name}/RECORD is over {RECORD_MAX_BYTES} bytes")
+            for row in csv.reader(io.StringIO(text.decode("utf-8", "replace"))):
+                if row and row[0]:
+                    recorded[os.path.normpath(f"{site_rel}/{row[0]}")] = row[1] if len(row) > 1 else ""
+    return recorded
+
+
+def verify_venv(venv: Path) -> None:
+    """The install's work is checked before any run uses it (issue 33, principle 1): every
+    file and link in the venv is the venv's own (``pyvenv.cfg``, ``bin/python*``,
+    ``bin/activate*``) or listed in a distribution's RECORD, with the hash RECORD gives.
+    A ``.pth``, module or script that no distribution installed, or an installed file
+    changed after the fact, is a SourceError (the package's rejection). The walk is
+    iterative and bounded (VENV_MAX_DEPTH levels), links never followed."""
+    recorded = _recorded(venv)
+    stray: list[str] = []
+    changed: list[str] = []
+    stack: list[tuple[str, int]] = [("", 0)]
+    while stack:
+        rel, depth = stack.pop()
+        if depth > VENV_MAX_DEPTH:
+            raise SourceError(f"the install left directories nested deeper than {VENV_MAX_DEPTH} levels")
+        with os.scandir(os.path.join(venv, rel)) as it:
+            entries = sorted((e.name, e.stat(follow_symlinks=False)) for e in it)
+        for name, st in entries:
+            path = f"{rel}/{name}" if rel else name
+            if stat.S_ISDIR(st.st_mode):
+                stack.append((path, depth + 1))
+            elif _VENV_OWN.match(path):
+                continue
+            elif path not in recorded:
+                stray.append(path)
+            elif "=" in recorded[path] and stat.S_ISREG(st.st_mode):
+                if not _matches_record(venv / path, recorded[path]):
+                    changed.append(path)
+            elif not stat.S_ISREG(st.st_mode):
+                stray.append(path)  # a link or special file where RECORD lists a file
+    if stray or changed:
+        what = [f"not installed by any distribution: {', '.join(stray[:5])}"] if stray else []
+        what += [f"changed after its install: {', '.join(changed[:5])}"] if changed else []
+        raise SourceError(f"the install left a venv the builder will not use ({'; '.join(what)})")
+
+
+def _matches_record(path: Path, entry: str) -> bool:
+    """Whether the file's digest is RECORD's ``algo=value``: PEP 376's urlsafe base64 without
+    padding, or as some wheel builders write it (padded, hex: furo 2022.12.7). An algorithm
+    hashlib does not guarantee cannot be checked and counts as listed."""
+    import base64
+
+    algorithm, _, value = entry.partition("=")
+    if algorithm not in hashlib.algorithms_guaranteed or algorithm.startswith("shake"):
+        return True
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as fh:
+        digest = hashlib.file_digest(fh, algorithm).digest()
+    encoded = base64.urlsafe_b64encode(digest).decode()
+    return value in (encoded.rstrip("="), encoded, digest.hex())
+
+
 def prepare(spec: str, *, full: bool = False) -> Repo:
-    """Fetch (or locate) a repository and its venv; everything cached."""
+    """Fetch (or locate) a repository and its venv; everything cached. Builds go through
+    :func:`prepared`, which turns any failure into the candidate's rejection."""
     name, version, local = parse_spec(spec)
+    content = None
     if local is None:
         assert version is not None
         root, sdist = fetch_sdist(name, version)
@@ -668,21 +929,29 @@ def prepare(spec: str, *, full: bool = False) -> Repo:
         spec_out = f"pypi:{name}=={version}"
     else:
         root, sdist = local, None
+        content = content_hash(root)  # first: a tree too deep or too large is refused before any other walk
         version = _local_version(root)
         config = config_for(name, version, root, full)
         packaged = any((root / f).is_file() for f in ("pyproject.toml", "setup.py", "setup.cfg"))
-        python = ensure_venv(name, version, config, [], tree=root if packaged else None)
+        python = ensure_venv(name, version, config, [], tree=root if packaged else None, content=content)
         spec_out = str(root)
     import_root, packages = find_packages(root, name)
     return Repo(spec=spec_out, name=name, version=version, root=root, import_root=import_root,
                 packages=packages, python=python, config=config, tree_sha256=tree_hash(root),
-                sdist_sha256=sdist)
+                sdist_sha256=sdist, content_sha256=content)
 
 
 def _local_version(root: Path) -> str:
+    """A local checkout's version: PKG-INFO's ``Version:`` when it is a PEP 440 version
+    (normalised: it names a directory and a task id), else ``local-<hash>``."""
     pkg_info = root / "PKG-INFO"
     if pkg_info.is_file() and inside(pkg_info, root):
-        match = re.search(r"^Version:\s*(\S+)", pkg_info.read_text(encoding="utf-8", errors="replace"), re.M)
+        with open(pkg_info, "rb") as fh:
+            text = fh.read(1 << 20).decode("utf-8", "replace")
+        match = re.search(r"^Version:[ \t]*(\S+)", text, re.M)
         if match:
-            return match.group(1)
+            try:
+                return str(Version(match.group(1)))
+            except InvalidVersion:
+                pass
     return "local-" + tree_hash(root)[:8]

@@ -110,7 +110,8 @@ def test_task_record_prompt_fields_metrics_and_trace(built, local_repo):
         "    assert c.count(\"a\") == c.count(\"b\")",
         "    assert c.total() == LIMIT + 1",
     ]
-    assert fields["repo_root"] == str(local_repo) and fields["test_file"] == "tests/test_core.py"
+    assert not fields["repo_root"].startswith("/") and fields["test_file"] == "tests/test_core.py"
+    assert repos.from_portable(fields["repo_root"]).resolve() == local_repo.resolve()
     assert fields["input_parameters"] == "{}"
     assert "from minilib import Counter, Pair, Thing, merge_counts" in fields["test_context"]
     metrics = task.metrics

@@ -17,7 +17,8 @@ def test_local_checkouts_are_stored_relative_to_the_declared_root(tmp_path, monk
     assert repos.from_portable("local:mylib") == checkout.resolve()
     assert repos.parse_spec("local:mylib") == ("mylib", None, checkout.resolve())
     monkeypatch.setenv(repos.LOCAL_ROOT_ENV, str(tmp_path / "elsewhere"))
-    assert repos.portable(checkout) == str(checkout)  # outside the root: unchanged
+    assert repos.portable(checkout) == "local:../work/mylib"  # outside the root: relative all the same
+    assert repos.from_portable("local:../work/mylib").resolve() == checkout.resolve()
 
 
 def test_stored_call_records_hold_no_run_dependent_values(tmp_path):

@@ -37,7 +37,10 @@ class RepoFamily(Family):
     #     else is; new-tests-only compares with the last final release (tasks of 15 otherwise unchanged).
     # 17: verification runs under check seeds drawn per build (options repeats, check_seeds; issue 22);
     #     provenance key_hash_seed and repeats instead of hash_seeds [0, 1].
-    version = "17"
+    # 18: pytest runs with --rootdir=<repository root>, the repository's own config or none, and
+    #     --confcutdir (node ids never relative to a cache dir: tomlkit 0.15.2); rejections and local
+    #     repo_root without absolute paths (issue 33). Cached outcomes of 17 hold such ids and paths.
+    version = "18"
     variants = tuple(prompt.VARIANTS)
     default_options = dict(build.DEFAULT_OPTIONS)
     build_in_processes = True  # admission, slicing and metrics are parent-side Python: ~60% of a build

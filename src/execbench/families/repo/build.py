@@ -89,11 +89,15 @@ _HINT_TYPES = {"int", "float", "complex", "str", "bytes", "bool", "NoneType", "l
 
 def repo_payload(repo: Repo) -> RepoPayload:
     c = repo.config
-    return {"spec": repo.spec, "name": repo.name, "version": repo.version, "root": str(repo.root),
-            "import_root": str(repo.import_root), "packages": list(repo.packages), "python": str(repo.python),
-            "tree_sha256": repo.tree_sha256, "sdist_sha256": repo.sdist_sha256,
-            "config": {"test_deps": list(c.test_deps), "env": dict(c.env), "test_modules": list(c.test_modules),
-                       "exclude": list(c.exclude), "note": c.note}}
+    payload: RepoPayload = {
+        "spec": repo.spec, "name": repo.name, "version": repo.version, "root": str(repo.root),
+        "import_root": str(repo.import_root), "packages": list(repo.packages), "python": str(repo.python),
+        "tree_sha256": repo.tree_sha256, "sdist_sha256": repo.sdist_sha256,
+        "config": {"test_deps": list(c.test_deps), "env": dict(c.env), "test_modules": list(c.test_modules),
+                   "exclude": list(c.exclude), "note": c.note}}
+    if repo.content_sha256:  # a local checkout: the build cache is keyed by every file of it
+        payload["content_sha256"] = repo.content_sha256
+    return payload
 
 
 def repo_from_payload(p: RepoPayload) -> Repo:
@@ -102,7 +106,8 @@ def repo_from_payload(p: RepoPayload) -> Repo:
                         tuple(c["exclude"]), c.get("note", ""))
     return Repo(spec=p["spec"], name=p["name"], version=p["version"], root=Path(p["root"]),
                 import_root=Path(p["import_root"]), packages=tuple(p["packages"]), python=Path(p["python"]),
-                config=config, tree_sha256=p["tree_sha256"], sdist_sha256=p.get("sdist_sha256"))
+                config=config, tree_sha256=p["tree_sha256"], sdist_sha256=p.get("sdist_sha256"),
+                content_sha256=p.get("content_sha256"))
 
 
 # The test environments of the repositories the last candidates() call prepared, for the
@@ -147,19 +152,28 @@ def candidates(sources: list[str], options: RepoOptions) -> Iterator[Candidate]:
         if packages.is_list(spec):  # one candidate per package, prepared where it is built
             yield from packages.list_candidates(spec, options)
             continue
-        repo = repos.prepare(spec, full=bool(options.get("full")))
+        try:  # any failure is this checkout's rejection (an unprepared candidate), never a stopped build
+            repo, test_files = repos.prepared(spec, full=bool(options.get("full")))
+        except SourceError as exc:
+            label = repos.spec_label(spec)
+            yield Candidate(key=f"unprepared/{label}", payload={"unprepared": label, "reason": str(exc)[:2000]})
+            continue
         try:
             PREPARED[repo.key] = test_environment(repo)
         except Exception as exc:  # noqa: BLE001 - the manifest note must not stop a build
             PREPARED[repo.key] = {"error": f"{type(exc).__name__}: {exc}"[:300]}
         payload = repo_payload(repo)
-        for path in repo.test_files():
+        for path in test_files:
             rel = path.relative_to(repo.root).as_posix()
             test_file: TestFilePayload = {"repo": payload, "test_file": rel}
             yield Candidate(key=f"{repo.key}/{rel}", payload=dict(test_file))
 
 
 def build_candidate(candidate: Candidate, options: RepoOptions) -> Outcome:
+    if "unprepared" in candidate.payload:  # a checkout that could not be prepared (candidates())
+        outcome = Outcome()
+        outcome.reject(candidate.payload["unprepared"], "package", candidate.payload["reason"])
+        return outcome
     if "package" in candidate.payload:
         return packages.build_package(candidate.payload["package"], options, build_test_file,
                                       candidate.payload.get("release"))
@@ -167,8 +181,12 @@ def build_candidate(candidate: Candidate, options: RepoOptions) -> Outcome:
     rel = candidate.payload["test_file"]
     path = repo.root / rel
     if not path.is_file():
-        raise SourceError(f"{path} does not exist (was the cache cleared? rebuild the repository)")
-    return build_test_file(repo, rel, path.read_text(encoding="utf-8"), options)
+        raise SourceError(f"{rel} does not exist (was the cache cleared? rebuild the repository)")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SourceError(f"{rel}: cannot read the test module ({type(exc).__name__})") from None
+    return build_test_file(repo, rel, text, options)
 
 
 # --- analysis of the test-side modules ------------------------------------------------------
@@ -207,12 +225,14 @@ def _analyse(modules: list[Module], sympy: bool) -> tuple[dict[str, Item], dict[
 
 def build_test_file(repo: Repo, rel: str, source: str, options: RepoOptions, *,
                     origin: str = "original") -> Outcome:
-    """:func:`_build_test_file`, its rejection reasons made machine-independent (pytest's
-    messages name files by absolute path: ``failed in setup: /home/.../tests/conftest.py:24``
-    becomes ``tests/conftest.py:24``, :func:`repos.portable_text`)."""
+    """:func:`_build_test_file`, its rejections made machine-independent (pytest's messages
+    and output name files by absolute path: ``failed in setup: /home/.../tests/conftest.py:24``
+    becomes ``tests/conftest.py:24``, a venv's file ``<venv>/lib/...``: :func:`repos.portable_text`)."""
     outcome = _build_test_file(repo, rel, source, options, origin=origin)
-    for rejection in outcome.rejected:
-        rejection["reason"] = repos.portable_text(rejection["reason"], repo.root)
+    for rejection in outcome.rejected:  # the reason and any text beside it (pytest's output, an answer)
+        for key, value in rejection.items():
+            if isinstance(value, str) and key != "candidate":
+                rejection[key] = repos.portable_text(value, repo.root)
     return outcome
 
 

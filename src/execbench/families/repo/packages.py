@@ -125,10 +125,11 @@ def list_candidates(source: str, options: RepoOptions | None = None) -> Iterator
     url = index.index_url()
     SELECTED.update({"released_after": after, "released_before": before, "index": url, "packages": {}})
     seen: set[str] = set()
-    pages: dict[str, list[index.Release] | index.ProjectNotFound] = {}  # one request per package
+    pages: dict[str, list[index.Release] | SourceError] = {}  # one request per package
+    budget = index.Budget()  # the whole listing's time with the index (each request has its own deadline too)
     for name, version in entries:
         line = f"{name}=={version}" if version else name
-        release = _release(name, version, window, url, pages)
+        release = _release(name, version, window, url, pages, budget)
         SELECTED["packages"][line] = release
         spec = f"pypi:{name}=={release['version']}" if "version" in release else f"pypi:{line}"
         if spec not in seen:  # a bare name and a pin may choose the same release
@@ -137,17 +138,19 @@ def list_candidates(source: str, options: RepoOptions | None = None) -> Iterator
 
 
 def _release(name: str, version: str | None, window: index.Window, url: str,
-             pages: dict[str, list[index.Release] | index.ProjectNotFound]) -> PackageRelease:
-    """The payload's release record: chosen and previous releases, or why there is none.
-    :class:`index.IndexUnavailable` propagates (the build stops)."""
+             pages: dict[str, list[index.Release] | SourceError], budget: index.Budget | None = None
+             ) -> PackageRelease:
+    """The payload's release record: chosen and previous releases, or why there is none (a
+    project the index does not know, a malformed entry on its page). :class:`index.IndexUnavailable`
+    propagates (the build stops: the index is unreachable, too slow, or not the JSON API)."""
     key = canonicalize_name(name)
     if key not in pages:
         try:
-            pages[key] = index.releases(index.fetch_project(name, url), name)
-        except index.ProjectNotFound as exc:
+            pages[key] = index.releases(index.fetch_project(name, url, budget=budget), name)
+        except (index.ProjectNotFound, index.BadIndexEntry) as exc:
             pages[key] = exc
     found = pages[key]
-    if isinstance(found, index.ProjectNotFound):
+    if isinstance(found, SourceError):
         return {"name": name, "rejected": str(found)}
     chosen, previous = index.choose(found, window, version)
     if chosen is None:
@@ -181,12 +184,11 @@ def build_package(spec: str, options: RepoOptions, build_file: BuildFile,
     if release is not None and "rejected" in release:
         outcome.reject(spec, "package", release["rejected"])
         return outcome
-    try:
-        repo = repos.prepare(spec, full=bool(options.get("full")))
-        test_files = repo.test_files()
+    try:  # repos.prepared: any failure of the package's preparation is a SourceError
+        repo, test_files = repos.prepared(spec, full=bool(options.get("full")))
         keep = _new_tests_filter(repo.root, release, options)
     except (SourceError, OSError) as exc:  # the unpacked sdist's path: by its name, not this machine's
-        outcome.reject(spec, "package", repos.portable_text(str(exc))[:2000])
+        outcome.reject(repos.spec_label(spec), "package", repos.portable_text(str(exc))[:2000])
         return outcome
     if not test_files:
         outcome.reject(spec, "package", "no test modules found in the source distribution")

@@ -83,6 +83,7 @@ class RepoPayload(TypedDict):
     python: str
     tree_sha256: str
     sdist_sha256: str | None
+    content_sha256: NotRequired[str]  # a local checkout: every file's hash (its build-cache key)
     config: RepoConfigPayload
 
 

@@ -94,6 +94,61 @@ def _shipped() -> dict[str, str]:
     }
 
 
+# pytest's configuration files, in the order it tries them in each directory (pytest 9;
+# older versions know a subset); pytest.toml and the .ini files count even without a section
+_CONFIG_NAMES = ("pytest.toml", ".pytest.toml", "pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
+_CONFIG_MAX_BYTES = 1024**2
+
+
+def pytest_config(root: Path, target: Path) -> Path | None:
+    """The repository's own pytest configuration file for a run of ``target``: what pytest
+    finds searching from the target's directory upwards, with the search stopped at the
+    repository's root (never a file above it, nor one linked out of the tree). None: the
+    repository has none."""
+    from execbench.sources.repos import inside
+
+    here = target.parent if target.suffix == ".py" else target
+    if not inside(here, root):
+        here = root
+    while True:
+        for name in _CONFIG_NAMES:
+            path = here / name
+            if path.is_file() and inside(path, root) and _is_pytest_config(path):
+                return path
+        if here.resolve() == root.resolve() or here.parent == here:
+            return None
+        here = here.parent
+
+
+def _is_pytest_config(path: Path) -> bool:
+    import configparser
+    import tomllib
+
+    if path.name in ("pytest.toml", ".pytest.toml", "pytest.ini", ".pytest.ini"):
+        return True
+    try:
+        with open(path, "rb") as fh:
+            text = fh.read(_CONFIG_MAX_BYTES).decode("utf-8")
+        if path.name == "pyproject.toml":
+            tool = tomllib.loads(text).get("tool", {})
+            return isinstance(tool, dict) and isinstance(tool.get("pytest"), dict)
+        parser = configparser.ConfigParser(interpolation=None, strict=False)
+        parser.read_string(text)
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, configparser.Error):
+        return False
+    return parser.has_section("pytest" if path.name == "tox.ini" else "tool:pytest")
+
+
+def rootdir_args(root: Path, target: Path) -> list[str]:
+    """pytest's rootdir, configuration and conftest boundary, all explicit: the rootdir is the
+    repository's root whatever the pinned pytest would infer (node ids never relative to a
+    cache or temp directory: tomlkit 0.15.2 under its pytest 7 has no config file), the
+    configuration file is the repository's own (:func:`pytest_config`) or none
+    (``/dev/null``), and no conftest.py above the root is loaded."""
+    config = pytest_config(root, target)
+    return [f"--rootdir={root}", f"--confcutdir={root}", "-c", str(config) if config else os.devnull]
+
+
 def pytest_job(
     job_id: str,
     repo: Repo,
@@ -124,7 +179,8 @@ def pytest_job(
     }
     argv = [str(repo.python), "-m", "pytest", str(pytest_target), "-p", "_execbench_repo_plugin",
             "-p", "no:cacheprovider", "-p", "no:randomly", "-p", "no:xdist", "-o", "addopts=",
-            "--import-mode=prepend", "--assert=plain", "-q", "--no-header", "-rN", "--color=no"]
+            "--import-mode=prepend", "--assert=plain", "-q", "--no-header", "-rN", "--color=no",
+            *rootdir_args(repo.root, pytest_target)]
     env = {
         "PYTHONPATH": os.pathsep.join([".", str(repo.import_root)]),
         "PYTHONHASHSEED": str(hash_seed),  # the exec'd interpreter's, whatever the runner's
