@@ -214,6 +214,16 @@ def test_pytests_rootdir_is_the_repository_root_and_its_config_its_own(tmp_path)
     assert pytest_config(bare, target) == bare / "setup.cfg"
 
 
+def test_a_checkout_that_fails_to_prepare_is_named_without_its_path(tmp_path, monkeypatch):
+    monkeypatch.setenv(repos.LOCAL_ROOT_ENV, str(tmp_path))
+    root = tmp_path / "nopkg"
+    (root / "tests").mkdir(parents=True)
+    (root / "tests" / "test_x.py").write_text("def test_x():\n    assert 1 == 1\n")
+    with pytest.raises(SourceError) as caught:
+        repos.prepared(str(root))  # no importable package: find_packages names the tree
+    assert "cannot find the importable package" in str(caught.value) and str(tmp_path) not in str(caught.value)
+
+
 def test_messages_name_no_cache_interpreter_or_home_path(cache_dir):
     venv = repos.repos_dir() / "venv" / "lib-1.0-py3.11-0123456789ab"
     text = (f"E  {venv}/lib/python3.11/site-packages/_pytest/python.py:12 in {sys.base_prefix}/lib/os.py, "

@@ -5,7 +5,9 @@ isolated virtual environment to run the tests in.
 (only NAME from source), unpacks it under ``cache_dir()/repos/src/`` and creates a venv
 under ``cache_dir()/repos/venv/`` holding pytest, the package's runtime dependencies and its
 test dependencies. Both are cached and reused across builds (keyed by name, version, the
-dependency list and the Python version), so a build is offline after the first fetch.
+dependency list and the Python version; a local checkout's venv by the hash of every file of
+its tree, :func:`content_hash`), so a build is offline after the first fetch. A venv is
+checked against its distributions' RECORD files before it is used (:func:`verify_venv`).
 
 Trust model: no code of a repository or package runs outside ``execbench.sandbox``. pip
 (``download`` of the sdist, which prepares its metadata, and ``install`` of the package,
@@ -265,10 +267,18 @@ def prepared(spec: str, *, full: bool = False) -> tuple["Repo", list[Path]]:
         repo = prepare(spec, full=full)
         return repo, repo.test_files()
     except SourceError as exc:
-        raise SourceError(portable_text(str(exc))) from None
+        raise SourceError(portable_text(str(exc), _local_path(spec))) from None
     except Exception as exc:  # noqa: BLE001 - one candidate never stops a build
         raise SourceError(f"cannot prepare {spec_label(spec)}: {type(exc).__name__}: "
-                          f"{portable_text(str(exc))[:1500]}") from None
+                          f"{portable_text(str(exc), _local_path(spec))[:1500]}") from None
+
+
+def _local_path(spec: str) -> Path | None:
+    """The checkout a local spec names (its paths are told relative to it), else None."""
+    try:
+        return parse_spec(spec)[2]
+    except (SourceError, OSError, ValueError):
+        return None
 
 
 def spec_label(spec: str) -> str:
@@ -925,6 +935,7 @@ def prepare(spec: str, *, full: bool = False) -> Repo:
         assert version is not None
         root, sdist = fetch_sdist(name, version)
         config = config_for(name, version, root, full)
+        import_root, packages = find_packages(root, name)  # before an install that would be wasted
         python = ensure_venv(name, version, config, [f"{name}=={version}"])
         spec_out = f"pypi:{name}=={version}"
     else:
@@ -932,10 +943,10 @@ def prepare(spec: str, *, full: bool = False) -> Repo:
         content = content_hash(root)  # first: a tree too deep or too large is refused before any other walk
         version = _local_version(root)
         config = config_for(name, version, root, full)
+        import_root, packages = find_packages(root, name)
         packaged = any((root / f).is_file() for f in ("pyproject.toml", "setup.py", "setup.cfg"))
         python = ensure_venv(name, version, config, [], tree=root if packaged else None, content=content)
         spec_out = str(root)
-    import_root, packages = find_packages(root, name)
     return Repo(spec=spec_out, name=name, version=version, root=root, import_root=import_root,
                 packages=packages, python=python, config=config, tree_sha256=tree_hash(root),
                 sdist_sha256=sdist, content_sha256=content)
