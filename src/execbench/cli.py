@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, NoReturn, Optional
 
+import click
 import typer
 from rich.console import Console
 from rich.markup import escape
@@ -14,10 +16,49 @@ from rich.table import Table
 
 from execbench import __version__, familyhelp
 from execbench.progress import LoggedProgress
+from execbench.usererror import INTERRUPTED, REPORT_BUGS, UserError
 
 _SOURCES_HELP = familyhelp.sources()  # the built-in families' sources (no family imported)
+INTERNAL_ERROR = 70  # EX_SOFTWARE: a bug in execbench, never the user's input
+
+
+class _Commands(typer.core.TyperGroup):
+    """Every command's errors mapped once (issue 34): a :class:`UserError` (or an OS error on a
+    path the user gave) is one ``error:`` line and exit 2; Ctrl-C is one resume advice and exit
+    130; anything else is an internal error, said to be one, with where to report it."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (typer.Exit, click.exceptions.Exit, click.ClickException, click.Abort):
+            raise
+        except KeyboardInterrupt:
+            console.print(f"[yellow]{INTERRUPTED}[/]")
+            raise typer.Exit(130) from None
+        except UserError as exc:
+            _fail(str(exc))
+        except OSError as exc:
+            _fail(f"{exc.filename}: {exc.strerror}" if exc.filename and exc.strerror else str(exc))
+        except Exception as exc:  # noqa: BLE001 - the one place that turns a bug into a report
+            _internal(exc)
+
+
+def _internal(exc: BaseException) -> NoReturn:
+    import tempfile
+    import traceback
+
+    fd, path = tempfile.mkstemp(prefix="execbench-internal-error-", suffix=".txt")
+    with open(fd, "w", encoding="utf-8") as fh:
+        fh.write(f"execbench {__version__}: {' '.join(sys.argv)}\n")
+        fh.write("".join(traceback.format_exception(exc)))
+    console.print(f"[bold red]internal error:[/] {escape(type(exc).__name__)}: {escape(str(exc)[:300])}\n"
+                  f"This is a bug in execbench {__version__}, not in your input. Please report it to {REPORT_BUGS} "
+                  f"with the command you ran and the traceback saved in {path}.", soft_wrap=True)
+    raise typer.Exit(INTERNAL_ERROR)
+
 
 app = typer.Typer(
+    cls=_Commands,
     name="execbench",
     help="Execution-grounded code-reasoning benchmarks: build tasks from real code, evaluate models, explain failures.",
     no_args_is_help=True,
@@ -27,8 +68,8 @@ app = typer.Typer(
 console = Console(stderr=True)
 
 
-def _fail(message: str) -> None:
-    console.print(f"[bold red]error:[/] {escape(message)}")
+def _fail(message: str) -> NoReturn:
+    console.print(f"[bold red]error:[/] {escape(message)}", soft_wrap=True)
     raise typer.Exit(2)
 
 
@@ -74,6 +115,7 @@ def build(
 ) -> None:
     """Build a dataset of tasks whose answers come from running the code."""
     from execbench import registry
+    from execbench.dataset import check_output_dir
     from execbench.dataset.cache import BuildCache
     from execbench.contract import SourceError
     from execbench.families.build import build_dataset
@@ -92,6 +134,7 @@ def build(
     if annotator is not None and annotate_dataset is None:
         able = [f.name for f in registry.registered() if f.annotator() is not None]
         _fail(f"--annotator labels {' and '.join(able)} tasks only")
+    check_output_dir(out)
     cache = BuildCache(enabled=not no_cache)
     columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                TextColumn("{task.fields[tasks]} tasks, {task.fields[rejected]} rejected"), TimeElapsedColumn())
@@ -119,12 +162,25 @@ def build(
     console.print(f"{manifest['tasks']} tasks from {manifest['candidates']} candidates in "
                   f"{manifest['build_seconds']:.1f} s (cache: {manifest['cache']['hits']} hits); "
                   f"content {manifest['content_hash'][:19]}…")
-    if manifest.get("zero_tasks_reason"):
-        console.print(f"[yellow]no tasks: {manifest['zero_tasks_reason']}[/]")
     if (manifest.get("settings") or {}).get("release_window"):
         _print_release_window(manifest, out)
+    if not manifest["tasks"]:  # a build that admits nothing is not a success (issue 34)
+        console.print(f"[bold yellow]no task admitted[/] from {manifest['candidates']} candidates; "
+                      f"rejections by stage: {escape(_rejections_by_stage(manifest))}", soft_wrap=True)
+        raise typer.Exit(1)
     if annotator is not None:
         _annotate(out, annotator, annotate_dataset)
+
+
+def _rejections_by_stage(manifest: dict[str, Any]) -> str:
+    """``stage N (reason ×n, ...)`` per stage of a manifest's rejections, reasons without paths."""
+    reasons: dict[str, list[str]] = {}
+    for key, count in (manifest.get("rejected_by_reason") or {}).items():
+        stage, _, reason = key.partition(": ")
+        reasons.setdefault(stage, []).append(f"{reason} ×{count}")
+    parts = [f"{stage} {count} ({'; '.join(reasons.get(stage, [])[:3])})"
+             for stage, count in (manifest.get("rejected_by_stage") or {}).items()]
+    return ", ".join(parts) or manifest.get("zero_tasks_reason") or "no candidates"
 
 
 def _print_release_window(manifest: dict[str, Any], out: Path) -> None:
@@ -177,9 +233,11 @@ def grade(
 ) -> None:
     """Grade raw model responses against a dataset (model text is parsed, never executed)."""
     from execbench import registry
-    from execbench.dataset import DatasetError, read_tasks
+    from execbench.dataset import DatasetError, check_output_file, read_tasks
     from execbench.families.grade import flat_metrics, grade_tasks, read_answers, result_record, summarize
 
+    if out is not None:
+        check_output_file(out, marker='"extracted": ', what="results file (execbench grade -o)")
     try:
         responses = read_answers(answers)
         tasks = list(read_tasks(dataset))
@@ -265,10 +323,12 @@ def mutate(
 ) -> None:
     """Turn a dataset into an unmemorised twin whose answers are regenerated by execution."""
     from execbench import registry
+    from execbench.dataset import check_output_dir
     from execbench.mutation import cli as mutation_cli
 
     if offline == (teacher is not None):
         _fail("choose exactly one of --offline and --teacher PROVIDER/MODEL")
+    check_output_dir(out)
     try:
         manifest = mutation_cli.run(dataset, out, offline=offline, teacher=teacher, seed=seed, attempts=attempts,
                                     ops=ops, drop_unchanged=drop_unchanged, jobs=jobs, limit=limit,
@@ -334,11 +394,13 @@ def report(
     import re
 
     from execbench.analysis.logs import LogReadError, read_logs
+    from execbench.dataset import check_output_file
     from execbench.report import write_report
     from execbench.report.sections import Options
 
     if cutoff is not None and not re.fullmatch(r"\d{4}-\d\d-\d\d", cutoff):
         _fail(f"--cutoff {cutoff!r}: expected YYYY-MM-DD")
+    check_output_file(out, marker='<meta name="generator" content="execbench', what="report")
     try:
         with console.status("reading logs"):
             logset = read_logs(logs, datasets)

@@ -140,6 +140,9 @@ def write_export(inputs: Sequence[ExportInput], out: str | Path, *, licenses: di
     import pyarrow.parquet as pq
 
     out = Path(out)
+    if out.is_symlink() or (out.exists() and not (out.is_dir() and (is_export(out) or not any(out.iterdir())))):
+        raise DatasetError(f"-o {out}: exists and is not an execbench export (an export replaces its folder): "
+                           "nothing was written; choose a new or empty directory")
     ordered: list[Task] = [task for item in inputs for task in item.tasks]
     if not ordered:
         raise DatasetError("nothing to export: the datasets hold no tasks")

@@ -30,6 +30,15 @@ REJECTED = "rejected.jsonl"
 PINNED_LIST = "packages.pinned.txt"
 
 
+def reason_head(reason: str) -> str:
+    """What a rejection's reason is, for counting: its text before the first ``": "``, past any
+    leading file path (``/x/case.toml: missing key 'id'`` counts as ``missing key 'id'``)."""
+    parts = reason.split("; ", 1)[0].split(": ")
+    while len(parts) > 1 and " " not in parts[0] and ("/" in parts[0] or "." in parts[0]):
+        parts.pop(0)
+    return parts[0][:80]
+
+
 class DatasetWriter:
     """Stream tasks and rejections into ``directory``; :meth:`close` publishes them."""
 
@@ -65,7 +74,7 @@ class DatasetWriter:
         record = {"candidate": candidate, "stage": stage, "reason": reason, **details}
         self._rejected.write(json.dumps(record, sort_keys=True, ensure_ascii=False) + "\n")
         self.rejections[stage] += 1
-        self.reasons[f"{stage}: {reason.split(':', 1)[0][:80]}"] += 1
+        self.reasons[f"{stage}: {reason_head(reason)}"] += 1
         if isinstance(details.get("release"), str):
             self.releases.setdefault(details["release"], Counter())[stage] += 1
 
@@ -115,6 +124,52 @@ class DatasetWriter:
         if not self._tasks.closed:  # an error: leave no half dataset behind
             self._tasks.close()
             self._rejected.close()
+
+
+# -- where a command may write (issue 34: ``-o`` never overwrites or deletes what is not ours) ----
+
+def is_dataset_dir(path: str | Path) -> bool:
+    """Whether ``path`` is an execbench dataset directory or export folder."""
+    path = Path(path)
+    return path.is_dir() and ((path / MANIFEST).is_file() or (path / TASKS).is_file() or export.is_export(path))
+
+
+def _leftovers_only(path: Path) -> bool:
+    """Whether ``path`` holds only what an interrupted writer of ours leaves (``.NAME.partial``)."""
+    return all(entry.name.startswith(".") and entry.name.endswith(".partial") for entry in path.iterdir())
+
+
+def check_output_dir(path: str | Path, *, ours: Iterable[str] = ()) -> None:
+    """Refuse ``-o path`` for a dataset (or a folder of execbench outputs whose entries are all
+    named in ``ours``) when writing there would overwrite or delete something that is not
+    execbench's: an existing file, or a non-empty directory that is neither a dataset nor an
+    export nor a folder of ``ours`` (DatasetError, before anything is written)."""
+    path = Path(path)
+    if path.is_symlink() or (path.exists() and not path.is_dir()):
+        raise DatasetError(f"-o {path}: an existing file, not a directory; nothing was written (choose a new path)")
+    if not path.is_dir() or is_dataset_dir(path) or _leftovers_only(path):
+        return
+    allowed = set(ours)
+    strangers = sorted(entry.name for entry in path.iterdir() if entry.name not in allowed
+                       and not (entry.name.startswith(".") and entry.name.endswith(".partial")))
+    if not allowed or strangers:
+        raise DatasetError(f"-o {path}: an existing directory that is not an execbench dataset "
+                           f"(it holds {strangers[0] if strangers else 'other files'!r}); nothing was written: "
+                           "choose a new or empty directory")
+
+
+def check_output_file(path: str | Path, *, marker: str, what: str) -> None:
+    """Refuse ``-o path`` for a file when ``path`` exists and is a directory, or a file whose
+    first 4 KiB do not contain ``marker`` (so it is not an earlier ``what`` of execbench's)."""
+    path = Path(path)
+    if path.is_dir():
+        raise DatasetError(f"-o {path}: an existing directory, not a file; nothing was written")
+    if path.exists():
+        with open(path, "rb") as fh:
+            head = fh.read(4096)
+        if marker.encode() not in head:
+            raise DatasetError(f"-o {path}: an existing file that is not an execbench {what}; nothing was "
+                               "written (choose a new path, or remove the file yourself)")
 
 
 def _jsonl(path: Path) -> Iterator[tuple[int, Any]]:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from execbench import registry
-from execbench.dataset import DatasetWriter, read_tasks
+from execbench.dataset import DatasetWriter, check_output_dir, read_tasks
 from execbench.dataset.cache import BuildCache
 from execbench.families.build import ProgressFn, build_dataset
 
@@ -73,6 +73,11 @@ def build_demo_dataset(
 ) -> DemoDataset:
     """Build ``out/dataset`` from the built-in demo sources of every available family (or ``sources``)."""
     sources = demo_sources() if sources is None else sources
+    # -o never overwrites what is not execbench's (issue 34): out holds only the demo's own entries,
+    # and out/dataset (replaced below) is a dataset
+    check_output_dir(out, ours=("dataset", "logs", "build", "report.html", "report.samples.csv",
+                                "report.samples.parquet"))
+    check_output_dir(out / "dataset")
     build_root = out / "build"
     cache = BuildCache()
     selected = []
