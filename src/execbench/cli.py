@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 from typing import Any, NoReturn, Optional
 
-import click
 import typer
+import typer.core
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
@@ -17,6 +17,10 @@ from rich.table import Table
 from execbench import __version__, familyhelp
 from execbench.progress import LoggedProgress
 from execbench.usererror import INTERRUPTED, REPORT_BUGS, UserError
+
+# the click exceptions typer raises: its own vendored click in newer typer (typer.core._click), else click's
+clickx: Any = (vars(typer.core).get("_click") or vars(typer.core)["click"]).exceptions
+_NO_ARGS: Any = getattr(clickx, "NoArgsIsHelpError", ())  # `execbench` alone: the help, as before
 
 _SOURCES_HELP = familyhelp.sources()  # the built-in families' sources (no family imported)
 INTERNAL_ERROR = 70  # EX_SOFTWARE: a bug in execbench, never the user's input
@@ -27,10 +31,28 @@ class _Commands(typer.core.TyperGroup):
     path the user gave) is one ``error:`` line and exit 2; Ctrl-C is one resume advice and exit
     130; anything else is an internal error, said to be one, with where to report it."""
 
-    def invoke(self, ctx: click.Context) -> Any:
+    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+        """Usage errors (a missing argument, an unknown option) in the same one-line form."""
+        if not standalone_mode:
+            return super().main(*args, standalone_mode=False, **kwargs)
+        try:
+            code = super().main(*args, standalone_mode=False, **kwargs)
+        except _NO_ARGS as exc:
+            exc.show()
+            sys.exit(exc.exit_code)
+        except clickx.ClickException as exc:
+            where = f" (see `{exc.ctx.command_path} --help`)" if isinstance(exc, clickx.UsageError) and exc.ctx else ""
+            console.print(f"[bold red]error:[/] {escape(exc.format_message())}{where}", soft_wrap=True)
+            sys.exit(exc.exit_code)
+        except typer.Abort:  # Ctrl-C or end of input at a prompt
+            console.print(f"[yellow]{INTERRUPTED}[/]")
+            sys.exit(130)
+        sys.exit(code if isinstance(code, int) else 0)
+
+    def invoke(self, ctx: typer.Context) -> Any:
         try:
             return super().invoke(ctx)
-        except (typer.Exit, click.exceptions.Exit, click.ClickException, click.Abort):
+        except (typer.Exit, typer.Abort, clickx.ClickException):
             raise
         except KeyboardInterrupt:
             console.print(f"[yellow]{INTERRUPTED}[/]")
@@ -38,9 +60,21 @@ class _Commands(typer.core.TyperGroup):
         except UserError as exc:
             _fail(str(exc))
         except OSError as exc:
-            _fail(f"{exc.filename}: {exc.strerror}" if exc.filename and exc.strerror else str(exc))
+            _fail(_said(exc))
         except Exception as exc:  # noqa: BLE001 - the one place that turns a bug into a report
             _internal(exc)
+
+
+def _note(text: str | None) -> None:
+    if text:
+        console.print(f"[yellow]warning:[/] {escape(text)}", soft_wrap=True)
+
+
+def _said(exc: Exception) -> str:
+    """An error's message for the user (an OS error as ``PATH: what``, without its errno)."""
+    if isinstance(exc, OSError) and exc.filename and exc.strerror:
+        return f"{exc.filename}: {exc.strerror}"
+    return str(exc)
 
 
 def _internal(exc: BaseException) -> NoReturn:
@@ -73,25 +107,6 @@ def _fail(message: str) -> NoReturn:
     raise typer.Exit(2)
 
 
-def _parse_settings(pairs: list[str], defaults: dict[str, Any]) -> dict[str, Any]:
-    options = dict(defaults)
-    for pair in pairs:
-        key, sep, raw = pair.partition("=")
-        key = key.strip().replace("-", "_")
-        if not sep or key not in defaults:
-            _fail(f"--set {pair!r}: expected KEY=VALUE with KEY one of {', '.join(sorted(defaults)) or '(none)'}")
-        try:
-            value = json.loads(raw)
-        except json.JSONDecodeError:
-            value = raw
-        if isinstance(defaults[key], str) and not isinstance(value, str):
-            value = raw  # a text option is its text: --set check_seeds=9
-        if type(value) is not type(defaults[key]):
-            _fail(f"--set {key}: expected a {type(defaults[key]).__name__}, got {raw!r}")
-        options[key] = value
-    return options
-
-
 @app.callback(invoke_without_command=True)
 def _root(version: bool = typer.Option(False, "--version", help="Print the version and exit.")) -> None:
     if version:
@@ -112,12 +127,20 @@ def build(
                                  "Ray cluster, or RAY_ADDRESS) or ray:HOST:PORT (a running cluster)."),
     annotator: Optional[str] = typer.Option(None, "--annotator", help="repo: label each task Easy/Medium/Hard "
                                             "with this model (any Inspect model, or local) after the build."),
+    released_after: Optional[str] = typer.Option(None, "--released-after", metavar="YYYY-MM-DD", help="A living "
+                                                 "benchmark: each package of a list:FILE source at its release "
+                                                 "uploaded on or after this day (docs/repo-family.md)."),
+    released_before: Optional[str] = typer.Option(None, "--released-before", metavar="YYYY-MM-DD",
+                                                  help="... and before this day (default: no upper bound)."),
+    new_tests_only: bool = typer.Option(False, "--new-tests-only", help="Keep only the assertions the release "
+                                        "before the window did not have (tests a model cannot have seen)."),
 ) -> None:
     """Build a dataset of tasks whose answers come from running the code."""
     from execbench import registry
     from execbench.dataset import check_output_dir
     from execbench.dataset.cache import BuildCache
     from execbench.contract import SourceError
+    from execbench.contract.options import parse_settings
     from execbench.families.build import build_dataset
     from execbench.families.distributed import ExecutorError, parse_executor
 
@@ -125,7 +148,14 @@ def build(
         plugin = registry.get(family)
     except KeyError as exc:
         _fail(str(exc.args[0]))
-    options = _parse_settings(settings, plugin.default_options)
+    window = {"released_after": released_after, "released_before": released_before,
+              "new_tests_only": "true" if new_tests_only else None}
+    for key, value in window.items():
+        if value is not None and key not in plugin.default_options:
+            able = [f.name for f in registry.registered() if key in f.default_options]
+            _fail(f"--{key.replace('_', '-')}: the {family!r} family has no release window ({', '.join(able)} has)")
+    pairs = [f"{key}={value}" for key, value in window.items() if value is not None]
+    options = parse_settings([*pairs, *settings], plugin.default_options)
     try:
         parse_executor(executor)
     except ExecutorError as exc:
@@ -230,28 +260,28 @@ def grade(
     as_json: bool = typer.Option(False, "--json", help="Print the summary as one JSON object on stdout."),
     variant: Optional[str] = typer.Option(None, "--variant", help="Grade as this prompt variant scores "
                                           f"({familyhelp.paper_scoring()}: a peer benchmark's own rules)."),
+    accept_modified: bool = typer.Option(False, "--accept-modified", help="Use a dataset whose tasks.jsonl was "
+                                         "edited after the build (its content hash no longer matches the manifest)."),
 ) -> None:
     """Grade raw model responses against a dataset (model text is parsed, never executed)."""
     from execbench import registry
-    from execbench.dataset import DatasetError, check_output_file, read_tasks
-    from execbench.families.grade import flat_metrics, grade_tasks, read_answers, result_record, summarize
+    from execbench.dataset import DatasetError, check_output_file, check_unmodified, read_tasks
+    from execbench.dataset.answers import read_answers
+    from execbench.families.grade import flat_metrics, grade_tasks, result_record, summarize
 
     if out is not None:
         check_output_file(out, marker='"extracted": ', what="results file (execbench grade -o)")
     try:
-        responses = read_answers(answers)
         tasks = list(read_tasks(dataset))
+        _note(check_unmodified(dataset, tasks, accept=accept_modified))
+        responses = read_answers(answers, known_ids={task.id for task in tasks})
         if variant is not None:
             unknown_in = sorted({t.family for t in tasks if variant not in registry.get(t.family).variants})
             if unknown_in:
                 _fail(f"family {unknown_in[0]!r} has no variant {variant!r}")
         results = list(grade_tasks(tasks, responses, variant, family_of=registry.get))
     except (DatasetError, OSError) as exc:
-        _fail(str(exc))
-    known = {task.id for task, _ in results}
-    unknown = [key for key in responses if key not in known]
-    if unknown:
-        console.print(f"[yellow]warning:[/] {len(unknown)} answers name no task of the dataset, e.g. {unknown[0]!r}")
+        _fail(_said(exc))
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
         with open(out, "w", encoding="utf-8") as fh:
@@ -275,15 +305,19 @@ def grade(
 def export(
     datasets: list[Path] = typer.Argument(..., help="Dataset directories to export together."),
     out: Path = typer.Option(..., "-o", "--out", help="The export folder (replaced when complete)."),
+    accept_modified: bool = typer.Option(False, "--accept-modified", help="Use a dataset whose tasks.jsonl was "
+                                         "edited after the build (its content hash no longer matches the manifest)."),
 ) -> None:
     """Write datasets as a Hugging Face `datasets` folder: Parquet shards per family and arm + a dataset card."""
     from execbench import registry
-    from execbench.dataset import DatasetError
+    from execbench.dataset import DatasetError, check_unmodified
     from execbench.dataset.export import write_export
     from execbench.dataset.store import read_inputs
 
     try:
         inputs = read_inputs(datasets)
+        for item in inputs:
+            _note(check_unmodified(item.path, item.tasks, accept=accept_modified))
         licenses = {}
         for task in (task for item in inputs for task in item.tasks):
             parts = registry.parse_id(task.id)
@@ -292,7 +326,7 @@ def export(
                 licenses[source] = registry.get(parts.family).source_license(parts.source)
         marker = write_export(inputs, out, licenses={k: v for k, v in licenses.items() if v})
     except (DatasetError, OSError) as exc:
-        _fail(str(exc))
+        _fail(_said(exc))
     table = Table(title=str(out))
     table.add_column("config")
     table.add_column("rows", justify="right")
@@ -359,10 +393,15 @@ def eval(  # the command's name (shadows the builtin in this module only)
     log_dir: Optional[Path] = typer.Option(None, "--log-dir", help="Eval-set log directory (default: logs/<dataset>); "
                                            "rerunning into it resumes."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the response cache."),
+    accept_modified: bool = typer.Option(False, "--accept-modified", help="Use a dataset whose tasks.jsonl was "
+                                         "edited after the build (its content hash no longer matches the manifest)."),
 ) -> None:
     """Evaluate a model on a dataset through Inspect AI (temperature 0; extra Inspect flags pass through)."""
     from execbench.eval.commands import eval_command
     from execbench.eval.run import EvalRequest
+    from execbench.dataset import check_unmodified
+
+    _note(check_unmodified(dataset, accept=accept_modified))
 
     request = EvalRequest(dataset=dataset, model=model, mode=mode, variant=variant, limit=limit, epochs=epochs,
                           max_connections=max_connections, log_dir=log_dir, cache=not no_cache, extra=list(ctx.args))
@@ -408,7 +447,7 @@ def report(
             written = write_report(logset, out, title=title,
                                    options=Options(replicates=replicates, permutations=permutations, cutoff=cutoff))
     except (LogReadError, OSError) as exc:
-        _fail(str(exc))
+        _fail(_said(exc))
     for line in written.headlines:
         console.print(f"• {re.sub(r'<[^>]+>', '', line)}", highlight=False)
     for note in written.notes:

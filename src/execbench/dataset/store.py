@@ -19,7 +19,7 @@ from typing import Any, Iterable, Iterator
 from execbench import __version__
 from execbench.dataset import export
 from execbench.dataset.export import ExportInput
-from execbench.dataset.manifest import ContentHash, Manifest
+from execbench.dataset.manifest import ContentHash, Manifest, content_hash
 from execbench.dataset.record import DatasetError, Task, validate
 
 TASKS = "tasks.jsonl"
@@ -145,7 +145,7 @@ def check_output_dir(path: str | Path, *, ours: Iterable[str] = ()) -> None:
     execbench's: an existing file, or a non-empty directory that is neither a dataset nor an
     export nor a folder of ``ours`` (DatasetError, before anything is written)."""
     path = Path(path)
-    if path.is_symlink() or (path.exists() and not path.is_dir()):
+    if (path.exists() or path.is_symlink()) and not path.is_dir():
         raise DatasetError(f"-o {path}: an existing file, not a directory; nothing was written (choose a new path)")
     if not path.is_dir() or is_dataset_dir(path) or _leftovers_only(path):
         return
@@ -205,6 +205,39 @@ def read_tasks(directory: str | Path) -> Iterator[Task]:
             yield Task.from_json(data)
         except (DatasetError, TypeError) as exc:
             raise DatasetError(f"{path}, line {number}: {exc}") from None
+
+
+#: The option of grade, eval and export that takes an edited dataset on purpose.
+ACCEPT_MODIFIED = "--accept-modified"
+
+
+class ModifiedDatasetError(DatasetError):
+    """A dataset whose tasks no longer hash to its manifest's content hash (edited after the build)."""
+
+
+def check_unmodified(path: str | Path, tasks: Iterable[Task] | None = None, *, accept: bool = False) -> str | None:
+    """Refuse a dataset whose ``tasks.jsonl`` was edited after it was built (issue 34): its tasks
+    (``tasks``, or read from ``path``) must hash to its manifest's ``content_hash``. With
+    ``accept`` the mismatch is returned as a note instead; None when they match or there is no
+    manifest to compare with (a bare tasks.jsonl, an export, which is checked when read)."""
+    path = Path(path)
+    directory = path if path.is_dir() else path.parent
+    if not (directory / MANIFEST).is_file() or (path.is_file() and path.name != TASKS):
+        return None
+    try:
+        recorded = json.loads((directory / MANIFEST).read_text(encoding="utf-8")).get("content_hash")
+    except (json.JSONDecodeError, AttributeError, UnicodeDecodeError):
+        raise DatasetError(f"{directory / MANIFEST}: not a readable manifest (JSON object)") from None
+    if not isinstance(recorded, str):
+        return None
+    actual = content_hash(tasks if tasks is not None else read_tasks(path))
+    if actual == recorded:
+        return None
+    message = (f"{directory / TASKS} was changed after the build: its content hash {actual[:19]}… is not the "
+               f"manifest's {recorded[:19]}…")
+    if accept:
+        return f"{message}; used as it is ({ACCEPT_MODIFIED}): results carry the new hash"
+    raise ModifiedDatasetError(f"{message}. Rebuild it, or pass {ACCEPT_MODIFIED} to use it as edited on purpose")
 
 
 def read_manifest(directory: str | Path) -> dict[str, Any]:

@@ -63,7 +63,7 @@ def _run(console: Console, request: Any) -> tuple[Any, int]:
         console.print(f"[yellow]{INTERRUPTED}[/]")
         return None, 130
     except errors as exc:
-        console.print(f"[bold red]error:[/] {escape(str(exc))}")
+        console.print(f"[bold red]error:[/] {escape(str(exc))}", soft_wrap=True)
         return None, 2
 
 
@@ -95,15 +95,16 @@ def demo_command(console: Console, out: Path, *, per_source: int, max_tokens: in
                  sources: dict[str, tuple[str, ...]] | None = None) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
-    from execbench.eval.demo import CANDIDATES_PER_SOURCE, build_demo_dataset
+    from execbench.eval.demo import CANDIDATES_PER_SOURCE, build_demo_dataset, check_demo_out
     from execbench.eval.run import EvalRequest
 
     started = time.perf_counter()
     out = out.expanduser().resolve()
     try:
+        check_demo_out(out)
         models.resolve(models.LOCAL)  # fail fast, before building anything, if the model is missing
-    except models.ModelError as exc:
-        console.print(f"[bold red]error:[/] {escape(str(exc))}")
+    except _errors() as exc:
+        console.print(f"[bold red]error:[/] {escape(str(exc))}", soft_wrap=True)
         return 2
     console.rule("[bold]1/2 build a small dataset from the built-in sources")
     columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -121,7 +122,7 @@ def demo_command(console: Console, out: Path, *, per_source: int, max_tokens: in
         try:
             demo = build_demo_dataset(out, per_source=per_source, progress=progress, sources=sources)
         except errors as exc:
-            console.print(f"[bold red]error:[/] {escape(str(exc))}")
+            console.print(f"[bold red]error:[/] {escape(str(exc))}", soft_wrap=True)
             return 2
     for label, why in demo.skipped.items():
         console.print(f"[yellow]skipped {label}:[/] {escape(why)}")

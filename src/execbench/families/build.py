@@ -199,7 +199,7 @@ def build_dataset(
     hits, misses = cache.hits, cache.misses
     candidates = list(family.candidates(sources, options))
     if limit is not None:
-        candidates = candidates[:limit]
+        candidates = family.limited(candidates, limit)
     _unique_keys(candidates)
     settings = {"family": family.name, "builder_version": family.version, "sources": sources,
                 "options": options, "limit": limit}

@@ -306,7 +306,7 @@ class RunLimits(TypedDict):
 
 class StateOptions(TypedDict):
     """The build options as the build engine hands them over: ``build.DEFAULT_OPTIONS``, with
-    ``--set`` overrides (each keeps its default's type, ``cli._parse_settings``) and the
+    ``--set`` overrides (each keeps its default's type, ``contract.options.parse_settings``) and the
     build's hash seeds."""
 
     repeats: int
