@@ -31,12 +31,15 @@ class _Commands(typer.core.TyperGroup):
     path the user gave) is one ``error:`` line and exit 2; Ctrl-C is one resume advice and exit
     130; anything else is an internal error, said to be one, with where to report it."""
 
-    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+    def main(self, args: Any = None, prog_name: Any = None, complete_var: Any = None,  # type: ignore[override]
+             standalone_mode: bool = True, **kwargs: Any) -> Any:
         """Usage errors (a missing argument, an unknown option) in the same one-line form."""
         if not standalone_mode:
-            return super().main(*args, standalone_mode=False, **kwargs)
+            return super().main(args=args, prog_name=prog_name, complete_var=complete_var, standalone_mode=False,
+                                **kwargs)
         try:
-            code = super().main(*args, standalone_mode=False, **kwargs)
+            code = super().main(args=args, prog_name=prog_name, complete_var=complete_var, standalone_mode=False,
+                                **kwargs)
         except _NO_ARGS as exc:
             exc.show()
             sys.exit(exc.exit_code)
@@ -49,7 +52,7 @@ class _Commands(typer.core.TyperGroup):
             sys.exit(130)
         sys.exit(code if isinstance(code, int) else 0)
 
-    def invoke(self, ctx: typer.Context) -> Any:
+    def invoke(self, ctx: Any) -> Any:
         try:
             return super().invoke(ctx)
         except (typer.Exit, typer.Abort, clickx.ClickException):
@@ -148,6 +151,8 @@ def build(
         plugin = registry.get(family)
     except KeyError as exc:
         _fail(str(exc.args[0]))
+    if any(not source.strip() for source in sources):
+        _fail("an empty source argument: name a built-in source, a directory or a package")
     window = {"released_after": released_after, "released_before": released_before,
               "new_tests_only": "true" if new_tests_only else None}
     for key, value in window.items():
@@ -266,7 +271,7 @@ def grade(
     """Grade raw model responses against a dataset (model text is parsed, never executed)."""
     from execbench import registry
     from execbench.dataset import DatasetError, check_output_file, check_unmodified, read_tasks
-    from execbench.dataset.answers import read_answers
+    from execbench.dataset.answers import read_answer_file, unknown_ids
     from execbench.families.grade import flat_metrics, grade_tasks, result_record, summarize
 
     if out is not None:
@@ -274,7 +279,8 @@ def grade(
     try:
         tasks = list(read_tasks(dataset))
         _note(check_unmodified(dataset, tasks, accept=accept_modified))
-        responses = read_answers(answers, known_ids={task.id for task in tasks})
+        responses, lines = read_answer_file(answers)
+        _note(unknown_ids(answers, lines, {task.id for task in tasks}))
         if variant is not None:
             unknown_in = sorted({t.family for t in tasks if variant not in registry.get(t.family).variants})
             if unknown_in:

@@ -75,11 +75,8 @@ def test_garbage_and_unknown_ids_do_not_crash(dataset, tmp_path):
     first = next(iter(read_tasks(dataset)))
     write_answers(tmp_path / "a.jsonl", [{"id": first.id, "response": "I think it loops forever."},
                                          {"id": "trace/x/y#trace", "response": "[1]"}])
-    result = execbench("grade", str(dataset), "--answers", str(tmp_path / "a.jsonl"), check=False)
-    # an answer naming no task of the dataset is an error with its line number (issue 34), not a warning
-    assert result.returncode == 2 and "line 2: id 'trace/x/y#trace' is no task of the dataset" in result.stderr
-    write_answers(tmp_path / "a.jsonl", [{"id": first.id, "response": "I think it loops forever."}])
     result = execbench("grade", str(dataset), "--answers", str(tmp_path / "a.jsonl"))
+    assert "1 answer names no task of the dataset: line 2: 'trace/x/y#trace'" in result.stderr  # with its line
     assert "accuracy" in result.stdout
 
 

@@ -148,11 +148,24 @@ def test_answer_file_problems_are_each_reported_with_their_line(dataset, tmp_pat
         "{not json",
         json.dumps({"id": tasks[1].id, "respones": "[1]"}),
     ]) + "\n")
-    line = assert_user_error(execbench("grade", str(dataset), "--answers", str(answers)), "4 unusable answer lines")
+    line = assert_user_error(execbench("grade", str(dataset), "--answers", str(answers)), "3 unusable answer lines")
     assert f"line 2: id {tasks[0].id!r} again (first on line 1)" in line
-    assert "line 3: id 'trace/cases/nope/0#trace' is no task of the dataset" in line
     assert "line 4: not valid JSON" in line
     assert "line 5: no response key ('response' or 'completion' or 'solution'): did you mean 'response'?" in line
+
+
+def test_answers_naming_no_task_are_reported_by_line_and_all_of_them_is_an_error(dataset, tmp_path):
+    tasks = list(read_tasks(dataset))
+    answers = tmp_path / "a.jsonl"
+    answers.write_text(json.dumps({"id": tasks[0].id, "response": render_trace(tasks[0].answer)}) + "\n"
+                       + json.dumps({"id": "trace/cases/goot/0#trace", "response": "[1]"}) + "\n")
+    result = execbench("grade", str(dataset), "--answers", str(answers), "--json")
+    assert result.returncode == 0  # one answer file may serve several datasets: a warning with the line
+    assert ("1 answer names no task of the dataset: line 2: 'trace/cases/goot/0#trace' (did you mean "
+            "'trace/cases/good/0#trace'?)") in result.stderr
+    assert json.loads(result.stdout)["accuracy"] == 1 / len(tasks)
+    answers.write_text(json.dumps({"id": "trace/other/x/0#trace", "response": "[1]"}) + "\n")
+    assert_user_error(execbench("grade", str(dataset), "--answers", str(answers)), "another dataset")
 
 
 def test_evalplus_spellings_are_accepted(dataset, tmp_path):

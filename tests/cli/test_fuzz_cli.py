@@ -3,11 +3,12 @@ case files, answer lines and command lines to the real command line (typer's run
 process: the same app, the same error mapping as the installed ``execbench``) and checks each
 outcome: exit 0 (the input was fine), 1 (a build that admitted nothing), or 2 with exactly
 one `error:` line; never a traceback, never an internal error. Bounded: a few dozen
-examples per property, no deadline (each example is a real command)."""
+examples per property (``EXAMPLES``), no deadline (each example is a real command)."""
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -20,7 +21,9 @@ from typer.testing import CliRunner
 from execbench.cli import app
 from execbench.dataset import read_tasks
 
-FUZZ = settings(max_examples=30, deadline=None, derandomize=True,
+# EXECBENCH_FUZZ_EXAMPLES=500 explores further (and at random, not the suite's fixed examples)
+EXAMPLES = int(os.environ.get("EXECBENCH_FUZZ_EXAMPLES", "40"))
+FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize="EXECBENCH_FUZZ_EXAMPLES" not in os.environ,
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
 

@@ -5,9 +5,11 @@ accepted too (``task_id`` for ``id``, ``completion`` or ``solution`` for ``respo
 line is checked before anything is graded, and every problem is reported with its line
 number in one :class:`AnswerFileError`: a line that is not a JSON object, a missing or
 non-string id, a missing response key (a close misspelling is named), a response that is
-neither a string nor null, the same id twice (a correct answer silently overwritten by a
-later one was issue 34's 0.25 instead of 0.50), and, given the dataset's ids, an id that
-names no task of it.
+neither a string nor null, and the same id twice (a correct answer silently overwritten by a
+later one was issue 34's 0.25 instead of 0.50). Answers whose ids name no task of the
+dataset are reported with their lines by :func:`unknown_ids` (a warning: one answer file may
+serve several datasets), and are an error when no answer names a task of it (the wrong
+dataset, or the wrong file).
 """
 
 from __future__ import annotations
@@ -59,10 +61,14 @@ def _line(number: int, line: str) -> tuple[str | None, str | None, str | None]:
     return task_id, response or "", None
 
 
-def read_answers(path: str | Path, known_ids: Collection[str] | None = None) -> dict[str, str]:
-    """``{task id: response}`` of the answer file at ``path``; ``known_ids``: the dataset's
-    task ids (an answer naming none of them is a problem). Raises :class:`AnswerFileError`
-    listing every problem with its line number."""
+def read_answers(path: str | Path) -> dict[str, str]:
+    """``{task id: response}`` of the answer file at ``path``, in file order; raises
+    :class:`AnswerFileError` listing every unusable line with its number."""
+    return read_answer_file(path)[0]
+
+
+def read_answer_file(path: str | Path) -> tuple[dict[str, str], dict[str, int]]:
+    """(``{task id: response}``, ``{task id: its line}``) of the answer file at ``path``."""
     answers: dict[str, str] = {}
     first_line: dict[str, int] = {}
     problems: list[str] = []
@@ -77,9 +83,6 @@ def read_answers(path: str | Path, known_ids: Collection[str] | None = None) -> 
         task_id, response, problem = _line(number, line)
         if problem is None and task_id in first_line:
             problem = f"id {task_id!r} again (first on line {first_line[task_id]}): one answer per task"
-        elif problem is None and known_ids is not None and task_id not in known_ids:
-            near = suggestion(str(task_id), known_ids) if len(problems) < MAX_SHOWN else ""
-            problem = f"id {task_id!r} is no task of the dataset" + (f"; {near.rstrip()}" if near else "")
         if problem is not None:
             problems.append(f"line {number}: {problem}")
             continue
@@ -91,4 +94,23 @@ def read_answers(path: str | Path, known_ids: Collection[str] | None = None) -> 
         more = f" (and {len(problems) - MAX_SHOWN} more)" if len(problems) > MAX_SHOWN else ""
         raise AnswerFileError(f"{path}: {len(problems)} unusable answer line{'s' if len(problems) > 1 else ''}: "
                               f"{shown}{more}")
-    return answers
+    return answers, first_line
+
+
+def unknown_ids(path: str | Path, lines: dict[str, int], known_ids: Collection[str]) -> str | None:
+    """The answers of ``path`` (``lines``: id → line) that name no task of the dataset
+    (``known_ids``), with their lines and the closest task id: a warning's text, or None.
+    :class:`AnswerFileError` when there are answers and none names a task of the dataset."""
+    unknown = [(number, task_id) for task_id, number in lines.items() if task_id not in known_ids]
+    if not unknown:
+        return None
+    shown = []
+    for number, task_id in unknown[:MAX_SHOWN]:
+        near = suggestion(task_id, known_ids).rstrip()
+        shown.append(f"line {number}: {task_id!r}" + (f" ({near})" if near else ""))
+    more = f" (and {len(unknown) - MAX_SHOWN} more)" if len(unknown) > MAX_SHOWN else ""
+    text = f"{path}: {len(unknown)} {'answers name' if len(unknown) > 1 else 'answer names'} no task of the dataset: " \
+           f"{'; '.join(shown)}{more}"
+    if len(unknown) == len(lines):
+        raise AnswerFileError(f"{text}: is it the answer file of another dataset?")
+    return text

@@ -246,7 +246,13 @@ def read_manifest(directory: str | Path) -> dict[str, Any]:
         return export.export_manifest(directory)
     if not path.exists():
         return {}
-    return json.loads(path.read_text(encoding="utf-8"))
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
+        raise DatasetError(f"{path}: not a readable manifest ({exc})") from None
+    if not isinstance(manifest, dict):
+        raise DatasetError(f"{path}: not a readable manifest (a JSON object)")
+    return manifest
 
 
 def read_rejected(directory: str | Path) -> Iterator[dict[str, Any]]:

@@ -156,6 +156,8 @@ def find_case_dirs(root: Path) -> list[Path]:
 
 def resolve_source(family: str, source: str) -> tuple[str, list[Path]]:
     """A source argument → (source name for task ids, case directories)."""
+    if not source.strip():
+        raise SourceError("an empty source: name a built-in corpus or a directory of case directories")
     builtin = builtin_corpus(family, source)
     root = builtin if builtin is not None else Path(source)
     if not root.is_dir():

@@ -42,7 +42,7 @@ import zipfile
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, cast
 
 from packaging.requirements import InvalidRequirement, Requirement
 
@@ -563,11 +563,12 @@ def declared_license(name: str, version: str) -> str | None:
     34): the cached sdist's ``PKG-INFO`` (as :func:`fetch_sdist` unpacked it), else the installed
     distribution of that version; ``License-Expression``, else a one-line ``License``, else its
     ``License ::`` classifiers. None when neither is here or it declares none."""
+    import email.message
     import email.parser
     import importlib.metadata
 
     base = repos_dir() / "src" / f"{name.lower()}-{version}"
-    headers: "email.message.Message | importlib.metadata.PackageMetadata | None" = None
+    headers: email.message.Message | None = None
     if (base / ".complete").is_file() and (base / "tree").is_file():
         pkg_info = base / (base / "tree").read_text(encoding="utf-8").strip() / "PKG-INFO"
         if pkg_info.is_file() and inside(pkg_info, base):
@@ -576,7 +577,7 @@ def declared_license(name: str, version: str) -> str | None:
     if headers is None:
         try:
             if importlib.metadata.version(name) == version:
-                headers = importlib.metadata.metadata(name)
+                headers = cast(email.message.Message, importlib.metadata.metadata(name))  # one at run time
         except importlib.metadata.PackageNotFoundError:
             return None
     if headers is None:
