@@ -324,10 +324,13 @@ def export(
         inputs = read_inputs(datasets)
         for item in inputs:
             _note(check_unmodified(item.path, item.tasks, accept=accept_modified))
-        licenses = {}
+        licenses: dict[str, str | None] = {}
         for task in (task for item in inputs for task in item.tasks):
             parts = registry.parse_id(task.id)
             source = f"{parts.family}/{parts.source}"
+            declared = task.provenance.get("license")  # a case directory's own `license`
+            if not licenses.get(source) and isinstance(declared, str) and declared.strip():
+                licenses[source] = f"{declared.strip()[:100]} (declared by its case directories)"
             if source not in licenses:
                 licenses[source] = registry.get(parts.family).source_license(parts.source)
         marker = write_export(inputs, out, licenses={k: v for k, v in licenses.items() if v})

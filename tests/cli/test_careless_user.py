@@ -305,7 +305,10 @@ def test_the_dataset_card_has_no_local_paths_and_known_licenses(tmp_path):
     assert execbench("build", "trace", str(cases), "-o", str(mine)).returncode == 0
     he = tmp_path / "he"
     assert execbench("build", "trace", "humaneval", "-o", str(he), "--limit", "1").returncode == 0
-    result = execbench("export", str(mine), str(he), "-o", str(tmp_path / "export"))
+    licensed = tmp_path / "licensed"
+    case(tmp_path / "lic" / "shared", "one", GOOD.format(id="one") + 'license = "MIT"\n')
+    assert execbench("build", "trace", str(tmp_path / "lic" / "shared"), "-o", str(licensed)).returncode == 0
+    result = execbench("export", str(mine), str(he), str(licensed), "-o", str(tmp_path / "export"))
     assert result.returncode == 0, result.stderr
     card = (tmp_path / "export" / "README.md").read_text()
     marker = next(p for p in (tmp_path / "export").iterdir() if p.suffix == ".json").read_text()
@@ -313,3 +316,4 @@ def test_the_dataset_card_has_no_local_paths_and_known_licenses(tmp_path):
     assert '"sources": [".../cases"]' in card
     assert "| `trace/humaneval` | MIT (HumanEval, openai/human-eval) |" in card
     assert "| `trace/cases` | unknown |" in card and "not recorded" not in card
+    assert "| `trace/shared` | MIT (declared by its case directories) |" in card

@@ -27,7 +27,8 @@ CASE_FILE = "case.toml"
 #: The types a case.toml key can have: what each means in an error message.
 TEXT, TEXTS, INTEGER, TABLE = "a string", "a non-empty list of strings", "an integer", "a table"
 #: Keys every case directory has (the first three are required), whatever its family.
-COMMON_KEYS: dict[str, str] = {"id": TEXT, "language": TEXT, "source": TEXT, "topic": TEXT}
+COMMON_KEYS: dict[str, str] = {"id": TEXT, "language": TEXT, "source": TEXT, "topic": TEXT,
+                               "license": TEXT}  # license: the program's (SPDX id), for dataset cards
 REQUIRED = ("id", "language", "source")
 
 

@@ -144,8 +144,13 @@ def case_payload(case: cases.Case, source: str) -> StatePayload:
     }
     if language == "cpp":
         payload["toolchain"] = toolchain()
+    facts = CaseProvenance()
     if isinstance(config.get("pair"), str):  # the same program in another language (paired corpus)
-        payload["provenance"] = CaseProvenance(pair=config["pair"])
+        facts["pair"] = config["pair"]
+    if isinstance(config.get("license"), str):  # the program's license, for dataset cards
+        facts["license"] = config["license"]
+    if facts:
+        payload["provenance"] = facts
     return payload
 
 

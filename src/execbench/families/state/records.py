@@ -50,6 +50,7 @@ class CaseProvenance(TypedDict, total=False):
     """Source facts copied into every task's provenance."""
 
     pair: str  # the program's name in the paired corpus
+    license: str  # case.toml's `license` (the dataset card's license of the source)
     networkx: str
     generator: str
     candidate_index: int

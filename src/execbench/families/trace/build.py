@@ -95,6 +95,7 @@ class TracePayload(TypedDict):
     listing: NotRequired[str]  # the program as shown, when it is not ``program`` (coconut-advanced)
     line_offset: NotRequired[int]  # prelude lines above the shown program: answers are shifted back
     paper_row: NotRequired[int]  # coconut-advanced: the published row (provenance)
+    license: NotRequired[str]  # case.toml's `license` (provenance: the dataset card's license of the source)
     source_error: NotRequired[str]  # the source could not make this candidate: rejected at stage source
 
 
@@ -237,6 +238,7 @@ def _case_payload(case: cases.Case, name: str) -> TracePayload:
         "runs": runs,
         "stdin_files": list(config.get("stdin", [])),
         "topic": config.get("topic", name),
+        **({"license": config["license"]} if "license" in config else {}),  # type: ignore[typeddict-item]
     }
 
 
@@ -441,5 +443,6 @@ def _task(payload: TracePayload, index: int, run_input: str, answer: list[int | 
             # (the manifest's settings.hash_seeds; not here, so that records are the same in every build)
             "agreeing_runs": repeats,
             **({"paper_row": payload["paper_row"]} if "paper_row" in payload else {}),
+            **({"license": payload["license"]} if "license" in payload else {}),
         },
     }
