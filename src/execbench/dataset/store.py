@@ -181,6 +181,8 @@ def _jsonl(path: Path) -> Iterator[tuple[int, Any]]:
                 yield number, json.loads(line)
             except json.JSONDecodeError as exc:
                 raise DatasetError(f"{path}, line {number}: not valid JSON: {exc.msg}") from None
+            except RecursionError:  # hostile nesting: an edited file, not one execbench wrote
+                raise DatasetError(f"{path}, line {number}: not valid JSON: nested too deeply") from None
 
 
 def dataset_file(directory: str | Path) -> Path:
@@ -226,7 +228,7 @@ def check_unmodified(path: str | Path, tasks: Iterable[Task] | None = None, *, a
         return None
     try:
         recorded = json.loads((directory / MANIFEST).read_text(encoding="utf-8")).get("content_hash")
-    except (json.JSONDecodeError, AttributeError, UnicodeDecodeError):
+    except (json.JSONDecodeError, AttributeError, UnicodeDecodeError, RecursionError):
         raise DatasetError(f"{directory / MANIFEST}: not a readable manifest (JSON object)") from None
     if not isinstance(recorded, str):
         return None

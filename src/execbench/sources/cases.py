@@ -124,6 +124,8 @@ def load_case(directory: Path, keys: Mapping[str, str] | None = None) -> Case:
         config = tomllib.loads(where.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise CaseError(where, f"not valid TOML: {exc}") from None
+    except RecursionError:
+        raise CaseError(where, "not valid TOML: nested too deeply") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise CaseError(where, f"cannot be read: {exc}") from None
     check_config(config, keys, where)
