@@ -317,3 +317,19 @@ def test_the_dataset_card_has_no_local_paths_and_known_licenses(tmp_path):
     assert "| `trace/humaneval` | MIT (HumanEval, openai/human-eval) |" in card
     assert "| `trace/cases` | unknown |" in card and "not recorded" not in card
     assert "| `trace/shared` | MIT (declared by its case directories) |" in card
+
+
+def test_hostile_files_and_empty_arguments_are_user_errors(dataset, tmp_path):
+    deep = tmp_path / "deep"
+    deep.mkdir()
+    (deep / "tasks.jsonl").write_text("[" * 100_000 + "]" * 100_000 + "\n")
+    answers = tmp_path / "a.jsonl"
+    answers.write_text("[" * 100_000 + "\n")
+    assert_user_error(execbench("grade", str(deep), "--answers", str(answers)), "nested too deeply")
+    assert_user_error(execbench("grade", str(dataset), "--answers", str(answers)), "line 1: not valid JSON")
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "tasks.jsonl").write_bytes((dataset / "tasks.jsonl").read_bytes())
+    (broken / "manifest.json").write_text("{")
+    assert_user_error(execbench("export", str(broken), "-o", str(tmp_path / "x")), "not a readable manifest")
+    assert_user_error(execbench("build", "trace", "", "-o", str(tmp_path / "o")), "an empty source argument")
