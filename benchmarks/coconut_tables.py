@@ -49,7 +49,8 @@ from collections import Counter
 
 from execbench import registry
 from execbench.dataset import make_id, read_rejected
-from execbench.families.grade import grade_tasks, read_answers, summarize
+from execbench.dataset.answers import read_answers
+from execbench.families.grade import grade_tasks, summarize
 from execbench.dataset import read_tasks
 from execbench.families.trace import coconut, coconut_advanced
 from execbench.families.trace.grade import canonical_trace

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, NoReturn, Optional
 
 import typer
+import typer.core
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
@@ -14,10 +16,86 @@ from rich.table import Table
 
 from execbench import __version__, familyhelp
 from execbench.progress import LoggedProgress
+from execbench.usererror import INTERRUPTED, REPORT_BUGS, UserError
+
+# the click exceptions typer raises: its own vendored click in newer typer (typer.core._click), else click's
+clickx: Any = (vars(typer.core).get("_click") or vars(typer.core)["click"]).exceptions
+_NO_ARGS: Any = getattr(clickx, "NoArgsIsHelpError", ())  # `execbench` alone: the help, as before
 
 _SOURCES_HELP = familyhelp.sources()  # the built-in families' sources (no family imported)
+INTERNAL_ERROR = 70  # EX_SOFTWARE: a bug in execbench, never the user's input
+
+
+class _Commands(typer.core.TyperGroup):
+    """Every command's errors mapped once (issue 34): a :class:`UserError` (or an OS error on a
+    path the user gave) is one ``error:`` line and exit 2; Ctrl-C is one resume advice and exit
+    130; anything else is an internal error, said to be one, with where to report it."""
+
+    def main(self, args: Any = None, prog_name: Any = None, complete_var: Any = None,  # type: ignore[override]
+             standalone_mode: bool = True, **kwargs: Any) -> Any:
+        """Usage errors (a missing argument, an unknown option) in the same one-line form."""
+        if not standalone_mode:
+            return super().main(args=args, prog_name=prog_name, complete_var=complete_var, standalone_mode=False,
+                                **kwargs)
+        try:
+            code = super().main(args=args, prog_name=prog_name, complete_var=complete_var, standalone_mode=False,
+                                **kwargs)
+        except _NO_ARGS as exc:
+            exc.show()
+            sys.exit(exc.exit_code)
+        except clickx.ClickException as exc:
+            where = f" (see `{exc.ctx.command_path} --help`)" if isinstance(exc, clickx.UsageError) and exc.ctx else ""
+            console.print(f"[bold red]error:[/] {escape(exc.format_message())}{where}", soft_wrap=True)
+            sys.exit(exc.exit_code)
+        except typer.Abort:  # Ctrl-C or end of input at a prompt
+            console.print(f"[yellow]{INTERRUPTED}[/]")
+            sys.exit(130)
+        sys.exit(code if isinstance(code, int) else 0)
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (typer.Exit, typer.Abort, clickx.ClickException):
+            raise
+        except KeyboardInterrupt:
+            console.print(f"[yellow]{INTERRUPTED}[/]")
+            raise typer.Exit(130) from None
+        except UserError as exc:
+            _fail(str(exc))
+        except OSError as exc:
+            _fail(_said(exc))
+        except Exception as exc:  # noqa: BLE001 - the one place that turns a bug into a report
+            _internal(exc)
+
+
+def _note(text: str | None) -> None:
+    if text:
+        console.print(f"[yellow]warning:[/] {escape(text)}", soft_wrap=True)
+
+
+def _said(exc: Exception) -> str:
+    """An error's message for the user (an OS error as ``PATH: what``, without its errno)."""
+    if isinstance(exc, OSError) and exc.filename and exc.strerror:
+        return f"{exc.filename}: {exc.strerror}"
+    return str(exc)
+
+
+def _internal(exc: BaseException) -> NoReturn:
+    import tempfile
+    import traceback
+
+    fd, path = tempfile.mkstemp(prefix="execbench-internal-error-", suffix=".txt")
+    with open(fd, "w", encoding="utf-8") as fh:
+        fh.write(f"execbench {__version__}: {' '.join(sys.argv)}\n")
+        fh.write("".join(traceback.format_exception(exc)))
+    console.print(f"[bold red]internal error:[/] {escape(type(exc).__name__)}: {escape(str(exc)[:300])}\n"
+                  f"This is a bug in execbench {__version__}, not in your input. Please report it to {REPORT_BUGS} "
+                  f"with the command you ran and the traceback saved in {path}.", soft_wrap=True)
+    raise typer.Exit(INTERNAL_ERROR)
+
 
 app = typer.Typer(
+    cls=_Commands,
     name="execbench",
     help="Execution-grounded code-reasoning benchmarks: build tasks from real code, evaluate models, explain failures.",
     no_args_is_help=True,
@@ -27,28 +105,9 @@ app = typer.Typer(
 console = Console(stderr=True)
 
 
-def _fail(message: str) -> None:
-    console.print(f"[bold red]error:[/] {escape(message)}")
+def _fail(message: str) -> NoReturn:
+    console.print(f"[bold red]error:[/] {escape(message)}", soft_wrap=True)
     raise typer.Exit(2)
-
-
-def _parse_settings(pairs: list[str], defaults: dict[str, Any]) -> dict[str, Any]:
-    options = dict(defaults)
-    for pair in pairs:
-        key, sep, raw = pair.partition("=")
-        key = key.strip().replace("-", "_")
-        if not sep or key not in defaults:
-            _fail(f"--set {pair!r}: expected KEY=VALUE with KEY one of {', '.join(sorted(defaults)) or '(none)'}")
-        try:
-            value = json.loads(raw)
-        except json.JSONDecodeError:
-            value = raw
-        if isinstance(defaults[key], str) and not isinstance(value, str):
-            value = raw  # a text option is its text: --set check_seeds=9
-        if type(value) is not type(defaults[key]):
-            _fail(f"--set {key}: expected a {type(defaults[key]).__name__}, got {raw!r}")
-        options[key] = value
-    return options
 
 
 @app.callback(invoke_without_command=True)
@@ -71,11 +130,20 @@ def build(
                                  "Ray cluster, or RAY_ADDRESS) or ray:HOST:PORT (a running cluster)."),
     annotator: Optional[str] = typer.Option(None, "--annotator", help="repo: label each task Easy/Medium/Hard "
                                             "with this model (any Inspect model, or local) after the build."),
+    released_after: Optional[str] = typer.Option(None, "--released-after", metavar="YYYY-MM-DD", help="A living "
+                                                 "benchmark: each package of a list:FILE source at its release "
+                                                 "uploaded on or after this day (docs/repo-family.md)."),
+    released_before: Optional[str] = typer.Option(None, "--released-before", metavar="YYYY-MM-DD",
+                                                  help="... and before this day (default: no upper bound)."),
+    new_tests_only: bool = typer.Option(False, "--new-tests-only", help="Keep only the assertions the release "
+                                        "before the window did not have (tests a model cannot have seen)."),
 ) -> None:
     """Build a dataset of tasks whose answers come from running the code."""
     from execbench import registry
+    from execbench.dataset import check_output_dir
     from execbench.dataset.cache import BuildCache
     from execbench.contract import SourceError
+    from execbench.contract.options import parse_settings
     from execbench.families.build import build_dataset
     from execbench.families.distributed import ExecutorError, parse_executor
 
@@ -83,7 +151,16 @@ def build(
         plugin = registry.get(family)
     except KeyError as exc:
         _fail(str(exc.args[0]))
-    options = _parse_settings(settings, plugin.default_options)
+    if any(not source.strip() for source in sources):
+        _fail("an empty source argument: name a built-in source, a directory or a package")
+    window = {"released_after": released_after, "released_before": released_before,
+              "new_tests_only": "true" if new_tests_only else None}
+    for key, value in window.items():
+        if value is not None and key not in plugin.default_options:
+            able = [f.name for f in registry.registered() if key in f.default_options]
+            _fail(f"--{key.replace('_', '-')}: the {family!r} family has no release window ({', '.join(able)} has)")
+    pairs = [f"{key}={value}" for key, value in window.items() if value is not None]
+    options = parse_settings([*pairs, *settings], plugin.default_options)
     try:
         parse_executor(executor)
     except ExecutorError as exc:
@@ -92,6 +169,7 @@ def build(
     if annotator is not None and annotate_dataset is None:
         able = [f.name for f in registry.registered() if f.annotator() is not None]
         _fail(f"--annotator labels {' and '.join(able)} tasks only")
+    check_output_dir(out)
     cache = BuildCache(enabled=not no_cache)
     columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                TextColumn("{task.fields[tasks]} tasks, {task.fields[rejected]} rejected"), TimeElapsedColumn())
@@ -119,12 +197,25 @@ def build(
     console.print(f"{manifest['tasks']} tasks from {manifest['candidates']} candidates in "
                   f"{manifest['build_seconds']:.1f} s (cache: {manifest['cache']['hits']} hits); "
                   f"content {manifest['content_hash'][:19]}…")
-    if manifest.get("zero_tasks_reason"):
-        console.print(f"[yellow]no tasks: {manifest['zero_tasks_reason']}[/]")
     if (manifest.get("settings") or {}).get("release_window"):
         _print_release_window(manifest, out)
+    if not manifest["tasks"]:  # a build that admits nothing is not a success (issue 34)
+        console.print(f"[bold yellow]no task admitted[/] from {manifest['candidates']} candidates; "
+                      f"rejections by stage: {escape(_rejections_by_stage(manifest))}", soft_wrap=True)
+        raise typer.Exit(1)
     if annotator is not None:
         _annotate(out, annotator, annotate_dataset)
+
+
+def _rejections_by_stage(manifest: dict[str, Any]) -> str:
+    """``stage N (reason ×n, ...)`` per stage of a manifest's rejections, reasons without paths."""
+    reasons: dict[str, list[str]] = {}
+    for key, count in (manifest.get("rejected_by_reason") or {}).items():
+        stage, _, reason = key.partition(": ")
+        reasons.setdefault(stage, []).append(f"{reason} ×{count}")
+    parts = [f"{stage} {count} ({'; '.join(reasons.get(stage, [])[:3])})"
+             for stage, count in (manifest.get("rejected_by_stage") or {}).items()]
+    return ", ".join(parts) or manifest.get("zero_tasks_reason") or "no candidates"
 
 
 def _print_release_window(manifest: dict[str, Any], out: Path) -> None:
@@ -174,26 +265,29 @@ def grade(
     as_json: bool = typer.Option(False, "--json", help="Print the summary as one JSON object on stdout."),
     variant: Optional[str] = typer.Option(None, "--variant", help="Grade as this prompt variant scores "
                                           f"({familyhelp.paper_scoring()}: a peer benchmark's own rules)."),
+    accept_modified: bool = typer.Option(False, "--accept-modified", help="Use a dataset whose tasks.jsonl was "
+                                         "edited after the build (its content hash no longer matches the manifest)."),
 ) -> None:
     """Grade raw model responses against a dataset (model text is parsed, never executed)."""
     from execbench import registry
-    from execbench.dataset import DatasetError, read_tasks
-    from execbench.families.grade import flat_metrics, grade_tasks, read_answers, result_record, summarize
+    from execbench.dataset import DatasetError, check_output_file, check_unmodified, read_tasks
+    from execbench.dataset.answers import read_answer_file, unknown_ids
+    from execbench.families.grade import flat_metrics, grade_tasks, result_record, summarize
 
+    if out is not None:
+        check_output_file(out, marker='"extracted": ', what="results file (execbench grade -o)")
     try:
-        responses = read_answers(answers)
         tasks = list(read_tasks(dataset))
+        _note(check_unmodified(dataset, tasks, accept=accept_modified))
+        responses, lines = read_answer_file(answers)
+        _note(unknown_ids(answers, lines, {task.id for task in tasks}))
         if variant is not None:
             unknown_in = sorted({t.family for t in tasks if variant not in registry.get(t.family).variants})
             if unknown_in:
                 _fail(f"family {unknown_in[0]!r} has no variant {variant!r}")
         results = list(grade_tasks(tasks, responses, variant, family_of=registry.get))
     except (DatasetError, OSError) as exc:
-        _fail(str(exc))
-    known = {task.id for task, _ in results}
-    unknown = [key for key in responses if key not in known]
-    if unknown:
-        console.print(f"[yellow]warning:[/] {len(unknown)} answers name no task of the dataset, e.g. {unknown[0]!r}")
+        _fail(_said(exc))
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
         with open(out, "w", encoding="utf-8") as fh:
@@ -217,24 +311,31 @@ def grade(
 def export(
     datasets: list[Path] = typer.Argument(..., help="Dataset directories to export together."),
     out: Path = typer.Option(..., "-o", "--out", help="The export folder (replaced when complete)."),
+    accept_modified: bool = typer.Option(False, "--accept-modified", help="Use a dataset whose tasks.jsonl was "
+                                         "edited after the build (its content hash no longer matches the manifest)."),
 ) -> None:
     """Write datasets as a Hugging Face `datasets` folder: Parquet shards per family and arm + a dataset card."""
     from execbench import registry
-    from execbench.dataset import DatasetError
+    from execbench.dataset import DatasetError, check_unmodified
     from execbench.dataset.export import write_export
     from execbench.dataset.store import read_inputs
 
     try:
         inputs = read_inputs(datasets)
-        licenses = {}
+        for item in inputs:
+            _note(check_unmodified(item.path, item.tasks, accept=accept_modified))
+        licenses: dict[str, str | None] = {}
         for task in (task for item in inputs for task in item.tasks):
             parts = registry.parse_id(task.id)
             source = f"{parts.family}/{parts.source}"
+            declared = task.provenance.get("license")  # a case directory's own `license`
+            if not licenses.get(source) and isinstance(declared, str) and declared.strip():
+                licenses[source] = f"{declared.strip()[:100]} (declared by its case directories)"
             if source not in licenses:
                 licenses[source] = registry.get(parts.family).source_license(parts.source)
         marker = write_export(inputs, out, licenses={k: v for k, v in licenses.items() if v})
     except (DatasetError, OSError) as exc:
-        _fail(str(exc))
+        _fail(_said(exc))
     table = Table(title=str(out))
     table.add_column("config")
     table.add_column("rows", justify="right")
@@ -265,10 +366,12 @@ def mutate(
 ) -> None:
     """Turn a dataset into an unmemorised twin whose answers are regenerated by execution."""
     from execbench import registry
+    from execbench.dataset import check_output_dir
     from execbench.mutation import cli as mutation_cli
 
     if offline == (teacher is not None):
         _fail("choose exactly one of --offline and --teacher PROVIDER/MODEL")
+    check_output_dir(out)
     try:
         manifest = mutation_cli.run(dataset, out, offline=offline, teacher=teacher, seed=seed, attempts=attempts,
                                     ops=ops, drop_unchanged=drop_unchanged, jobs=jobs, limit=limit,
@@ -299,10 +402,15 @@ def eval(  # the command's name (shadows the builtin in this module only)
     log_dir: Optional[Path] = typer.Option(None, "--log-dir", help="Eval-set log directory (default: logs/<dataset>); "
                                            "rerunning into it resumes."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the response cache."),
+    accept_modified: bool = typer.Option(False, "--accept-modified", help="Use a dataset whose tasks.jsonl was "
+                                         "edited after the build (its content hash no longer matches the manifest)."),
 ) -> None:
     """Evaluate a model on a dataset through Inspect AI (temperature 0; extra Inspect flags pass through)."""
     from execbench.eval.commands import eval_command
     from execbench.eval.run import EvalRequest
+    from execbench.dataset import check_unmodified
+
+    _note(check_unmodified(dataset, accept=accept_modified))
 
     request = EvalRequest(dataset=dataset, model=model, mode=mode, variant=variant, limit=limit, epochs=epochs,
                           max_connections=max_connections, log_dir=log_dir, cache=not no_cache, extra=list(ctx.args))
@@ -334,11 +442,13 @@ def report(
     import re
 
     from execbench.analysis.logs import LogReadError, read_logs
+    from execbench.dataset import check_output_file
     from execbench.report import write_report
     from execbench.report.sections import Options
 
     if cutoff is not None and not re.fullmatch(r"\d{4}-\d\d-\d\d", cutoff):
         _fail(f"--cutoff {cutoff!r}: expected YYYY-MM-DD")
+    check_output_file(out, marker='<meta name="generator" content="execbench', what="report")
     try:
         with console.status("reading logs"):
             logset = read_logs(logs, datasets)
@@ -346,7 +456,7 @@ def report(
             written = write_report(logset, out, title=title,
                                    options=Options(replicates=replicates, permutations=permutations, cutoff=cutoff))
     except (LogReadError, OSError) as exc:
-        _fail(str(exc))
+        _fail(_said(exc))
     for line in written.headlines:
         console.print(f"• {re.sub(r'<[^>]+>', '', line)}", highlight=False)
     for note in written.notes:

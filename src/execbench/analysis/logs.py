@@ -23,8 +23,9 @@ import pandas as pd
 from execbench import registry
 from execbench.analysis.schema import METRIC_COLUMNS, facts, normalize
 from execbench.contract.jsontypes import JSONValue, as_list, as_object
-from execbench.eval.logs import EvalInfo, SampleRecord, grade_of, read_records
+from execbench.eval.logs import EvalInfo, SampleRecord, grade_of, log_files, read_records
 from execbench.dataset import DatasetError, Task, content_hash, read_manifest, read_tasks
+from execbench.usererror import UserError
 
 
 class EvalDescription(TypedDict):
@@ -65,7 +66,7 @@ class LogSet:
     notes: list[str] = field(default_factory=list)
 
 
-class LogReadError(ValueError):
+class LogReadError(UserError):
     """No usable log could be read."""
 
 
@@ -268,7 +269,7 @@ def read_logs(paths: Sequence[str | Path], datasets: Sequence[str | Path] = ()) 
         resolved.append(str(path))
     rows = []
     evals: dict[str, _Eval] = {}
-    for record in read_records(resolved):
+    for record in read_records(log_files(resolved)):
         seen = evals.setdefault(record.eval_id, _Eval(record.info, record.log, record.model))
         rows.append(row_from_records(seen.info, record.sample, record.model, record.log, record.eval_id))
     if not rows:

@@ -225,6 +225,13 @@ class Family(ABC):
     def candidates(self, sources: list[str], options: dict[str, Any]) -> Iterator[Candidate]:
         return self.builder.candidates(sources, options)
 
+    def limited(self, candidates: list[Candidate], limit: int) -> list[Candidate]:
+        """The candidates of the first ``limit`` problems (``execbench build --limit N``): the first
+        ``limit`` candidates, unless the builder's candidates hold several problems each and it
+        cuts them by problem (its ``limited``)."""
+        cut = getattr(getattr(self, "builder", None), "limited", None)
+        return list(cut(candidates, limit)) if cut is not None else candidates[:limit]
+
     def build_candidate(self, candidate: Candidate, options: dict[str, Any]) -> Outcome:
         return self.build_candidates([candidate], options)[0]
 

@@ -140,6 +140,9 @@ def write_export(inputs: Sequence[ExportInput], out: str | Path, *, licenses: di
     import pyarrow.parquet as pq
 
     out = Path(out)
+    if out.is_symlink() or (out.exists() and not (out.is_dir() and (is_export(out) or not any(out.iterdir())))):
+        raise DatasetError(f"-o {out}: exists and is not an execbench export (an export replaces its folder): "
+                           "nothing was written; choose a new or empty directory")
     ordered: list[Task] = [task for item in inputs for task in item.tasks]
     if not ordered:
         raise DatasetError("nothing to export: the datasets hold no tasks")
@@ -186,9 +189,9 @@ def write_export(inputs: Sequence[ExportInput], out: str | Path, *, licenses: di
         "content_hash": ordered_hash,
         "tasks": len(ordered),
         "configs": config_records,
-        "sources": {source: licenses.get(source, "not recorded: see the source") for source in sources},
+        "sources": {source: licenses.get(source, UNKNOWN_LICENSE) for source in sources},
         "inputs": [{"path": os.path.basename(os.path.normpath(item.path)), "tasks": len(item.tasks),
-                    "manifest": item.manifest} for item in inputs],
+                    "manifest": publishable(item.manifest)} for item in inputs],
     }
     (staging / MARKER).write_text(json.dumps(marker, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     (staging / CARD).write_text(dataset_card(marker), encoding="utf-8")
@@ -199,6 +202,24 @@ def write_export(inputs: Sequence[ExportInput], out: str | Path, *, licenses: di
         shutil.rmtree(out)
     os.replace(staging, out)
     return marker
+
+
+#: A source whose license neither its family nor its package metadata declares.
+UNKNOWN_LICENSE = "unknown"
+# an absolute local path inside a text (not a URL's path): /home/me/cases, ~/x, C:\\data\\x
+_LOCAL_PATH = re.compile(r"(?<![\w./~-])(?!//)(?:~|[A-Za-z]:)?[/\\](?:[^\s/\\:'\",;=]+[/\\])*([^\s/\\:'\",;=]*)")
+
+
+def publishable(value: Any) -> Any:
+    """A manifest (any JSON value) fit to publish: every absolute local path in its texts
+    reduced to ``.../`` and its last part (the card and the export's marker; issue 34)."""
+    if isinstance(value, str):
+        return _LOCAL_PATH.sub(lambda m: ".../" + m.group(1), re.sub(r"file://(?=/)", "", value))
+    if isinstance(value, list):
+        return [publishable(v) for v in value]
+    if isinstance(value, dict):
+        return {k: publishable(v) for k, v in value.items()}
+    return value
 
 
 def _yaml_string(text: str) -> str:

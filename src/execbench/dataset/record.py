@@ -14,10 +14,12 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, NamedTuple
 
+from execbench.usererror import UserError
+
 LANGUAGES = ("python", "cpp")
 _ID = re.compile(r"^(?P<family>[a-z]+)/(?P<source>[^/#\s]+)/(?P<case>[^#\s]+)#(?P<arm>[a-z-]+)$")
 
-class DatasetError(ValueError):
+class DatasetError(UserError):
     """A dataset file or record is malformed."""
 
 

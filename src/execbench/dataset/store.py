@@ -19,7 +19,7 @@ from typing import Any, Iterable, Iterator
 from execbench import __version__
 from execbench.dataset import export
 from execbench.dataset.export import ExportInput
-from execbench.dataset.manifest import ContentHash, Manifest
+from execbench.dataset.manifest import ContentHash, Manifest, content_hash
 from execbench.dataset.record import DatasetError, Task, validate
 
 TASKS = "tasks.jsonl"
@@ -28,6 +28,15 @@ REJECTED = "rejected.jsonl"
 #: Beside a dataset built from a release window: the exact versions chosen, as a ``list:`` file
 #: (the text is ``settings.release_window.pinned_list``; issue 26, docs/repo-family.md).
 PINNED_LIST = "packages.pinned.txt"
+
+
+def reason_head(reason: str) -> str:
+    """What a rejection's reason is, for counting: its text before the first ``": "``, past any
+    leading file path (``/x/case.toml: missing key 'id'`` counts as ``missing key 'id'``)."""
+    parts = reason.split("; ", 1)[0].split(": ")
+    while len(parts) > 1 and " " not in parts[0] and ("/" in parts[0] or "." in parts[0]):
+        parts.pop(0)
+    return parts[0][:80]
 
 
 class DatasetWriter:
@@ -65,7 +74,7 @@ class DatasetWriter:
         record = {"candidate": candidate, "stage": stage, "reason": reason, **details}
         self._rejected.write(json.dumps(record, sort_keys=True, ensure_ascii=False) + "\n")
         self.rejections[stage] += 1
-        self.reasons[f"{stage}: {reason.split(':', 1)[0][:80]}"] += 1
+        self.reasons[f"{stage}: {reason_head(reason)}"] += 1
         if isinstance(details.get("release"), str):
             self.releases.setdefault(details["release"], Counter())[stage] += 1
 
@@ -117,6 +126,52 @@ class DatasetWriter:
             self._rejected.close()
 
 
+# -- where a command may write (issue 34: ``-o`` never overwrites or deletes what is not ours) ----
+
+def is_dataset_dir(path: str | Path) -> bool:
+    """Whether ``path`` is an execbench dataset directory or export folder."""
+    path = Path(path)
+    return path.is_dir() and ((path / MANIFEST).is_file() or (path / TASKS).is_file() or export.is_export(path))
+
+
+def _leftovers_only(path: Path) -> bool:
+    """Whether ``path`` holds only what an interrupted writer of ours leaves (``.NAME.partial``)."""
+    return all(entry.name.startswith(".") and entry.name.endswith(".partial") for entry in path.iterdir())
+
+
+def check_output_dir(path: str | Path, *, ours: Iterable[str] = ()) -> None:
+    """Refuse ``-o path`` for a dataset (or a folder of execbench outputs whose entries are all
+    named in ``ours``) when writing there would overwrite or delete something that is not
+    execbench's: an existing file, or a non-empty directory that is neither a dataset nor an
+    export nor a folder of ``ours`` (DatasetError, before anything is written)."""
+    path = Path(path)
+    if (path.exists() or path.is_symlink()) and not path.is_dir():
+        raise DatasetError(f"-o {path}: an existing file, not a directory; nothing was written (choose a new path)")
+    if not path.is_dir() or is_dataset_dir(path) or _leftovers_only(path):
+        return
+    allowed = set(ours)
+    strangers = sorted(entry.name for entry in path.iterdir() if entry.name not in allowed
+                       and not (entry.name.startswith(".") and entry.name.endswith(".partial")))
+    if not allowed or strangers:
+        raise DatasetError(f"-o {path}: an existing directory that is not an execbench dataset "
+                           f"(it holds {strangers[0] if strangers else 'other files'!r}); nothing was written: "
+                           "choose a new or empty directory")
+
+
+def check_output_file(path: str | Path, *, marker: str, what: str) -> None:
+    """Refuse ``-o path`` for a file when ``path`` exists and is a directory, or a file whose
+    first 4 KiB do not contain ``marker`` (so it is not an earlier ``what`` of execbench's)."""
+    path = Path(path)
+    if path.is_dir():
+        raise DatasetError(f"-o {path}: an existing directory, not a file; nothing was written")
+    if path.exists():
+        with open(path, "rb") as fh:
+            head = fh.read(4096)
+        if marker.encode() not in head:
+            raise DatasetError(f"-o {path}: an existing file that is not an execbench {what}; nothing was "
+                               "written (choose a new path, or remove the file yourself)")
+
+
 def _jsonl(path: Path) -> Iterator[tuple[int, Any]]:
     with open(path, encoding="utf-8") as fh:
         for number, line in enumerate(fh, 1):
@@ -126,6 +181,8 @@ def _jsonl(path: Path) -> Iterator[tuple[int, Any]]:
                 yield number, json.loads(line)
             except json.JSONDecodeError as exc:
                 raise DatasetError(f"{path}, line {number}: not valid JSON: {exc.msg}") from None
+            except RecursionError:  # hostile nesting: an edited file, not one execbench wrote
+                raise DatasetError(f"{path}, line {number}: not valid JSON: nested too deeply") from None
 
 
 def dataset_file(directory: str | Path) -> Path:
@@ -152,13 +209,52 @@ def read_tasks(directory: str | Path) -> Iterator[Task]:
             raise DatasetError(f"{path}, line {number}: {exc}") from None
 
 
+#: The option of grade, eval and export that takes an edited dataset on purpose.
+ACCEPT_MODIFIED = "--accept-modified"
+
+
+class ModifiedDatasetError(DatasetError):
+    """A dataset whose tasks no longer hash to its manifest's content hash (edited after the build)."""
+
+
+def check_unmodified(path: str | Path, tasks: Iterable[Task] | None = None, *, accept: bool = False) -> str | None:
+    """Refuse a dataset whose ``tasks.jsonl`` was edited after it was built (issue 34): its tasks
+    (``tasks``, or read from ``path``) must hash to its manifest's ``content_hash``. With
+    ``accept`` the mismatch is returned as a note instead; None when they match or there is no
+    manifest to compare with (a bare tasks.jsonl, an export, which is checked when read)."""
+    path = Path(path)
+    directory = path if path.is_dir() else path.parent
+    if not (directory / MANIFEST).is_file() or (path.is_file() and path.name != TASKS):
+        return None
+    try:
+        recorded = json.loads((directory / MANIFEST).read_text(encoding="utf-8")).get("content_hash")
+    except (json.JSONDecodeError, AttributeError, UnicodeDecodeError, RecursionError):
+        raise DatasetError(f"{directory / MANIFEST}: not a readable manifest (JSON object)") from None
+    if not isinstance(recorded, str):
+        return None
+    actual = content_hash(tasks if tasks is not None else read_tasks(path))
+    if actual == recorded:
+        return None
+    message = (f"{directory / TASKS} was changed after the build: its content hash {actual[:19]}… is not the "
+               f"manifest's {recorded[:19]}…")
+    if accept:
+        return f"{message}; used as it is ({ACCEPT_MODIFIED}): results carry the new hash"
+    raise ModifiedDatasetError(f"{message}. Rebuild it, or pass {ACCEPT_MODIFIED} to use it as edited on purpose")
+
+
 def read_manifest(directory: str | Path) -> dict[str, Any]:
     path = Path(directory) / MANIFEST
     if not path.exists() and export.is_export(directory):
         return export.export_manifest(directory)
     if not path.exists():
         return {}
-    return json.loads(path.read_text(encoding="utf-8"))
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
+        raise DatasetError(f"{path}: not a readable manifest ({exc})") from None
+    if not isinstance(manifest, dict):
+        raise DatasetError(f"{path}: not a readable manifest (a JSON object)")
+    return manifest
 
 
 def read_rejected(directory: str | Path) -> Iterator[dict[str, Any]]:

@@ -17,6 +17,7 @@ from rich.table import Table
 from execbench.models import names as models
 from execbench.eval.protocol import EvalSetupError
 from execbench.progress import LoggedProgress
+from execbench.usererror import INTERRUPTED
 
 
 def _errors() -> tuple[type[BaseException], ...]:
@@ -50,7 +51,7 @@ def _report(console: Console, outcome: Any, dataset: Path | None = None, report:
     return 0 if outcome.success else 1
 
 
-def _run(console: Console, request: Any, again: str) -> tuple[Any, int]:
+def _run(console: Console, request: Any) -> tuple[Any, int]:
     """run_eval with the errors a user can fix turned into messages: (outcome or None, exit code)."""
     from execbench.eval.passthrough import PassthroughError
     from execbench.eval.run import run_eval
@@ -59,15 +60,15 @@ def _run(console: Console, request: Any, again: str) -> tuple[Any, int]:
     try:
         return run_eval(request, status=lambda message: console.print(f"[dim]{message}[/]")), 0
     except KeyboardInterrupt:
-        console.print(f"[yellow]interrupted.[/] Run {again} again to resume: finished samples are kept.")
+        console.print(f"[yellow]{INTERRUPTED}[/]")
         return None, 130
     except errors as exc:
-        console.print(f"[bold red]error:[/] {escape(str(exc))}")
+        console.print(f"[bold red]error:[/] {escape(str(exc))}", soft_wrap=True)
         return None, 2
 
 
 def eval_command(console: Console, request: Any) -> int:
-    outcome, code = _run(console, request, "the same command")
+    outcome, code = _run(console, request)
     return code if outcome is None else _report(console, outcome, request.dataset)
 
 
@@ -94,15 +95,16 @@ def demo_command(console: Console, out: Path, *, per_source: int, max_tokens: in
                  sources: dict[str, tuple[str, ...]] | None = None) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
-    from execbench.eval.demo import CANDIDATES_PER_SOURCE, build_demo_dataset
+    from execbench.eval.demo import CANDIDATES_PER_SOURCE, build_demo_dataset, check_demo_out
     from execbench.eval.run import EvalRequest
 
     started = time.perf_counter()
     out = out.expanduser().resolve()
     try:
+        check_demo_out(out)
         models.resolve(models.LOCAL)  # fail fast, before building anything, if the model is missing
-    except models.ModelError as exc:
-        console.print(f"[bold red]error:[/] {escape(str(exc))}")
+    except _errors() as exc:
+        console.print(f"[bold red]error:[/] {escape(str(exc))}", soft_wrap=True)
         return 2
     console.rule("[bold]1/2 build a small dataset from the built-in sources")
     columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -120,7 +122,7 @@ def demo_command(console: Console, out: Path, *, per_source: int, max_tokens: in
         try:
             demo = build_demo_dataset(out, per_source=per_source, progress=progress, sources=sources)
         except errors as exc:
-            console.print(f"[bold red]error:[/] {escape(str(exc))}")
+            console.print(f"[bold red]error:[/] {escape(str(exc))}", soft_wrap=True)
             return 2
     for label, why in demo.skipped.items():
         console.print(f"[yellow]skipped {label}:[/] {escape(why)}")
@@ -132,7 +134,7 @@ def demo_command(console: Console, out: Path, *, per_source: int, max_tokens: in
         defaults["display"] = "rich"  # inline progress under the build's, not a full-screen app
     request = EvalRequest(dataset=demo.path, model=models.LOCAL, mode="direct", log_dir=out / "logs", extra=extra,
                           defaults=defaults)
-    outcome, code = _run(console, request, "`execbench demo`")
+    outcome, code = _run(console, request)
     if outcome is None:
         return code
     console.rule("[bold]summary")

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from execbench import registry
-from execbench.dataset import DatasetWriter, read_tasks
+from execbench.dataset import DatasetWriter, check_output_dir, read_tasks
 from execbench.dataset.cache import BuildCache
 from execbench.families.build import ProgressFn, build_dataset
 
@@ -62,6 +62,14 @@ def _pick(tasks: list[Any], n: int) -> list[Any]:
     return picked
 
 
+def check_demo_out(out: Path) -> None:
+    """``-o`` never overwrites what is not execbench's (issue 34): ``out`` holds only the demo's
+    own entries, and ``out/dataset`` (replaced by each run) is a dataset (DatasetError if not)."""
+    check_output_dir(out, ours=("dataset", "logs", "build", "report.html", "report.samples.csv",
+                                "report.samples.parquet"))
+    check_output_dir(out / "dataset")
+
+
 def build_demo_dataset(
     out: Path,
     *,
@@ -73,6 +81,7 @@ def build_demo_dataset(
 ) -> DemoDataset:
     """Build ``out/dataset`` from the built-in demo sources of every available family (or ``sources``)."""
     sources = demo_sources() if sources is None else sources
+    check_demo_out(out)
     build_root = out / "build"
     cache = BuildCache()
     selected = []

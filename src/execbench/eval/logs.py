@@ -27,6 +27,11 @@ from typing import Any, Iterator, NamedTuple, NotRequired, Sequence, TypedDict
 from execbench import registry
 from execbench.contract.jsontypes import JSONObject, JSONValue
 from execbench.dataset import DatasetError
+from execbench.usererror import UserError
+
+
+class LogFileError(UserError):
+    """A path given as logs holds no readable Inspect log (a dataset, an empty or corrupt file)."""
 
 
 class EvalInfo(TypedDict):
@@ -181,6 +186,35 @@ def task_group(task_id: str) -> tuple[str, str]:
     except DatasetError:
         return "?", "?"
     return parts.family, parts.arm
+
+
+def log_files(paths: Sequence[str]) -> list[str]:
+    """The Inspect log files at ``paths`` (files, or directories searched by Inspect), each
+    checked to open as a log; :class:`LogFileError` names a path that holds none or a file
+    that is not one (issue 34: a dataset directory, an empty directory, a corrupt ``.eval``)."""
+    from pathlib import Path
+
+    from inspect_ai.log import list_eval_logs, read_eval_log
+
+    files: list[str] = []
+    for path in paths:
+        if Path(path).is_dir():
+            found = [info.name for info in list_eval_logs(str(path))]
+            if not found:
+                what = ("a dataset directory, not logs: evaluate it with `execbench eval` and report its log directory"
+                        if (Path(path) / "tasks.jsonl").exists() or (Path(path) / "manifest.json").exists()
+                        else "holds no Inspect logs (.eval or .json files written by `execbench eval`)")
+                raise LogFileError(f"{path}: {what}")
+            files += found
+        else:
+            files.append(str(path))
+    for file in files:
+        try:
+            read_eval_log(file, header_only=True)
+        except Exception as exc:  # noqa: BLE001 - whatever Inspect raises on a file that is not a log
+            raise LogFileError(f"{file.removeprefix('file://')}: not a readable Inspect log "
+                               f"({type(exc).__name__}: {str(exc)[:200]})") from None
+    return files
 
 
 def read_records(paths: Sequence[str]) -> Iterator[LogRecord]:

@@ -15,6 +15,7 @@ import json
 import typing
 from dataclasses import dataclass, field
 from typing import Any
+from execbench.usererror import UserError
 
 # Options execbench sets from its own flags (or must own): passing them through is an error.
 RESERVED = {
@@ -30,7 +31,7 @@ RESERVED = {
 _TRUTHY = {"true": True, "yes": True, "1": True, "on": True, "false": False, "no": False, "0": False, "off": False}
 
 
-class PassthroughError(ValueError):
+class PassthroughError(UserError):
     """An extra flag is not an Inspect option, or its value does not fit the option."""
 
 

@@ -30,6 +30,7 @@ from execbench.dataset import Task, read_tasks
 from execbench.contract import Family, Prompt
 from execbench.grading import NO_ANSWER, TRUNCATED
 from execbench.jsontypes import JSONObject
+from execbench.usererror import UserError
 
 MODES = ("direct", "cot", "agent")
 COMPLETED, EMPTY, ERROR = "completed", "empty", "error"
@@ -38,7 +39,7 @@ TRUNCATING_STOPS = ("max_tokens", "model_length")  # and any "<kind>_limit": a s
 ACTING_STOPS = ("tool_calls",)  # an agent whose last turn was a tool call did respond
 
 
-class EvalSetupError(ValueError):
+class EvalSetupError(UserError):
     """The requested evaluation cannot be set up (unknown variant, empty dataset, ...)."""
 
 

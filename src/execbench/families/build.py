@@ -92,6 +92,17 @@ def _build_batch(family: Family, candidates: list[Candidate], options: dict) -> 
         return [run_candidate(family, candidates[0], options)]
 
 
+def _unique_keys(candidates: list[Candidate]) -> None:
+    """Two candidates with one key would make tasks with one id: found before anything runs
+    (SourceError), not when the dataset is written (issue 34)."""
+    seen: set[str] = set()
+    for candidate in candidates:
+        if candidate.key in seen:
+            raise SourceError(f"two candidates are both {candidate.key!r} (two case directories with the same id, "
+                              "or two sources whose folders have the same name): make them unique")
+        seen.add(candidate.key)
+
+
 def _checked(family: Family, task: Task) -> Task:
     """``task`` if it is one of ``family``'s: its family, one of its arms, an answer kind of that arm.
     (The registry's dataset hook checks the same when it is imported; this engine does not import it.)"""
@@ -188,7 +199,8 @@ def build_dataset(
     hits, misses = cache.hits, cache.misses
     candidates = list(family.candidates(sources, options))
     if limit is not None:
-        candidates = candidates[:limit]
+        candidates = family.limited(candidates, limit)
+    _unique_keys(candidates)
     settings = {"family": family.name, "builder_version": family.version, "sources": sources,
                 "options": options, "limit": limit}
     settings.update(family.manifest_settings(options))

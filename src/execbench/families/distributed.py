@@ -31,11 +31,12 @@ import secrets
 from typing import Any, Iterator
 
 from execbench.contract import Candidate, Family, Outcome, SourceError
+from execbench.usererror import UserError
 
 TASK_NAME_PREFIX = "execbench-build:"  # Ray task names (and worker process titles)
 
 
-class ExecutorError(ValueError):
+class ExecutorError(UserError):
     """The executor specification is wrong or Ray cannot be reached."""
 
 

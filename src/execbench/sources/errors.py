@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from execbench.usererror import UserError
 
-class SourceError(ValueError):
+
+class SourceError(UserError):
     """A source specification could not be read (bad path, malformed case.toml, ...)."""

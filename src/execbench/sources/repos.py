@@ -44,7 +44,7 @@ import zipfile
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, cast
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import InvalidVersion, Version
@@ -649,6 +649,38 @@ def fetch_sdist(name: str, version: str) -> tuple[Path, str]:
     tree = base / (base / "tree").read_text(encoding="utf-8").strip()
     digest = (base / "sdist.sha256").read_text(encoding="utf-8").split()[0]
     return tree, digest
+
+
+def declared_license(name: str, version: str) -> str | None:
+    """The license NAME==VERSION declares in its own package metadata, for dataset cards (issue
+    34): the cached sdist's ``PKG-INFO`` (as :func:`fetch_sdist` unpacked it), else the installed
+    distribution of that version; ``License-Expression``, else a one-line ``License``, else its
+    ``License ::`` classifiers. None when neither is here or it declares none."""
+    import email.message
+    import email.parser
+    import importlib.metadata
+
+    base = repos_dir() / "src" / f"{name.lower()}-{version}"
+    headers: email.message.Message | None = None
+    if (base / ".complete").is_file() and (base / "tree").is_file():
+        pkg_info = base / (base / "tree").read_text(encoding="utf-8").strip() / "PKG-INFO"
+        if pkg_info.is_file() and inside(pkg_info, base):
+            with open(pkg_info, encoding="utf-8", errors="replace") as fh:
+                headers = email.parser.Parser().parsestr(fh.read(200_000), headersonly=True)
+    if headers is None:
+        try:
+            if importlib.metadata.version(name) == version:
+                headers = cast(email.message.Message, importlib.metadata.metadata(name))  # one at run time
+        except importlib.metadata.PackageNotFoundError:
+            return None
+    if headers is None:
+        return None
+    expression = (headers.get("License-Expression") or "").strip()
+    text = (headers.get("License") or "").strip()
+    classifiers = [c.split("::")[-1].strip() for c in headers.get_all("Classifier") or [] if c.startswith("License ::")]
+    found = expression or (text if text and "\n" not in text and len(text) <= 80 and text != "UNKNOWN" else "") \
+        or ", ".join(classifiers)
+    return found[:200] or None
 
 
 def find_packages(root: Path, name: str) -> tuple[Path, tuple[str, ...]]:

@@ -167,7 +167,7 @@ def test_seeds_are_drawn_per_build_pinned_in_order_and_kept_out_of_the_cache_key
 
 
 def test_the_command_line_takes_check_seeds_as_text():
-    from execbench.cli import _parse_settings
+    from execbench.contract.options import parse_settings as _parse_settings
 
     assert _parse_settings(["check_seeds=9"], TRACE.default_options)["check_seeds"] == "9"
     assert _parse_settings(["check_seeds=5,9"], TRACE.default_options)["check_seeds"] == "5,9"

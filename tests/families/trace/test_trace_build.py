@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import textwrap
 
-import pytest
 
 from execbench import registry
 from execbench.dataset import read_manifest, read_rejected, read_tasks
@@ -128,14 +127,16 @@ def test_render_and_token_proxy():
     assert approx_tokens("[1234]") == 4
 
 
-def test_malformed_case_is_a_clear_error(tmp_path):
+def test_malformed_case_is_that_cases_rejection(tmp_path):
+    """A malformed case is rejected at stage source, with a reason and no path; the others build (issue 34)."""
     bad = tmp_path / "src" / "bad"
     bad.mkdir(parents=True)
     (bad / "case.toml").write_text('id = "bad"\nlanguage = "python"\n')
-    with pytest.raises(Exception, match="missing or non-string key 'source'"):
-        build([str(tmp_path / "src")], tmp_path / "ds")
-    assert not (tmp_path / "ds" / "tasks.jsonl").exists()
-    assert read_manifest(tmp_path / "ds") == {}
+    write_case(tmp_path / "src", "good", "def f(x):\n    return x\n", calls=["f(1)"])
+    manifest = build([str(tmp_path / "src")], tmp_path / "ds")
+    assert manifest["tasks"] == 1 and manifest["rejected_by_stage"] == {"source": 1}
+    [rejection] = read_rejected(tmp_path / "ds")
+    assert rejection["candidate"] == "src/bad" and rejection["reason"] == "missing key 'source' (a string)"
 
 
 def test_paper_conventions_programs_semantics_and_manifest(tmp_path):

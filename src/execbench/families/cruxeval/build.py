@@ -115,8 +115,29 @@ def candidates(sources: list[str], options: CruxevalOptions) -> Iterator[Candida
                 "source": SOURCE, "origin": origin["file"],
                 "problems": [{"id": p.id, "code": p.code, "input": p.input, "output": p.output,
                               "loops": loops_of_f(p.code)} for p in batch]}
-            yield Candidate(key=f"{SOURCE}/{batch[0].id}" + (f"..{batch[-1].id}" if len(batch) > 1 else ""),
-                            payload=dict(payload))
+            yield _batch_candidate(payload)
+
+
+def _batch_candidate(payload: CruxevalPayload) -> Candidate:
+    batch = payload["problems"]
+    return Candidate(key=f"{SOURCE}/{batch[0]['id']}" + (f"..{batch[-1]['id']}" if len(batch) > 1 else ""),
+                     payload=dict(payload))
+
+
+def limited(candidates: list[Candidate], limit: int) -> list[Candidate]:
+    """``--limit N``: the candidates of the first N problems (a candidate is a batch of
+    ``batch_size`` problems; the last one kept is cut), so N means N problems (issue 34)."""
+    kept: list[Candidate] = []
+    left = limit
+    for candidate in candidates:
+        if left <= 0:
+            break
+        payload = cast(CruxevalPayload, candidate.payload)
+        if len(payload["problems"]) > left:
+            candidate = _batch_candidate({**payload, "problems": payload["problems"][:left]})
+        kept.append(candidate)
+        left -= len(payload["problems"])
+    return kept
 
 
 def loops_of_f(code: str) -> list[LoopSpan]:

@@ -111,14 +111,16 @@ class RepoFamily(Family):
         return slices.sample_slices(fields, metrics)
 
     def source_license(self, source: str) -> str | None:
-        """The pinned default-corpus libraries' licenses (``source`` is ``NAME-VERSION``)."""
-        from execbench.sources.repos import DEFAULT_BY_NAME
+        """A library's license (``source`` is ``NAME-VERSION``): the pinned default corpus's, else
+        what the package's own metadata declares (``sources.repos.declared_license``)."""
+        from execbench.sources.repos import DEFAULT_BY_NAME, declared_license
 
         name, _, version = source.rpartition("-")
         config = DEFAULT_BY_NAME.get(name.lower())
-        if config is None or config.version != version or not config.license:
-            return None
-        return f"{config.license} ({config.name} {config.version})"
+        if config is not None and config.version == version and config.license:
+            return f"{config.license} ({config.name} {config.version})"
+        declared = declared_license(name, version) if name else None
+        return f"{declared} ({name} {version}, from its package metadata)" if declared else None
 
     def grade(self, task: Task, response: str) -> Score:
         from execbench.families.repo.compare import grade_answer  # written alongside; imported lazily

@@ -59,6 +59,7 @@ from execbench.families.state.records import (ArmMetrics, CaseProvenance, CaseRe
 from execbench.sandbox import records
 from execbench.sandbox.jobs import Job, JobResult
 from execbench.sources import cases
+from execbench.usererror import unknown as unknown_key
 
 INSTRUMENTATION_VERSION = "1"
 ARMS = ("short-trace-final", "long-trace-final", "inside-loop-state", "post-loop-state")
@@ -93,15 +94,23 @@ def candidates(sources: list[str], options: StateOptions) -> Iterator[Candidate]
             yield from _case_dirs(source)
 
 
+#: The keys a state case.toml may have beyond the common ones (sources/cases.py checks them).
+CASE_KEYS = {"short_input": cases.TEXT, "long_input": cases.TEXT, "compare": cases.TEXT, "pair": cases.TEXT,
+             "checkpoint": cases.TABLE}
+
+
 def _case_dirs(source: str) -> Iterator[Candidate]:
     name, dirs = cases.resolve_source("state", source)
-    for directory in dirs:
+    for directory, case in cases.load_cases(dirs, CASE_KEYS):
         try:
-            case = cases.load_case(directory)
+            if isinstance(case, SourceError):
+                raise case
             payload = case_payload(case, name)
         except SourceError as exc:
-            error: SourceErrorPayload = {"error": str(exc), "case": directory.name}
-            yield Candidate(key=f"{name}/{directory.name}", payload=dict(error))
+            case_id = case.id if isinstance(case, cases.Case) else directory.name
+            problem = exc.problem if isinstance(exc, cases.CaseError) else str(exc)
+            error: SourceErrorPayload = {"error": problem, "case": case_id}
+            yield Candidate(key=f"{name}/{case_id}", payload=dict(error))
             continue
         yield Candidate(key=f"{name}/{case.id}", payload=dict(payload))
 
@@ -110,16 +119,16 @@ def case_payload(case: cases.Case, source: str) -> StatePayload:
     config = case.config
     language = config["language"]
     if language not in ("python", "cpp"):
-        raise SourceError(f"{case.directory}: language must be 'python' or 'cpp', not {language!r}")
+        raise cases.CaseError(case.directory / cases.CASE_FILE, f"language must be 'python' or 'cpp', not {language!r}")
     for key in ("short_input", "long_input"):
         if not isinstance(config.get(key), str):
-            raise SourceError(f"{case.directory / cases.CASE_FILE}: missing or non-string key {key!r}")
+            raise cases.CaseError(case.directory / cases.CASE_FILE, f"missing key {key!r} (a string naming a file)")
     checkpoint = config.get("checkpoint")
     if checkpoint is not None:
         checkpoint = _check_checkpoint(checkpoint, case)
     compare = config.get("compare", "tokens")
     if compare not in ("tokens", "bytes"):
-        raise SourceError(f"{case.directory}: compare must be 'tokens' or 'bytes'")
+        raise cases.CaseError(case.directory / cases.CASE_FILE, "compare must be 'tokens' or 'bytes'")
     payload: StatePayload = {
         "source": source,
         "case": case.id,
@@ -135,29 +144,36 @@ def case_payload(case: cases.Case, source: str) -> StatePayload:
     }
     if language == "cpp":
         payload["toolchain"] = toolchain()
+    facts = CaseProvenance()
     if isinstance(config.get("pair"), str):  # the same program in another language (paired corpus)
-        payload["provenance"] = CaseProvenance(pair=config["pair"])
+        facts["pair"] = config["pair"]
+    if isinstance(config.get("license"), str):  # the program's license, for dataset cards
+        facts["license"] = config["license"]
+    if facts:
+        payload["provenance"] = facts
     return payload
 
 
 def _check_checkpoint(raw: Any, case: cases.Case) -> Checkpoint:
     where = case.directory / cases.CASE_FILE
     if not isinstance(raw, dict):
-        raise SourceError(f"{where}: [checkpoint] must be a table")
+        raise cases.CaseError(where, "[checkpoint] must be a table")
     line, fields = raw.get("loop_line"), raw.get("fields")
     if not isinstance(line, int) or line < 1:
-        raise SourceError(f"{where}: checkpoint.loop_line must be a positive integer")
+        raise cases.CaseError(where, "checkpoint.loop_line must be a positive integer")
     if not isinstance(fields, list) or not all(isinstance(f, str) for f in fields) or not fields:
-        raise SourceError(f"{where}: checkpoint.fields must be a non-empty list of names")
+        raise cases.CaseError(where, "checkpoint.fields must be a non-empty list of names")
     iteration = raw.get("inside_iteration")
     if iteration is not None and (not isinstance(iteration, int) or iteration < 1):
-        raise SourceError(f"{where}: checkpoint.inside_iteration must be a positive integer")
+        raise cases.CaseError(where, "checkpoint.inside_iteration must be a positive integer")
     core = raw.get("core", fields)
-    if not isinstance(core, list) or not set(core) <= set(fields) or not core:
-        raise SourceError(f"{where}: checkpoint.core must be a non-empty subset of fields")
-    unknown = set(raw) - {"loop_line", "fields", "inside_iteration", "core"}
-    if unknown:
-        raise SourceError(f"{where}: unknown checkpoint keys: {', '.join(sorted(unknown))}")
+    if not isinstance(core, list) or not all(isinstance(c, str) for c in core) or not set(core) <= set(fields) \
+            or not core:
+        raise cases.CaseError(where, "checkpoint.core must be a non-empty subset of fields")
+    known = ("loop_line", "fields", "inside_iteration", "core")
+    for key in raw:
+        if key not in known:
+            raise cases.CaseError(where, unknown_key("key in [checkpoint]", key, known))
     return {"loop_line": line, "fields": list(fields), "inside_iteration": iteration, "core": list(core)}
 
 

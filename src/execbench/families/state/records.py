@@ -50,6 +50,7 @@ class CaseProvenance(TypedDict, total=False):
     """Source facts copied into every task's provenance."""
 
     pair: str  # the program's name in the paired corpus
+    license: str  # case.toml's `license` (the dataset card's license of the source)
     networkx: str
     generator: str
     candidate_index: int
@@ -306,7 +307,7 @@ class RunLimits(TypedDict):
 
 class StateOptions(TypedDict):
     """The build options as the build engine hands them over: ``build.DEFAULT_OPTIONS``, with
-    ``--set`` overrides (each keeps its default's type, ``cli._parse_settings``) and the
+    ``--set`` overrides (each keeps its default's type, ``contract.options.parse_settings``) and the
     build's hash seeds."""
 
     repeats: int

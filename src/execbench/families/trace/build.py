@@ -95,6 +95,7 @@ class TracePayload(TypedDict):
     listing: NotRequired[str]  # the program as shown, when it is not ``program`` (coconut-advanced)
     line_offset: NotRequired[int]  # prelude lines above the shown program: answers are shifted back
     paper_row: NotRequired[int]  # coconut-advanced: the published row (provenance)
+    license: NotRequired[str]  # case.toml's `license` (provenance: the dataset card's license of the source)
     source_error: NotRequired[str]  # the source could not make this candidate: rejected at stage source
 
 
@@ -194,31 +195,51 @@ def _humaneval(layout: str = "execbench") -> Iterator[Candidate]:
         )
 
 
+#: The keys a trace case.toml may have beyond the common ones (sources/cases.py checks them).
+CASE_KEYS = {"calls": cases.TEXTS, "stdin": cases.TEXTS}
+
+
 def _case_dirs(source: str) -> Iterator[Candidate]:
+    """One candidate per case directory; a malformed one is a ``source_error`` payload, so it
+    is that case's rejection (stage ``source``), never the end of the build (issue 34)."""
     name, dirs = cases.resolve_source("trace", source)
-    for directory in dirs:
-        case = cases.load_case(directory)
-        config = case.config
-        if config["language"] != "python":
-            raise SourceError(f"{directory}: trace cases must be Python, not {config['language']!r}")
-        if "calls" in config:
-            mode, runs = "calls", list(config["calls"])
-        elif "stdin" in config:
-            mode, runs = "script", [case.read(name_) for name_ in config["stdin"]]
-        else:
-            raise SourceError(f"{directory}: case.toml needs `calls` or `stdin`")
-        yield Candidate(
-            key=f"{name}/{case.id}",
-            payload={
-                "source": name,
-                "case": case.id,
-                "program": case.read(config["source"]),
-                "mode": mode,
-                "runs": runs,
-                "stdin_files": list(config.get("stdin", [])),
-                "topic": config.get("topic", name),
-            },
-        )
+    for directory, case in cases.load_cases(dirs, CASE_KEYS):
+        try:
+            if isinstance(case, SourceError):
+                raise case
+            payload = _case_payload(case, name)
+        except SourceError as exc:
+            problem = exc.problem if isinstance(exc, cases.CaseError) else str(exc)
+            case_id = case.id if isinstance(case, cases.Case) else directory.name
+            yield Candidate(key=f"{name}/{case_id}", payload={
+                "source": name, "case": case_id, "program": "", "mode": "calls", "runs": [], "topic": name,
+                "source_error": problem})
+            continue
+        yield Candidate(key=f"{name}/{case.id}", payload=dict(payload))
+
+
+def _case_payload(case: cases.Case, name: str) -> TracePayload:
+    config = case.config
+    where = case.directory / cases.CASE_FILE
+    if config["language"] != "python":
+        raise cases.CaseError(where, f"trace cases must be Python, not {config['language']!r}")
+    if ("calls" in config) == ("stdin" in config):
+        raise cases.CaseError(where, "needs exactly one of `calls` (a list of calls) and `stdin` (a list of files)")
+    if "calls" in config:
+        mode: Literal["calls", "script"] = "calls"
+        runs = list(config["calls"])
+    else:
+        mode, runs = "script", [case.read(name_) for name_ in config["stdin"]]
+    return {
+        "source": name,
+        "case": case.id,
+        "program": case.read(config["source"]),
+        "mode": mode,
+        "runs": runs,
+        "stdin_files": list(config.get("stdin", [])),
+        "topic": config.get("topic", name),
+        **({"license": config["license"]} if "license" in config else {}),  # type: ignore[typeddict-item]
+    }
 
 
 def _jobs(index: int, payload: TracePayload, options: TraceOptions, calls: list[int] | None = None) -> list[Job]:
@@ -422,5 +443,6 @@ def _task(payload: TracePayload, index: int, run_input: str, answer: list[int | 
             # (the manifest's settings.hash_seeds; not here, so that records are the same in every build)
             "agreeing_runs": repeats,
             **({"paper_row": payload["paper_row"]} if "paper_row" in payload else {}),
+            **({"license": payload["license"]} if "license" in payload else {}),
         },
     }
