@@ -469,8 +469,9 @@ def report(
 def demo(
     ctx: typer.Context,
     out: Path = typer.Option(Path("execbench-demo"), "--out", "-o", help="Directory for the dataset and the logs."),
-    tasks_per_source: int = typer.Option(3, "--tasks-per-source", min=1, help="Tasks kept from each built-in source."),
-    max_tokens: int = typer.Option(128, "--max-tokens", min=16, help="Answer budget of the local model."),
+    tasks_per_source: int = typer.Option(2, "--tasks-per-source", min=1, help="Tasks kept from each built-in source."),
+    max_tokens: Optional[int] = typer.Option(None, "--max-tokens", min=16, help="Answer budget of the local "
+                                             "model (default: each task's own, what its answer needs)."),
 ) -> None:
     """Build a small mixed dataset, evaluate the default local model on it offline, summarise."""
     from execbench.eval.commands import demo_command

@@ -58,6 +58,7 @@ class Script:
         self.handler: Callable[[int, str], Any] = lambda n, prompt: output(json.dumps(answer_for(called_x(prompt))))
         self.calls = 0
         self.prompts: list[str] = []
+        self.max_tokens: dict[int, int | None] = {}  # x of the call -> the max_tokens it was sent with
         self._lock = threading.Lock()
 
     def __call__(self, prompt: str) -> Any:
@@ -102,7 +103,10 @@ def register_scripted_model() -> None:
             return False
 
         async def generate(self, input, tools, tool_choice, config):  # Inspect's signature names `input`
-            return SCRIPT("\n".join(message.text for message in input))
+            prompt = "\n".join(message.text for message in input)
+            if _CALL.search(prompt):
+                SCRIPT.max_tokens[called_x(prompt)] = config.max_tokens
+            return SCRIPT(prompt)
 
 
 SCRIPTED = "execbench-test/scripted"
@@ -112,6 +116,7 @@ def reset_script() -> Script:
     SCRIPT.handler = lambda n, prompt: output(json.dumps(answer_for(called_x(prompt))))
     SCRIPT.calls = 0
     SCRIPT.prompts = []
+    SCRIPT.max_tokens = {}
     return SCRIPT
 
 

@@ -138,13 +138,26 @@ def test_demo_builds_evaluates_and_points_to_the_logs(tmp_path):
 
     console = Console(record=True, width=120)
     sources = {"trace": ("humaneval", "advanced")}  # the other families' builds have their own tests
-    code = demo_command(console, tmp_path / "demo", per_source=1, max_tokens=16, extra=[], sources=sources)
+    code = demo_command(console, tmp_path / "demo", per_source=1, max_tokens=None, extra=[], sources=sources)
     text = console.export_text()
     assert code == 0, text
     tasks = list(read_tasks(tmp_path / "demo" / "dataset"))
     sources = {task.id.split("/")[1] for task in tasks}
     assert {"humaneval", "advanced"} <= sources
-    assert list((tmp_path / "demo" / "logs").glob("*.eval"))
+    (log,) = (tmp_path / "demo" / "logs").glob("*.eval")
+    # no --max-tokens: every sample was given the budget its answer needs (none cut off by construction)
+    from inspect_ai.log import read_eval_log
+
+    from execbench.eval.protocol import answer_budget
+
+    budgets = {task.id: answer_budget(task) for task in tasks}
+    samples = read_eval_log(str(log)).samples
+    assert {sample.id: sample.metadata["max_tokens"] for sample in samples} == budgets
+    assert all(sample.output.usage.output_tokens <= budgets[sample.id] for sample in samples)
+    phases = json.loads((tmp_path / "demo" / "timings.json").read_text())
+    assert set(phases) == {"build", "server_start", "eval", "total"}
+    assert 0 < phases["build"] < phases["total"] and phases["server_start"] < phases["eval"] < phases["total"]
+    assert "phases: build" in text
     assert "C/R" in text and "C/N" in text
     assert f"inspect view --log-dir {tmp_path / 'demo' / 'logs'}" in text.replace("\n", "")
     assert "execbench report" in text

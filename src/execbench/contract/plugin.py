@@ -13,6 +13,7 @@ This module sits below every user of the contract (the build engines in ``famili
 
 from __future__ import annotations
 
+import json
 import platform
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
@@ -262,6 +263,14 @@ class Family(ABC):
 
     def prompt(self, task: Task, variant: str = "direct") -> Prompt:
         return self.renderer.render(task, variant)
+
+    def answer_token_bound(self, task: Task) -> int:
+        """At most how many tokens a right answer to ``task`` takes, written as the prompt asks for it
+        (envelope excluded): one per UTF-8 byte of the answer's JSON text, since a byte-level BPE
+        token covers at least one byte. The eval sizes each sample's answer budget on it
+        (``eval.protocol.answer_budget``); a family whose reply echoes more than the answer (an
+        assertion around it) counts that too."""
+        return len(json.dumps(task.answer, ensure_ascii=False).encode())
 
     def source_license(self, source: str) -> str | None:
         """The license of a source's programs (``source``: the second part of a task id), for

@@ -6,7 +6,9 @@
 One task per family plug-in (``execbench/<family>``: that family's tasks of the dataset)
 and ``execbench/all`` (every task of the dataset). Task arguments: ``dataset`` (required),
 ``variant`` (any prompt variant of the families, default ``direct``), ``mode``
-(``direct``/``cot``; ``variant`` wins) and ``cache`` (response cache, default true).
+(``direct``/``cot``; ``variant`` wins), ``cache`` (response cache, default true) and
+``answer_budget`` (each sample's ``max_tokens`` is at least this and at least what its answer
+needs, e.g. ``-T answer_budget=0``; default: the eval's ``max_tokens`` for every sample).
 A family added to :mod:`execbench.families` gets its task here with no other change.
 """
 
@@ -21,8 +23,10 @@ from execbench.eval.tasks import build_task
 
 
 def _make(family: str | None) -> Callable[..., Task]:
-    def family_task(dataset: str, variant: str | None = None, mode: str | None = None, cache: bool = True) -> Task:
-        return build_task(dataset, family=family, variant=variant, mode=mode, cache=cache)
+    def family_task(dataset: str, variant: str | None = None, mode: str | None = None, cache: bool = True,
+                    answer_budget: int | None = None) -> Task:
+        return build_task(dataset, family=family, variant=variant, mode=mode, cache=cache,
+                          answer_budget=answer_budget)
 
     name = family or "all"
     family_task.__name__ = family_task.__qualname__ = name

@@ -91,7 +91,17 @@ def models_command(console: Console, as_json: bool = False) -> int:
     return 0
 
 
-def demo_command(console: Console, out: Path, *, per_source: int, max_tokens: int, extra: list[str],
+def _phases(out: Path, phases: dict[str, float], started: float) -> str:
+    """The demo's phase times, also written to ``out/timings.json`` (benchmarks/demo_time.py reads it)."""
+    import json
+
+    record = {name: round(seconds, 2) for name, seconds in phases.items()}
+    record["total"] = round(time.perf_counter() - started, 2)
+    (out / "timings.json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    return ", ".join(f"{name.replace('_', ' ')} {seconds:.0f} s" for name, seconds in record.items())
+
+
+def demo_command(console: Console, out: Path, *, per_source: int, max_tokens: int | None, extra: list[str],
                  sources: dict[str, tuple[str, ...]] | None = None) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
@@ -124,12 +134,14 @@ def demo_command(console: Console, out: Path, *, per_source: int, max_tokens: in
         except errors as exc:
             console.print(f"[bold red]error:[/] {escape(str(exc))}", soft_wrap=True)
             return 2
+    phases = {"build": time.perf_counter() - started}
     for label, why in demo.skipped.items():
         console.print(f"[yellow]skipped {label}:[/] {escape(why)}")
     parts = ", ".join(f"{count} from {label}" for label, count in demo.by_source.items())
     console.print(f"dataset: {demo.path} ({demo.tasks} tasks: {parts})")
     console.rule("[bold]2/2 evaluate the local model (SmolLM2-135M-Instruct, offline)")
-    defaults: dict[str, Any] = {"max_tokens": max_tokens}
+    # no --max-tokens: each sample gets what its answer needs (eval/run.py), so none is cut off by construction
+    defaults: dict[str, Any] = {} if max_tokens is None else {"max_tokens": max_tokens}
     if not os.environ.get("INSPECT_DISPLAY"):
         defaults["display"] = "rich"  # inline progress under the build's, not a full-screen app
     request = EvalRequest(dataset=demo.path, model=models.LOCAL, mode="direct", log_dir=out / "logs", extra=extra,
@@ -137,8 +149,12 @@ def demo_command(console: Console, out: Path, *, per_source: int, max_tokens: in
     outcome, code = _run(console, request)
     if outcome is None:
         return code
+    if outcome.server is not None:
+        phases["server_start"] = outcome.server["startup_seconds"]
+    phases["eval"] = outcome.seconds
     console.rule("[bold]summary")
     code = _report(console, outcome, report=out / "report.html")
+    console.print(f"phases: {_phases(out, phases, started)}")
     console.print(f"demo finished in {time.perf_counter() - started:.0f} s. The 135M model is tiny: expect low "
                   "scores; the point is the pipeline. Try a real model with "
                   f"[cyan]execbench eval {demo.path} --model …[/]")

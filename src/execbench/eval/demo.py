@@ -20,7 +20,10 @@ from execbench.dataset.cache import BuildCache
 from execbench.families.build import ProgressFn, build_dataset
 
 CANDIDATES_PER_SOURCE = 2
-TASKS_PER_SOURCE = 3
+# Two tasks per source (issue 34): on 2 cores the 135M model reads ~1,000-token prompts at a few
+# hundred tokens/s, so reading prompts is most of the demo's time; two per source keeps every
+# source (and so every family) present at two thirds of the reading (benchmarks/demo_time.py).
+TASKS_PER_SOURCE = 2
 PROMPT_CHARS = 4000  # prompt fields + answer, in characters: keeps every demo prompt near 1,000 tokens
 
 

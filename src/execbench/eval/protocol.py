@@ -11,15 +11,22 @@ completion accounting of the checkpoint-state paper (001, §4 and table 4):
     ``error``      the request failed (transport failure, provider error, after retries):
                    excluded from C/R, wrong in C/N
 
+Answer budgets: :func:`answer_budget` is the smallest ``max_tokens`` that cannot cut off a right
+answer by construction (the family's bound on the answer's tokens, ``Family.answer_token_bound``, with
+slack for layout and headroom for an envelope); the eval gives each sample at least that much
+unless the user set ``--max-tokens`` (then the user's figure holds, and what it cuts off is
+reported as truncated).
+
 A completed response without a usable answer is *wrong*, not excluded. A response cut
 off by the token limit (stop reason ``max_tokens``/``model_length``) or by a sample budget
 (``message_limit``, ``token_limit``, ``time_limit``...: an agent that ran out of turns) is
 marked ``truncated``; if no answer could be extracted from it, its extraction status becomes
-``truncated`` (the answer was cut off) instead of ``no_answer``.
+``truncated`` (the answer was cut off) instead of ``no_answer`` or ``bad_envelope``.
 """
 
 from __future__ import annotations
 
+import math
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +35,7 @@ from typing import Iterable
 from execbench import registry
 from execbench.dataset import Task, read_tasks
 from execbench.contract import Family, Prompt
-from execbench.grading import NO_ANSWER, TRUNCATED
+from execbench.grading import BAD_ENVELOPE, NO_ANSWER, TRUNCATED
 from execbench.jsontypes import JSONObject
 from execbench.usererror import UserError
 
@@ -37,6 +44,10 @@ COMPLETED, EMPTY, ERROR = "completed", "empty", "error"
 RESPONSE_STATUSES = (COMPLETED, EMPTY, ERROR)
 TRUNCATING_STOPS = ("max_tokens", "model_length")  # and any "<kind>_limit": a sample budget ran out
 ACTING_STOPS = ("tool_calls",)  # an agent whose last turn was a tool call did respond
+
+
+ANSWER_SLACK = 1.25  # layout the key does not have: line breaks, indentation, other spacing
+ANSWER_HEADROOM = 48  # tokens around the answer: an envelope, a code fence, a short lead-in
 
 
 class EvalSetupError(UserError):
@@ -127,6 +138,17 @@ def templates(rendered: Iterable[Rendered]) -> dict[str, list[dict[str, str]]]:
     return {family: [{"template": t, "version": v} for t, v in pairs] for family, pairs in sorted(seen.items())}
 
 
+def answer_budget(task: Task) -> int:
+    """Output tokens that fit a right answer to ``task`` as its prompt asks for it, with slack."""
+    return math.ceil(ANSWER_SLACK * registry.get(task.family).answer_token_bound(task)) + ANSWER_HEADROOM
+
+
+def sample_budget(task: Task, at_least: int | None) -> int | None:
+    """A sample's ``max_tokens``: ``at_least``, raised to the task's :func:`answer_budget`
+    (None: no per-sample budget, the provider's default holds)."""
+    return None if at_least is None else max(at_least, answer_budget(task))
+
+
 def reports_similarity(task: Task) -> bool:
     """Whether the task's family grades a similarity besides correctness (its declaration)."""
     return registry.get(task.family).has_similarity
@@ -163,8 +185,8 @@ def grade_response(
     # a variant that brings its own scoring (the trace family's coconut) grades by it
     score = registry.get(task.family).grade_as(task, text if response_status == COMPLETED else "", variant)
     status = score.status
-    if response_status == COMPLETED and truncated and status == NO_ANSWER:
-        status = TRUNCATED
+    if response_status == COMPLETED and truncated and status in (NO_ANSWER, BAD_ENVELOPE):
+        status = TRUNCATED  # cut off before an answer (or its envelope) was complete
     correct = bool(score.correct) and response_status == COMPLETED
     return {
         "correct": correct,

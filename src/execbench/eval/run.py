@@ -5,6 +5,9 @@ interruption (Ctrl-C, crash, failed requests) only runs the samples that have no
 yet, and the response cache (``$INSPECT_CACHE_DIR``) makes repeated requests free.
 Defaults: temperature 0 (the task's), failed samples retried once in place, errored
 samples scored as ``response_status="error"`` (they count as wrong in C/N, not in C/R).
+Without ``--max-tokens`` a local model's samples each get the budget their answer needs
+(``protocol.answer_budget``; at least 512 tokens for a variant that reasons first), so no
+answer is cut off by construction; a ``--max-tokens`` the user gives holds as given.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ if TYPE_CHECKING:  # the server module loads only for a local model
 from execbench.models import names as models
 from execbench.models.names import LocalModel
 
-LOCAL_MAX_TOKENS = 512  # the local model's default answer budget (small models ramble)
+LOCAL_MAX_TOKENS = 512  # the local model's default budget to reason in (small models ramble)
 LOCAL_PARALLEL = 2  # llama.cpp slots (= Inspect connections) for the local model by default
 LOCAL_MAX_RETRIES = 2  # the in-process server does not come back by waiting
 LOCAL_TIMEOUT = 900  # seconds per request, retries included
@@ -83,6 +86,27 @@ def _check_provider(name: str, kwargs: dict[str, Any]) -> None:
         raise
 
 
+def _answer_budget(request: EvalRequest, kwargs: dict[str, Any], local: bool, variant: str, tasks: list[Any],
+                   say: Callable[[str], None]) -> int | None:
+    """The task's ``answer_budget``. A ``--max-tokens`` the user set holds as given (if it cannot fit
+    some answers, say so: they will show as truncated). Without one, a local model gets what each
+    answer needs (small models ramble until the budget ends), at least :data:`LOCAL_MAX_TOKENS` for
+    a variant that reasons first (per turn for the agent); a remote model keeps its provider's default."""
+    chosen = kwargs.get("max_tokens")
+    if isinstance(chosen, int):
+        short = [budget for task in tasks if (budget := protocol.answer_budget(task)) > chosen]
+        if short:
+            say(f"note: --max-tokens {chosen} is less than {len(short)} of the {len(tasks)} answers need (up to "
+                f"{max(short)} tokens): those will be cut off and reported as truncated")
+        return None
+    if not local or chosen is not None:
+        return None
+    if request.mode == "agent":
+        kwargs["max_tokens"] = LOCAL_MAX_TOKENS
+        return None
+    return 0 if variant == "direct" else LOCAL_MAX_TOKENS
+
+
 def run_eval(request: EvalRequest, *, status: Callable[[str], None] | None = None) -> EvalOutcome:
     """Run (or resume) the eval set; raises EvalSetupError/ModelError/PassthroughError on bad input."""
     say = status or (lambda message: None)
@@ -107,9 +131,9 @@ def run_eval(request: EvalRequest, *, status: Callable[[str], None] | None = Non
     if connections is not None:
         kwargs["max_connections"] = connections
     if local:
-        kwargs.setdefault("max_tokens", LOCAL_MAX_TOKENS)
         kwargs.setdefault("max_retries", LOCAL_MAX_RETRIES)
         kwargs.setdefault("timeout", LOCAL_TIMEOUT)
+    answer_budget = _answer_budget(request, kwargs, local, variant, tasks, say)
     run_meta: dict[str, Any] = {"mode": request.mode, "variant": variant, "model": request.model}
     kwargs["metadata"] = {**kwargs.get("metadata", {}), "execbench_run": run_meta}
 
@@ -121,7 +145,8 @@ def run_eval(request: EvalRequest, *, status: Callable[[str], None] | None = Non
     from execbench.eval._registry import task_for
 
     family = families_present[0] if len(families_present) == 1 else None
-    task = task_for(family)(dataset=str(dataset), variant=variant, mode=request.mode, cache=request.cache)
+    task = task_for(family)(dataset=str(dataset), variant=variant, mode=request.mode, cache=request.cache,
+                            answer_budget=answer_budget)
 
     def run(model_name: str) -> tuple[bool, list[Any]]:
         say(f"evaluating {len(tasks)} tasks ({', '.join(families_present)}, variant {variant}) "

@@ -126,7 +126,10 @@ def respond(cache: bool = True) -> Any:
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         state.metadata.pop("error", None)
         state.metadata.pop("limit", None)
+        budget = state.metadata.get("max_tokens")  # the sample's answer budget, if the task sets one
         try:
+            if isinstance(budget, int):
+                return await generate(state, cache=policy, max_tokens=budget)
             return await generate(state, cache=policy)
         except LimitExceededError as exc:  # a budget, not a failed request: scored as a truncated answer
             state.metadata["limit"] = f"{getattr(exc, 'type', None) or 'sample'}_limit"
@@ -213,15 +216,27 @@ def build_task(
     variant: str | None = None,
     mode: str | None = None,
     cache: bool = True,
+    answer_budget: int | None = None,
 ) -> Task:
-    """An Inspect task over a dataset directory (all its families, or just ``family``)."""
+    """An Inspect task over a dataset directory (all its families, or just ``family``).
+
+    ``answer_budget``: each sample's ``max_tokens`` is at least this and at least what a right
+    answer to it needs (:func:`execbench.eval.protocol.sample_budget`), recorded as the sample's
+    ``max_tokens`` metadata; None leaves the eval's ``max_tokens`` to every sample. (The agent's
+    turns keep the eval's.)"""
     path = Path(dataset).expanduser().resolve()
     tasks = protocol.load_tasks(path, family)
     chosen = protocol.resolve_variant(mode, variant, (task.family for task in tasks))
     rendered = protocol.render(tasks, chosen)
+    agent = mode == "agent"
+
+    def sample_metadata(item: protocol.Rendered) -> dict[str, Any]:
+        budget = None if agent else protocol.sample_budget(item.task, answer_budget)
+        return {**item.metadata(), **({"max_tokens": budget} if budget is not None else {})}
+
     samples = [
         Sample(id=item.task.id, input=_messages(item), target=json.dumps(item.task.answer, ensure_ascii=False),
-               metadata=item.metadata())
+               metadata=sample_metadata(item))
         for item in rendered
     ]
     name = path.name if path.is_dir() else path.parent.name
@@ -237,7 +252,6 @@ def build_task(
         }
     }
     policy = CachePolicy(expiry=CACHE_EXPIRY) if cache else None
-    agent = mode == "agent"
     if agent:
         from execbench.eval.agent import DEFAULT_MESSAGE_LIMIT, read_only_agent
 

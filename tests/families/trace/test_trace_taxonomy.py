@@ -36,7 +36,10 @@ def case(prefix, *rest):
 @pytest.mark.parametrize("predicted,status,expected", [
     (None, "no_answer", "empty"),
     ([], "ok", "empty"),
-    ([5, 8, 9], "truncated", "no exit"),
+    ([5, 8, 9], "truncated", "truncated"),           # cut off before the run's end: no telling
+    (None, "truncated", "truncated"),                # cut off before any list (not "empty")
+    (ORACLE + [8, 9], "truncated", "no exit"),       # cut off past the run's end
+    (ORACLE[:-1] + [8], "truncated", "no exit"),     # as long as the run and not closed
     (ORACLE[:5], "ok", "early stop"),
     (ORACLE + [19], "ok", "overrun"),
     (case(0, 2, 5), "ok", "definition call"),        # lists the signature

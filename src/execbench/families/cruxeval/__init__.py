@@ -37,6 +37,12 @@ class CruxevalFamily(Family):
     def grade_many(self, pairs: list[tuple[Task, str]]) -> list[Score]:
         return grade.grade_many(pairs)
 
+    def answer_token_bound(self, task: Task) -> int:
+        """The reply is the completed assertion (``assert f(16) == [16, 17]``): the answer and the
+        call or output it completes, one token per byte at most."""
+        echoed = " ".join(str(task.prompt_fields.get(key, "")) for key in ("call", "output"))
+        return super().answer_token_bound(task) + len(f"assert f() ==  {echoed}".encode())
+
     def source_license(self, source: str) -> str | None:
         return "MIT (CRUXEval, Copyright (c) 2023 Meta)" if source == build.SOURCE else None
 

@@ -12,9 +12,12 @@ is one sorted item), i the first index where they differ, ``e = O[i]`` (expected
 ``g = P[i]`` (given); ``prev = O[i-1]`` (equal to ``P[i-1]``). Rules, first match wins:
 
 ===================  ==========================================================================
+``truncated``        the response was cut off (status ``truncated``: the token limit or a sample
+                     budget) before its list reached the oracle's length, or before any list
+``no exit``          the list was cut off no shorter than the oracle (status ``truncated``): the
+                     model went on past the run's end
 ``empty``            no list could be read from the response (status ``no_answer`` /
                      ``bad_envelope``, or nothing extracted), or the list is empty
-``no exit``          the list was opened and never closed (status ``truncated`` with a list)
 ``concurrency``      ``e`` or ``g`` is a concurrent segment (a parenthesised group): the
                      segment's start, end or content is wrong
 ``early stop``       P is a strict prefix of O (the model stopped too soon)
@@ -49,7 +52,8 @@ from execbench.contract import ErrorCategory, ErrorTaxonomy
 #: The categories in table order, with their bar colours in the report's figure.
 CATEGORY_COLORS = {
     "statement skip": "#2f6db5", "condition skip": "#6fa0dc", "loop skip": "#3a9d5d", "definition call": "#e0702b",
-    "nonsense line": "#c43d3d", "empty": "#8c8c8c", "no exit": "#4d4d4d", "predicate wrong": "#8160b8",
+    "nonsense line": "#c43d3d", "empty": "#8c8c8c", "truncated": "#b3b3b3", "no exit": "#4d4d4d",
+    "predicate wrong": "#8160b8",
     "concurrency": "#d16aa8", "early stop": "#b5a42f", "overrun": "#8c6d3f", "other": "#c9c9c9",
     "unclassified": "#e6e6e6",
 }
@@ -177,11 +181,11 @@ def classify(program: str | None, oracle: Any, predicted: Any, status: str | Non
     """The category of a wrong trace (see module doc); None if the trace is correct."""
     status = status or "ok"
     pred = _as_trace(predicted)
-    if status == "truncated" and pred is not None:
-        return "no exit"
-    if status in ("no_answer", "bad_envelope", "truncated") or pred is None or len(pred) == 0:
-        return "empty"
     want = _as_trace(oracle)
+    if status == "truncated":  # cut off: whether it went past the run's end is all that can be told
+        return "no exit" if pred and want is not None and len(pred) >= len(want) else "truncated"
+    if status in ("no_answer", "bad_envelope") or pred is None or len(pred) == 0:
+        return "empty"
     if want is None:
         return "unclassified"
     i = first_deviation(want, pred)
