@@ -102,6 +102,7 @@ class JobRecord(TypedDict):
     stderr: int
     value: int | None
     value_error: str | None
+    disk: bool  # the sandbox's disk holds more than its limit after this job
     files: NotRequired[dict[str, int]]
 
 
@@ -376,6 +377,29 @@ def _child(control: Control, payload: Any, fds: tuple[int, int, int], directory:
     return 0
 
 
+class _DiskMeter:
+    """The sandbox's disk (the work dir's tmpfs, /dev/shm included; sandbox/_disk.py):
+    what it held when the runner started, and its limit (None: not bounded here)."""
+
+    def __init__(self, limit: list[int] | None) -> None:
+        self.limit = limit
+        self.baseline = self.used() if limit else (0, 0)
+
+    @staticmethod
+    def used() -> tuple[int, int]:
+        st = os.statvfs(".")
+        return (st.f_blocks - st.f_bfree) * st.f_frsize, st.f_files - st.f_ffree
+
+    def over(self) -> bool:
+        if not self.limit:
+            return False
+        used, files = self.used()
+        return used - self.baseline[0] > self.limit[0] or files - self.baseline[1] > self.limit[1]
+
+
+_DISK = _DiskMeter(None)
+
+
 def run_job(control: Control, group: _Group, scope_signals: bool) -> bool:
     """Fork the job's child, wait for it, write its record (see the module docs)."""
     size = int(control["payload"])
@@ -419,6 +443,7 @@ def run_job(control: Control, group: _Group, scope_signals: bool) -> bool:
         "maxrss_kb": usage.ru_maxrss, "stdout": min(out_size, max_output), "stdout_truncated": out_size > max_output,
         "stderr": min(err_size, STDERR_TAIL), "value": value_size if 0 < value_size <= max_value else None,
         "value_error": f"value larger than {max_value} bytes" if value_size > max_value else None,
+        "disk": _DISK.over(),
     }
     blobs = [(out, 0, record["stdout"]), (err, err_size - record["stderr"], record["stderr"])]
     if record["value"] is not None:
@@ -441,7 +466,7 @@ def run_job(control: Control, group: _Group, scope_signals: bool) -> bool:
     finally:
         for fd in (*fds, *opened):
             os.close(fd)
-    ok = not timed_out and code == 0 and not (record["stdout_truncated"] and control.get("output_is_limit", True))
+    ok = not timed_out and code == 0 and not record["disk"] and not (record["stdout_truncated"] and control.get("output_is_limit", True))
     if ok and control.get("keep"):
         group.keep(cwd, list(control["keep"]))
     return ok
@@ -489,9 +514,10 @@ def _kill_leftovers() -> None:
 
 
 def main() -> int:
-    global _EXCLUSIVE
+    global _EXCLUSIVE, _DISK
     preamble = _document()
     _EXCLUSIVE = bool(preamble.get("exclusive"))
+    _DISK = _DiskMeter(preamble.get("disk"))
     for name in preamble.get("hide_env", []):
         os.environ.pop(name, None)
     for module in [*preamble.get("preload", []), *preamble.get("modules", [])]:
