@@ -106,10 +106,15 @@ class JobRecord(TypedDict):
     files: NotRequired[dict[str, int]]
 
 
+_BALLAST: list[Any] = []
+_VARIANT = 0   # this sandbox's (preamble "variant"): what its jobs see differs from the previous sandbox's
+
+
 def _limit(job: Control) -> None:
-    cpu = max(1, int(float(job["cpu"]) + 0.999))
+    extra = _VARIANT % 4   # a few seconds and MiB more than asked: getrlimit differs per sandbox
+    cpu = max(1, int(float(job["cpu"]) + 0.999)) + extra
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-    memory = int(job["memory_mb"]) * 1024 * 1024
+    memory = (int(job["memory_mb"]) + 16 * extra) * 1024 * 1024
     if memory > 0:
         _, hard = resource.getrlimit(resource.RLIMIT_AS)
         if hard != resource.RLIM_INFINITY:
@@ -513,9 +518,28 @@ def _kill_leftovers() -> None:
                 break
 
 
+# Modules a plain interpreter may or may not have imported: a sandbox imports the first
+# (variant % 8) of them, so the names and number of sys.modules differ from the previous one's.
+EXTRA_MODULES = ("colorsys", "keyword", "numbers", "shlex", "fnmatch", "netrc", "graphlib", "quopri",
+                 "stringprep", "sched", "reprlib", "glob")
+
+
+def _vary(variant: int) -> list[Any]:
+    """What a job can see of the runner differs from the previous sandbox's (issue 33,
+    principle 6): the modules imported (sys.modules), and the objects frozen with the warm
+    state (gc.get_freeze_count(), gc.get_objects()); returns the extra objects to freeze."""
+    for module in EXTRA_MODULES[:variant % 8]:
+        try:
+            importlib.import_module(module)
+        except Exception:  # noqa: BLE001 - a module missing here is no variation, nothing more
+            pass
+    return [[] for _ in range(256 * (variant % 16) + int.from_bytes(os.urandom(1), "little"))]
+
+
 def main() -> int:
-    global _EXCLUSIVE, _DISK
+    global _EXCLUSIVE, _DISK, _VARIANT
     preamble = _document()
+    _VARIANT = int(preamble.get("variant") or 0)
     _EXCLUSIVE = bool(preamble.get("exclusive"))
     _DISK = _DiskMeter(preamble.get("disk"))
     for name in preamble.get("hide_env", []):
@@ -529,6 +553,7 @@ def main() -> int:
     # The warm state every job is forked from: out of the collector's reach, so no job (and
     # no traced call forked from one) pays for a full collection over the runner's objects
     # or copies their pages by touching their GC headers (docs/sandbox.md, "The job runner").
+    _BALLAST[:] = _vary(_VARIANT)   # kept alive: freed objects would leave the frozen generation
     gc.collect()
     gc.freeze()
     scope_signals = bool(preamble.get("scope_signals"))

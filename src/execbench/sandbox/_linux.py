@@ -185,6 +185,34 @@ DEVICE_LINKS = (("/dev/fd", "/proc/self/fd"), ("/dev/stdin", "/proc/self/fd/0"),
 
 
 DISK_MOUNT = "/.disk"   # where a run's disk is attached while its directories are bound
+CPU_FILES = ("/sys/devices/system/cpu/online", "/sys/devices/system/cpu/present",
+             "/sys/devices/system/cpu/possible")
+
+
+class Machine:
+    """What a run sees of the machine (issue 33, principle 6): ``cpus`` online CPUs in the
+    files of /sys/devices/system/cpu glibc reads for sysconf(_SC_NPROCESSORS_*) and
+    os.cpu_count(), and empty read-only tmpfs mounts at ``mounts``."""
+
+    def __init__(self, cpus: int = 0, mounts: tuple[str, ...] = ()) -> None:
+        self.cpus, self.mounts = cpus, mounts
+
+    def make(self, base: str) -> None:
+        """Create them below the new root ``base`` (before it is made read-only)."""
+        if self.cpus > 0:
+            text = (f"0-{self.cpus - 1}\n" if self.cpus > 1 else "0\n").encode()
+            for path in CPU_FILES:
+                os.makedirs(os.path.dirname(base + path), mode=0o755, exist_ok=True)
+                fd = os.open(base + path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o444)
+                try:
+                    os.write(fd, text)
+                finally:
+                    os.close(fd)
+        for path in self.mounts:
+            if not os.path.lexists(base + path):
+                os.mkdir(base + path, 0o755)
+                mount("tmpfs", base + path, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY,
+                      "size=4k,nr_inodes=8,mode=0755")
 
 
 def _attach_disk(base: str, disk_fd: int, places: list[tuple[str, str]]) -> None:
@@ -204,14 +232,15 @@ def _attach_disk(base: str, disk_fd: int, places: list[tuple[str, str]]) -> None
 
 
 def enter_new_root(base: str, readable: list[str], writable: list[str], disk_fd: int = -1,
-                   disk: list[tuple[str, str]] | None = None) -> None:
+                   disk: list[tuple[str, str]] | None = None, machine: Machine | None = None) -> None:
     """In a fresh mount namespace: make an empty tmpfs at ``base`` the root directory, with
     ``readable`` bind-mounted read-only (nosuid, nodev), ``writable`` read-write, a few
     device nodes and an empty /proc mount point; nothing else of the host is reachable.
     Paths keep their host names. With ``disk_fd`` (a detached tmpfs, :func:`new_tmpfs`),
     the paths of ``disk`` ((its directory, path) pairs: the work dir, the writable paths,
     /dev/shm) are that tmpfs's directories instead: everything the run can write is on one
-    bounded file system (sandbox docs, "Disk"). Call mount_proc() from inside the PID
+    bounded file system (sandbox docs, "Disk"). ``machine``: what the run sees of the
+    machine (CPU count files, extra mounts). Call mount_proc() from inside the PID
     namespace."""
     mount(None, "/", None, MS_REC | MS_PRIVATE)
     mount("tmpfs", base, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m,nr_inodes=4096")
@@ -230,6 +259,8 @@ def enter_new_root(base: str, readable: list[str], writable: list[str], disk_fd:
             os.symlink(target, base + link)
     for name in ("/proc", "/tmp"):
         os.makedirs(base + name, mode=0o755, exist_ok=True)
+    if machine is not None:
+        machine.make(base)
     # a /dev/shm of the run's own (POSIX shared memory, multiprocessing's semaphores): on the
     # run's disk when it has one, else a tmpfs of its own
     if disk_fd < 0:

@@ -326,16 +326,21 @@ def _enter_pid_namespace(cgroup_fd: int, first_pid: int) -> None:
 def _child_setup(plan: _Plan, limits: Limits, workdir: str, writable: list[str],
                  readable: list[str], rootdir: str, cgroup_fd: int, uid: int | None, parent: int,
                  disk_fd: int, error_fd: int, ports: tuple[int, ...] = (),
-                 hostname: str = "") -> Callable[[], None]:
-    cpu = max(1, math.ceil(limits.cpu_seconds))
+                 hostname: str = "", *, variant: int = 0) -> Callable[[], None]:
+    # The limits a program can read (getrlimit) differ from the previous run's: a few
+    # seconds, files and MiB more (issue 33, principle 6; _run_identity).
+    extra = variant % 4
+    cpu = max(1, math.ceil(limits.cpu_seconds)) + extra
+    files, memory = limits.open_files + 8 * extra, limits.memory_bytes + (extra << 24)
+    cpus = _affinity(variant)
     rlimits = [(resource.RLIMIT_CPU, cpu, cpu + 1),
                (resource.RLIMIT_FSIZE, limits.file_size_bytes, limits.file_size_bytes),
-               (resource.RLIMIT_NOFILE, limits.open_files, limits.open_files)]
+               (resource.RLIMIT_NOFILE, files, files)]
     # With the cgroup, pids.max (max_tasks + 1 for our init) must trip first: it is the one
     # that records the event. Without it RLIMIT_NPROC is the bound (fresh uid / non-root).
     nproc = limits.max_tasks + (2 if plan.cgroup else 0)
     rlimits.append((resource.RLIMIT_NPROC, nproc, nproc))
-    rlimits.append((resource.RLIMIT_AS, limits.memory_bytes, limits.memory_bytes))  # last
+    rlimits.append((resource.RLIMIT_AS, memory, memory))  # last
     flags = ((_linux.CLONE_NEWNET if plan.netns else 0) | (_linux.CLONE_NEWPID if plan.pidns else 0)
              | (_linux.CLONE_NEWIPC if plan.ipcns else 0)
              | (_linux.CLONE_NEWNS if plan.newroot else 0)
@@ -346,7 +351,7 @@ def _child_setup(plan: _Plan, limits: Limits, workdir: str, writable: list[str],
     # /proc is the host's: only its non-process entries and the program's own
     # /proc/<pid> ("self" when the rules are made); for a root builder keeping
     # CAP_DAC_READ_SEARCH only the world-readable files of /etc.
-    landlock_read = [*readable, "/proc"] if plan.newroot else list(readable)
+    landlock_read = [*readable, "/proc", "/sys"] if plan.newroot else list(readable)  # /sys: _machine's
     # a private /dev/shm (a tmpfs of the new root) is writable too
     landlock_writable = [*writable, _linux.SHM] if plan.newroot else writable
     first_pid = 300 + int.from_bytes(os.urandom(2), "little") % 20000
@@ -378,7 +383,8 @@ def _child_setup(plan: _Plan, limits: Limits, workdir: str, writable: list[str],
         if plan.newroot:
             # Only the readable paths (read-only), the writable ones, a few devices and a
             # procfs of the program's own PID namespace exist from here on.
-            _linux.enter_new_root(rootdir, readable, writable, disk_fd, _disk_places(writable))
+            _linux.enter_new_root(rootdir, readable, writable, disk_fd, _disk_places(writable),
+                                  machine=_machine(variant))
             if disk_fd >= 0:
                 os.close(disk_fd)
             _linux.mount_proc()
@@ -408,6 +414,8 @@ def _child_setup(plan: _Plan, limits: Limits, workdir: str, writable: list[str],
             if keep:
                 _linux.prctl(_linux.PR_CAP_AMBIENT, _linux.PR_CAP_AMBIENT_RAISE,
                              _linux.CAP_DAC_READ_SEARCH)
+        if cpus:
+            os.sched_setaffinity(0, cpus)
         for which, soft, hard in rlimits:
             resource.setrlimit(which, (soft, hard))
     return setup
@@ -509,12 +517,39 @@ _USERS = ("alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi", "i
 _run_counter = iter(range(1 << 62))
 
 
-def _run_identity() -> tuple[str, str, str]:
-    """(host name, TZ, user name) for the next run: the host name is unique, the time zone
-    and the user name differ from the previous run's."""
+def _run_identity() -> tuple[str, str, str, int]:
+    """(host name, TZ, user name, variant) for the next run: the host name is unique, the
+    time zone and the user name differ from the previous run's, and so does the variant
+    (what :func:`_machine` and the rlimits make of it)."""
     n = next(_run_counter)
     return (f"{_USERS[(os.getpid() + 3 * n) % len(_USERS)]}-{os.urandom(3).hex()}",
-            _TIME_ZONES[(os.getpid() + n) % len(_TIME_ZONES)], _USERS[(os.getpid() + n) % len(_USERS)])
+            _TIME_ZONES[(os.getpid() + n) % len(_TIME_ZONES)], _USERS[(os.getpid() + n) % len(_USERS)],
+            os.getpid() + n)
+
+
+# Mount points a machine may or may not have: a run has the first (variant % 4) of them,
+# each an empty read-only tmpfs (its mounts and its root's entries differ from the previous run's).
+EXTRA_MOUNTS = ("/mnt", "/media", "/srv")
+MAX_VISIBLE_CPUS = 8
+
+
+def _affinity(variant: int) -> list[int]:
+    """The CPUs a run may use (sched_getaffinity): all the builder's in one run, all but
+    one (chosen at random) in the next, so that their number differs from the previous
+    run's wherever the builder has two or more; [] = leave them as they are."""
+    allowed = sorted(os.sched_getaffinity(0))
+    if variant % 2 == 0 or len(allowed) < 2:
+        return []
+    allowed.pop(int.from_bytes(os.urandom(2), "little") % len(allowed))
+    return allowed
+
+
+def _machine(variant: int) -> _linux.Machine:
+    """What a run sees of the machine besides its host identity (issue 33, principle 6):
+    the number of online CPUs glibc reports (os.cpu_count(), sysconf; 1 to 8, from the
+    files of /sys/devices/system/cpu) and extra mounts, both differing from the previous
+    run's."""
+    return _linux.Machine(cpus=1 + variant % MAX_VISIBLE_CPUS, mounts=EXTRA_MOUNTS[:variant % 4])
 
 
 def _child_env(env: Mapping[str, str] | None, workdir: str, tz: str = "UTC", user: str = "user") -> dict[str, str]:
@@ -616,7 +651,7 @@ def run(argv: list[str], *, stdin: bytes | str = b"", limits: Limits = Limits(),
             os.makedirs(workdir)
             disk = _open_disk(limits, writable, uid)
         _write_workdir(disk.path(_disk.WORK) if disk else workdir, files, uid, exists=disk is not None)
-        hostname, tz, user = _run_identity()
+        hostname, tz, user, variant = _run_identity()
         child_env = _child_env(env, workdir, tz, user)
         if uid is not None:  # every process of this uid belongs to this run (kill(-1) is safe)
             child_env[EXCLUSIVE_UID_ENV] = "1"
@@ -625,7 +660,8 @@ def run(argv: list[str], *, stdin: bytes | str = b"", limits: Limits = Limits(),
         if plan.cgroup:
             group = _cgroup.PidsCgroup(limits.max_tasks + (1 if plan.pidns else 0))
         setup = functools.partial(_child_setup, plan, limits, workdir, writable, readable, rootdir,
-                                  group.procs_fd if group else -1, uid, os.getpid(), disk.fd if disk else -1)
+                                  group.procs_fd if group else -1, uid, os.getpid(), disk.fd if disk else -1,
+                                  variant=variant)
         proc, start = _start(argv, workdir, child_env, setup, ports, hostname)
         streams = _Streams(proc, stdin_bytes, limits.output_bytes)
         status, rusage, end, killed_for = _supervise(proc, streams, start + limits.wall_seconds, start,

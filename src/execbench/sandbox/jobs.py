@@ -152,6 +152,7 @@ _FIELDS = {"id": str, "exit_code": _INT, "signal": _INT, "timed_out": bool, "wal
            "value": _INT, "value_error": (str, type(None)), "files": dict}
 _OPTIONAL = {"disk": bool}  # the sandbox's disk held more than its limit after the job
 MAX_HEADER = 1 << 20
+_sandboxes = iter(range(1 << 62))
 
 
 class _Records:
@@ -269,6 +270,7 @@ def _start(jobs: Sequence[Job], *, python: str | None, seed: int, preload: Seque
     plan = _run._plan()
     preamble = {"preload": list(preload),
                 "disk": [disk_bytes, disk_inodes] if plan.newroot else None,
+                "variant": os.getpid() + next(_sandboxes),  # differs from the previous sandbox's (_jobrunner._vary)
                 "modules": sorted({job.handler.partition(":")[0] for job in jobs if job.handler != "exec"}),
                 "scope_signals": plan.landlock_abi >= 6,
                 "exclusive": plan.pidns or plan.fresh_uid,
