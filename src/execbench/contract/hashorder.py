@@ -23,7 +23,7 @@ import ast
 NAMES = frozenset({
     "set", "frozenset", "hash", "__hash__", "getattr", "eval", "exec", "compile", "vars", "globals",
     "locals", "__builtins__", "__import__", "__dict__", "__class__", "__subclasses__", "__globals__",
-    "builtins", "importlib", "breakpoint", "open", "input",
+    "builtins", "importlib", "breakpoint",
 })
 ATTRIBUTES = frozenset({
     "keys", "items", "values", "union", "intersection", "difference", "symmetric_difference",
@@ -33,7 +33,7 @@ ATTRIBUTES = frozenset({
 # Modules whose functions hand out no set or hash value a program could iterate unseen.
 MODULES = frozenset({"math", "cmath", "re", "string", "itertools", "functools", "operator", "heapq",
                      "bisect", "typing", "collections", "fractions", "decimal", "statistics", "random",
-                     "copy", "dataclasses", "enum", "abc", "array", "numbers", "__future__"})
+                     "copy", "dataclasses", "enum", "abc", "array", "numbers", "__future__", "sys"})
 
 
 def may_see_hash_order(source: str) -> bool:
