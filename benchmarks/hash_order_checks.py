@@ -1,10 +1,12 @@
 """What the extra determinism runs of hash-order suspects cost (issue 33, principle 6).
 
-    python benchmarks/hash_order_checks.py [--sets trace:humaneval trace:advanced cruxeval:cruxeval] [--rounds 1]
+    python benchmarks/hash_order_checks.py [--sets trace:humaneval trace:advanced cruxeval:cruxeval \
+        state:classic state:networkx-simplex repo:toolz] [--rounds 1]
 
 Per set, two cold builds (no build cache) with the same pinned check seeds: ``base`` pins two
-(repeats 3, no extra run: what a build did before issue 33) and ``checked`` pins five (the
-same two first, then the three extra seeds a build now draws for suspects). Printed per set:
+(repeats 3, no extra run: what a build did before issue 33; the repo family, repeats 2, uses
+the first) and ``checked`` pins five (the same first, then the extra seeds a build now draws
+for suspects). Printed per set:
 wall and CPU seconds of each build (the sandboxes' processes: ``RUSAGE_CHILDREN``), their
 ratio, the share of suspect programs (``contract/hashorder.py``), and whether tasks differ
 (any task the extra runs reject is named). Rounds alternate the order. Run it on an idle
@@ -47,13 +49,19 @@ def _suspects(family: str, source: str) -> tuple[int, int]:
     programs = []
     for candidate in plugin.candidates([source], dict(plugin.default_options)):
         payload = candidate.payload
-        programs += [p["code"] for p in payload["problems"]] if "problems" in payload else [payload["program"]]
+        if "problems" in payload:
+            programs += [p["code"] for p in payload["problems"]]
+        elif payload.get("language", "python") == "python" and "program" in payload:
+            programs.append(payload["program"])
+        elif family == "repo":   # every module is a suspect (its library is not read)
+            programs.append("set()")
     return sum(map(hashorder.may_see_hash_order, programs)), len(programs)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sets", nargs="+", default=["trace:humaneval", "trace:advanced", "cruxeval:cruxeval"])
+    parser.add_argument("--sets", nargs="+", default=["trace:humaneval", "trace:advanced", "cruxeval:cruxeval",
+                                                      "state:classic", "state:networkx-simplex"])
     parser.add_argument("--rounds", type=int, default=1)
     args = parser.parse_args()
     for spec in args.sets:
@@ -64,6 +72,8 @@ def main() -> None:
             order = [("base", BASE_SEEDS), ("checked", CHECKED_SEEDS)]
             results = {}
             for name, seeds in order if n % 2 == 0 else order[::-1]:
+                if family == "repo" and name == "base":   # repeats 2: one verification seed
+                    seeds = seeds.split(",")[0]
                 results[name] = _build(family, source, seeds)
             (bw, bc, bm, bt), (cw, cc, cm, ct) = results["base"], results["checked"]
             print(f"  round {n}: base {bw:.1f} s wall {bc:.1f} s CPU, checked {cw:.1f} s wall {cc:.1f} s CPU "
