@@ -171,7 +171,9 @@ def test_a_run_draws_its_hash_seeds_once_builds_every_unit_under_them_and_record
                               settings=OfflineSettings(seed=7, attempts=3), jobs=2, cache=cache)
     record = manifest["settings"]["hash_seeds"]
     (seed,) = record["check"]  # the original's repeats=2
-    assert record == {"key": 0, "check": [seed], "drawn": "random per build", "cached": {}}
+    # and the extra check seeds of hash-order suspects (issue 33): 5 check runs in all
+    assert record == {"key": 0, "check": [seed], "drawn": "random per build", "cached": {},
+                      "extra": record["extra"]} and len(set([seed, *record["extra"]])) == 5
     # every unit, on either thread, built under the run's seeds: the selection builds (one
     # repeat) under its key seed, the final builds under both
     assert _cached_seeds(tmp_path / "cache.sqlite") == {"0", f"0,{seed}"}

@@ -23,12 +23,26 @@ PROGRAMS = {
     "workdir": "import os\n\n" + LOOP.format("sum(map(ord, os.getcwd())) % 997"),
     "pure": LOOP.format("3"),
 }
+# What differs between the sandbox and a user's machine (issue 33, principle 6): each
+# sandbox shows other values than the previous one (sandbox/_run.py:_machine, _affinity,
+# the rlimits; sandbox/_jobrunner.py:_vary).
+MACHINE = {
+    "cpu_count": "import os\n\n" + LOOP.format("os.cpu_count() % 997"),
+    "affinity": "import os\n\n" + LOOP.format("len(os.sched_getaffinity(0))"),
+    "rlimit_cpu": "import resource\n\n" + LOOP.format("resource.getrlimit(resource.RLIMIT_CPU)[0] % 997"),
+    "rlimit_as": "import resource\n\n" + LOOP.format("(resource.getrlimit(resource.RLIMIT_AS)[0] >> 20) % 997"),
+    "rlimit_nofile": "import resource\n\n" + LOOP.format("resource.getrlimit(resource.RLIMIT_NOFILE)[0] % 997"),
+    "gc_freeze": "import gc\n\n" + LOOP.format("gc.get_freeze_count() % 997"),
+    "modules": "import sys\n\n" + LOOP.format("len(sys.modules) % 997"),
+    "module_names": "import sys\n\n" + LOOP.format("sum(map(len, sys.modules)) % 997"),
+    "mounts": LOOP.format("len(open('/proc/self/mountinfo').readlines()) % 997"),
+    "root_entries": "import os\n\n" + LOOP.format("len(os.listdir('/'))"),
+}
 
 
-@pytest.mark.slow
-def test_host_dependent_answers_are_rejected(tmp_path):
+def _build(tmp_path, programs):
     cases = []
-    for name, program in PROGRAMS.items():
+    for name, program in programs.items():
         case = tmp_path / "cases" / name
         case.mkdir(parents=True)
         (case / "program.py").write_text(program)
@@ -42,13 +56,33 @@ def test_host_dependent_answers_are_rejected(tmp_path):
         cases.append(str(case))
     out = tmp_path / "ds"
     build_dataset(registry.get("trace"), cases, out, options=dict(trace_build.DEFAULT_OPTIONS), jobs=1)
-    admitted = {t.id for t in read_tasks(out)}
-    rejected = {r["candidate"]: r for r in read_rejected(out)}
+    return {t.id for t in read_tasks(out)}, {r["candidate"]: r for r in read_rejected(out)}
+
+
+@pytest.mark.slow
+def test_host_dependent_answers_are_rejected(tmp_path):
+    admitted, rejected = _build(tmp_path, PROGRAMS)
     assert any("env/pure" in t for t in admitted), (admitted, rejected)
     caps = capabilities()
     dependent = ["timezone", "workdir"] + (["hostname"] if caps["host"] == "varied" else []) \
         + (["uid"] if caps["privileges"].startswith("fresh-uid") else [])
     for name in dependent:
         assert not any(f"env/{name}" in t for t in admitted), name
+        assert any(f"env/{name}" in c and r["stage"] == "determinism" for c, r in rejected.items()), \
+            (name, rejected)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(capabilities()["disk"] != "tmpfs", reason="the machine's variations need the new root")
+def test_machine_dependent_answers_are_rejected(tmp_path):
+    """Keys that hold only on the build machine: its CPU count (os.cpu_count, the affinity
+    mask), the rlimits a run has, the runner's frozen gc state and imported modules, the
+    mounts a run sees. Each is rejected at the determinism stage; a pure program is admitted."""
+    admitted, rejected = _build(tmp_path, {**MACHINE, "pure": PROGRAMS["pure"]})
+    assert any("env/pure" in t for t in admitted), (admitted, rejected)
+    import os
+    names = [n for n in MACHINE if n != "affinity" or len(os.sched_getaffinity(0)) > 1]
+    for name in names:
+        assert not any(f"env/{name}" in t for t in admitted), (name, rejected)
         assert any(f"env/{name}" in c and r["stage"] == "determinism" for c, r in rejected.items()), \
             (name, rejected)

@@ -198,7 +198,7 @@ def test_exec_failure_raises_and_cleans_up():
 def test_setup_failure_raises_sandbox_error(monkeypatch):
     from execbench.sandbox import _linux
 
-    def broken(*args):
+    def broken(*args, **kwargs):
         raise OSError(22, "injected failure")
     monkeypatch.setattr(_linux, "landlock_restrict", broken)
     monkeypatch.setattr(_linux, "install_seccomp", broken)

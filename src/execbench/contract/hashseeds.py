@@ -34,6 +34,15 @@ issue 22 record none: they were checked under 0, 1, 2. Pinned seeds *are* part o
 so a build with pinned seeds re-runs its candidates rather than reading an outcome checked
 under other seeds.
 
+Power (issue 33): a program whose answer follows a coin flip of hash order (a set of two
+strings) agrees with the key run under one check seed half of the time, so ``c`` check runs
+admit it with probability 2**-c: 1 in 4 with the default two. A family gives every
+candidate that may see hash order (:func:`execbench.contract.hashorder.may_see_hash_order`)
+at least :data:`MIN_CHECKS` (5) check runs, 1 in 32: :func:`extra` holds the seeds of the
+runs beyond ``repeats``, drawn with the others (``settings.hash_seeds.extra``) or, when
+pinned, the pinned seeds after the first ``repeats - 1`` (pin ``MIN_CHECKS`` seeds to
+reproduce a build exactly; fewer pinned seeds mean fewer extra runs).
+
 The mutation engine resolves its own seeds once per mutation run
 (``mutation.engine.resolve_hash_seeds``) and records them in the mutated dataset's manifest;
 a caller of ``build_candidate`` that passes no seeds at all gets seeds drawn per call by
@@ -52,6 +61,8 @@ KEY_SEED = 0  # the run whose result is the stored answer
 OPTION = "check_seeds"  # build option: "" = draw at random per build, or "5,9" = pinned
 ENV = "EXECBENCH_CHECK_SEEDS"  # the same, from the environment (the option wins)
 RESOLVED = "hash_seeds"  # options key set by resolve(): [KEY_SEED, *check seeds]
+EXTRA = "hash_seeds_extra"  # options key set by resolve(): the seeds of the extra check runs
+MIN_CHECKS = 5  # check runs of a candidate that may see hash order: a coin flip passes 1 time in 32
 MAX_SEED = 2**32 - 1  # PYTHONHASHSEED's range is 0..4294967295
 
 
@@ -89,10 +100,15 @@ def _pinned(options: Mapping[str, Any]) -> tuple[list[int], str] | None:
     return None
 
 
-def _checks(options: Mapping[str, Any], pinned: tuple[list[int], str] | None) -> list[int]:
+def _checks(options: Mapping[str, Any], pinned: tuple[list[int], str] | None,
+            extra: bool = False) -> list[int]:
+    """The check seeds (with ``extra``: followed by those of the extra runs, see the module docs)."""
     needed = max(0, int(options.get("repeats", 1)) - 1)
     if pinned is None:
-        return draw(needed)
+        return draw(max(needed, MIN_CHECKS) if extra and needed else needed)
+    if extra:
+        seeds, origin = pinned
+        return seeds[:max(needed, MIN_CHECKS)] if len(seeds) >= needed else _checks(options, pinned)
     seeds, origin = pinned
     if len(seeds) < needed:
         raise SourceError(f"{origin}: {len(seeds)} check seed(s) given, repeats={needed + 1} needs {needed} "
@@ -106,11 +122,15 @@ def resolve(options: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     An ``EXECBENCH_CHECK_SEEDS`` pin is copied into the options' ``check_seeds``, so that it
     is part of the build-cache key as a ``--set`` pin is."""
     pinned = _pinned(options)
-    seeds = [KEY_SEED, *_checks(options, pinned)]
-    resolved = {**options, RESOLVED: seeds}
+    repeats = max(1, int(options.get("repeats", 1)))
+    drawn = [KEY_SEED, *_checks(options, pinned, extra=True)]
+    seeds, extras = drawn[:repeats], drawn[repeats:]
+    resolved = {**options, RESOLVED: seeds, EXTRA: extras}
     if pinned is not None:
         resolved[OPTION] = ",".join(map(str, pinned[0]))
     record = {"key": KEY_SEED, "check": seeds[1:], "drawn": "random per build" if pinned is None else pinned[1]}
+    if extras:
+        record["extra"] = extras
     return resolved, record
 
 
@@ -124,11 +144,29 @@ def of(options: Mapping[str, Any]) -> list[int]:
     return [KEY_SEED, *_checks({**options, "repeats": repeats}, _pinned(options))]
 
 
+def extra(options: Mapping[str, Any]) -> list[int]:
+    """The seeds of the extra check runs of a candidate that may see hash order (module docs):
+    ``options["hash_seeds_extra"]`` (set by :func:`resolve`), else pinned or freshly drawn
+    ones; none when the options ask for no check run."""
+    repeats = max(1, int(options.get("repeats", 1)))
+    if repeats < 2:
+        return []
+    if EXTRA in options and len(options.get(RESOLVED) or ()) >= repeats:
+        return list(options[EXTRA])[: max(0, MIN_CHECKS - (repeats - 1))]
+    pinned = _pinned(options)
+    if pinned is not None:
+        return _checks(options, pinned, extra=True)[repeats - 1:]
+    return draw(max(0, MIN_CHECKS - (repeats - 1)))
+
+
 def cache_options(options: Mapping[str, Any]) -> dict[str, Any]:
     """The options as the build-cache key sees them: without the resolved seeds, and without
     ``check_seeds`` when it is empty (random), so that a default build's key is the same in
-    every build (and as before issue 22); a pinned ``check_seeds`` stays in the key."""
-    out = {key: value for key, value in options.items() if key != RESOLVED}
+    every build; a pinned ``check_seeds`` stays in the key. ``min_checks`` (issue 33): an
+    outcome checked with fewer check runs for hash-order suspects is built again."""
+    out = {key: value for key, value in options.items() if key not in (RESOLVED, EXTRA)}
     if not str(out.get(OPTION) or "").strip():
         out.pop(OPTION, None)
+    if OPTION in options:  # outcomes checked before issue 33 (no extra runs) are not served
+        out["min_checks"] = MIN_CHECKS
     return out

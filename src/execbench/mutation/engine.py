@@ -308,7 +308,8 @@ def resolve_hash_seeds(option_sets: Sequence[dict[str, Any]]) -> tuple[list[dict
     except SourceError as exc:
         raise MutationSetupError(str(exc)) from None
     # (an EXECBENCH_CHECK_SEEDS pin lands in check_seeds: part of the cache key, as in a build)
-    extra = {hashseeds.RESOLVED: resolved[hashseeds.RESOLVED], hashseeds.OPTION: resolved[hashseeds.OPTION]}
+    extra = {hashseeds.RESOLVED: resolved[hashseeds.RESOLVED], hashseeds.OPTION: resolved[hashseeds.OPTION],
+             hashseeds.EXTRA: resolved[hashseeds.EXTRA]}
     return [{**options, **extra} if hashseeds.OPTION in options else options for options in option_sets], record
 
 

@@ -50,7 +50,16 @@ the forked child C, before exec::
   there. Landlock then allows reading/executing only those paths (listing any directory
   of the new root) and writing only the writable ones. Metadata writes (utime, setxattr,
   chmod) to anything but the work dir fail: read-only mounts, and files the uid does not
-  own. /dev/shm is a private tmpfs of the run (64 MiB).
+  own. /dev/shm is private to the run.
+* Disk (issue 33): everything a run can write (the work dir = HOME = TMPDIR, /dev/shm and
+  ``read_write_paths``) is one tmpfs of its own, at most ``disk_bytes`` (1 GiB) and
+  ``disk_inodes`` (65,536 files) by default (``._disk``). It is a *detached* mount made by
+  the parent (fsopen/fsmount: in no mount namespace of the host) and attached only in the
+  run's namespace; the parent writes the run's files and collects through its descriptor,
+  and the kernel frees it when the run is over. ``read_write_paths`` are copied onto it
+  before the run and back after it (symlinks never followed, at most 128 levels). A run
+  that used more than its limit ends with the limit "disk" (ENOSPC in a program that exits
+  0 included); it is never the host's: nothing it writes is in the host's temp dir.
 * Privileges (when run as root): the program runs as a fresh uid (unique per run, no
   passwd entry, no groups) that owns the work dir and its files, without any capability
   (bounding set emptied, NO_NEW_PRIVS, securebits locked): file permissions apply, so
@@ -64,12 +73,15 @@ the forked child C, before exec::
   name (USER, LOGNAME) that differ from the previous run's, a new uid, a new work dir path
   and pids that start at a random number (ns_last_pid), so repeated runs of a program that
   reads its host disagree and determinism checks reject it, while nothing marks the
-  machine as a sandbox (no tiny pids, no missing USER or /dev/shm).
-* Limits: RLIMIT_CPU (per process, rounded up to whole seconds; hard = soft + 1 s),
+  machine as a sandbox (no tiny pids, no missing USER or /dev/shm). Likewise what it sees
+  of the machine (issue 33): the CPU count glibc reports (files of /sys/devices/system/cpu
+  in the new root), the affinity mask, its rlimits and extra mounts (/mnt, /media, /srv)
+  differ from the previous run's (``_run._machine``, ``_affinity``).
+* Limits: the disk (above), RLIMIT_CPU (per process, rounded up to whole seconds; hard = soft + 1 s),
   RLIMIT_AS, RLIMIT_FSIZE, RLIMIT_NOFILE, RLIMIT_CORE=0, set last before exec. The wall
   clock is enforced by P. Which limit ended a run is read from the status: wall_time/output
   (P killed it), cpu_time (SIGXCPU, or SIGKILL with CPU >= limit), file_size (SIGXFSZ or
-  EFBIG text in stderr), tasks (pids.events), memory (RLIMIT_AS has no signal: "MemoryError",
+  EFBIG text in stderr), disk (the tmpfs's usage, or ENOSPC text), tasks (pids.events), memory (RLIMIT_AS has no signal: "MemoryError",
   "std::bad_alloc", "Cannot allocate memory" at the end of stderr of a failed run).
 * Output: each of stdout/stderr keeps the first ``output_bytes``; more is read and dropped
   (no deadlock; ``*_truncated`` set). Past ``output_bytes + 64 MiB`` on one stream the run is
@@ -90,7 +102,10 @@ the forked child C, before exec::
 
 Not bounded: total memory of a run is max_tasks x memory_bytes (RLIMIT_AS is per process;
 a memory cgroup would fix it, but this machine's memory hierarchy belongs to its
-supervisor); disk use of the work dir (each file <= file_size_bytes, but not their number).
+supervisor); without a new root (the "mntns" fallback, not root) the disk is the host's:
+each file <= file_size_bytes, their number not bounded (``isolation["disk"]`` says
+"file-size-only" instead of "tmpfs"). The run's tmpfs is memory: its limit counts towards
+the machine's memory, not towards the run's RLIMIT_AS.
 
 Fallbacks (chosen once per process by capabilities(); reported in ``result.isolation``):
 no netns -> the seccomp filter refuses socket() for every family, and io_uring

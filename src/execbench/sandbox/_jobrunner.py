@@ -102,13 +102,19 @@ class JobRecord(TypedDict):
     stderr: int
     value: int | None
     value_error: str | None
+    disk: bool  # the sandbox's disk holds more than its limit after this job
     files: NotRequired[dict[str, int]]
 
 
+_BALLAST: list[Any] = []
+_VARIANT = 0   # this sandbox's (preamble "variant"): what its jobs see differs from the previous sandbox's
+
+
 def _limit(job: Control) -> None:
-    cpu = max(1, int(float(job["cpu"]) + 0.999))
+    extra = _VARIANT % 4   # a few seconds and MiB more than asked: getrlimit differs per sandbox
+    cpu = max(1, int(float(job["cpu"]) + 0.999)) + extra
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-    memory = int(job["memory_mb"]) * 1024 * 1024
+    memory = (int(job["memory_mb"]) + 16 * extra) * 1024 * 1024
     if memory > 0:
         _, hard = resource.getrlimit(resource.RLIMIT_AS)
         if hard != resource.RLIM_INFINITY:
@@ -376,6 +382,29 @@ def _child(control: Control, payload: Any, fds: tuple[int, int, int], directory:
     return 0
 
 
+class _DiskMeter:
+    """The sandbox's disk (the work dir's tmpfs, /dev/shm included; sandbox/_disk.py):
+    what it held when the runner started, and its limit (None: not bounded here)."""
+
+    def __init__(self, limit: list[int] | None) -> None:
+        self.limit = limit
+        self.baseline = self.used() if limit else (0, 0)
+
+    @staticmethod
+    def used() -> tuple[int, int]:
+        st = os.statvfs(".")
+        return (st.f_blocks - st.f_bfree) * st.f_frsize, st.f_files - st.f_ffree
+
+    def over(self) -> bool:
+        if not self.limit:
+            return False
+        used, files = self.used()
+        return used - self.baseline[0] > self.limit[0] or files - self.baseline[1] > self.limit[1]
+
+
+_DISK = _DiskMeter(None)
+
+
 def run_job(control: Control, group: _Group, scope_signals: bool) -> bool:
     """Fork the job's child, wait for it, write its record (see the module docs)."""
     size = int(control["payload"])
@@ -419,6 +448,7 @@ def run_job(control: Control, group: _Group, scope_signals: bool) -> bool:
         "maxrss_kb": usage.ru_maxrss, "stdout": min(out_size, max_output), "stdout_truncated": out_size > max_output,
         "stderr": min(err_size, STDERR_TAIL), "value": value_size if 0 < value_size <= max_value else None,
         "value_error": f"value larger than {max_value} bytes" if value_size > max_value else None,
+        "disk": _DISK.over(),
     }
     blobs = [(out, 0, record["stdout"]), (err, err_size - record["stderr"], record["stderr"])]
     if record["value"] is not None:
@@ -441,7 +471,7 @@ def run_job(control: Control, group: _Group, scope_signals: bool) -> bool:
     finally:
         for fd in (*fds, *opened):
             os.close(fd)
-    ok = not timed_out and code == 0 and not (record["stdout_truncated"] and control.get("output_is_limit", True))
+    ok = not timed_out and code == 0 and not record["disk"] and not (record["stdout_truncated"] and control.get("output_is_limit", True))
     if ok and control.get("keep"):
         group.keep(cwd, list(control["keep"]))
     return ok
@@ -488,10 +518,30 @@ def _kill_leftovers() -> None:
                 break
 
 
+# Modules a plain interpreter may or may not have imported: a sandbox imports the first
+# (variant % 8) of them, so the names and number of sys.modules differ from the previous one's.
+EXTRA_MODULES = ("colorsys", "keyword", "numbers", "shlex", "fnmatch", "netrc", "graphlib", "quopri",
+                 "stringprep", "sched", "reprlib", "glob")
+
+
+def _vary(variant: int) -> list[Any]:
+    """What a job can see of the runner differs from the previous sandbox's (issue 33,
+    principle 6): the modules imported (sys.modules), and the objects frozen with the warm
+    state (gc.get_freeze_count(), gc.get_objects()); returns the extra objects to freeze."""
+    for module in EXTRA_MODULES[:variant % 8]:
+        try:
+            importlib.import_module(module)
+        except Exception:  # noqa: BLE001 - a module missing here is no variation, nothing more
+            pass
+    return [[] for _ in range(256 * (variant % 16) + int.from_bytes(os.urandom(1), "little"))]
+
+
 def main() -> int:
-    global _EXCLUSIVE
+    global _EXCLUSIVE, _DISK, _VARIANT
     preamble = _document()
+    _VARIANT = int(preamble.get("variant") or 0)
     _EXCLUSIVE = bool(preamble.get("exclusive"))
+    _DISK = _DiskMeter(preamble.get("disk"))
     for name in preamble.get("hide_env", []):
         os.environ.pop(name, None)
     for module in [*preamble.get("preload", []), *preamble.get("modules", [])]:
@@ -503,6 +553,7 @@ def main() -> int:
     # The warm state every job is forked from: out of the collector's reach, so no job (and
     # no traced call forked from one) pays for a full collection over the runner's objects
     # or copies their pages by touching their GC headers (docs/sandbox.md, "The job runner").
+    _BALLAST[:] = _vary(_VARIANT)   # kept alive: freed objects would leave the frozen generation
     gc.collect()
     gc.freeze()
     scope_signals = bool(preamble.get("scope_signals"))

@@ -106,6 +106,9 @@ def mount(source: str | None, target: str, fstype: str | None, flags: int,
 
 _SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}.get(platform.machine(), -1)
 _SYS_MOUNT_SETATTR = 442  # same number on all architectures
+# the new mount API (Linux >= 5.2), same numbers on all architectures
+_SYS_MOVE_MOUNT, _SYS_FSOPEN, _SYS_FSCONFIG, _SYS_FSMOUNT = 429, 430, 431, 432
+_FSCONFIG_SET_STRING, _FSCONFIG_CMD_CREATE, _MOVE_MOUNT_F_EMPTY_PATH = 1, 6, 4
 MOUNT_ATTR_RDONLY, MOUNT_ATTR_NOSUID, MOUNT_ATTR_NODEV, MOUNT_ATTR_NOEXEC = 1, 2, 4, 8
 _AT_FDCWD, _AT_RECURSIVE, _MNT_DETACH = -100, 0x8000, 2
 
@@ -116,6 +119,24 @@ def _set_mount_attrs(path: str, attrs: int) -> None:
     attr = struct.pack("<QQQQ", attrs, 0, 0, 0)
     _check(_syscall(ctypes.c_long(_SYS_MOUNT_SETATTR), ctypes.c_int(_AT_FDCWD), os.fsencode(path),
                     ctypes.c_uint(_AT_RECURSIVE), attr, ctypes.c_size_t(len(attr))))
+
+
+def new_tmpfs(size_bytes: int, inodes: int) -> int:
+    """A tmpfs of at most ``size_bytes`` and ``inodes`` files, as a *detached* mount (fsopen,
+    fsmount): a file descriptor, in no mount namespace, gone with its last reference. The
+    caller reaches it as ``/proc/self/fd/<fd>``; a run's setup attaches it in the run's own
+    mount namespace (:func:`enter_new_root`). Nothing appears in the host's mounts."""
+    fs = _check(_syscall(ctypes.c_long(_SYS_FSOPEN), b"tmpfs", ctypes.c_uint(1)))  # FSOPEN_CLOEXEC
+    try:
+        for key, value in (("size", str(size_bytes)), ("nr_inodes", str(inodes)), ("mode", "0755")):
+            _check(_syscall(ctypes.c_long(_SYS_FSCONFIG), ctypes.c_int(fs), ctypes.c_uint(_FSCONFIG_SET_STRING),
+                            key.encode(), value.encode(), ctypes.c_int(0)))
+        _check(_syscall(ctypes.c_long(_SYS_FSCONFIG), ctypes.c_int(fs), ctypes.c_uint(_FSCONFIG_CMD_CREATE),
+                        None, None, ctypes.c_int(0)))
+        return _check(_syscall(ctypes.c_long(_SYS_FSMOUNT), ctypes.c_int(fs), ctypes.c_uint(1),  # CLOEXEC
+                               ctypes.c_uint(MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)))
+    finally:
+        os.close(fs)
 
 
 def _make_parents(source: str, target: str) -> None:
@@ -163,18 +184,74 @@ DEVICE_LINKS = (("/dev/fd", "/proc/self/fd"), ("/dev/stdin", "/proc/self/fd/0"),
                 ("/dev/stdout", "/proc/self/fd/1"), ("/dev/stderr", "/proc/self/fd/2"))
 
 
-def enter_new_root(base: str, readable: list[str], writable: list[str]) -> None:
+DISK_MOUNT = "/.disk"   # where a run's disk is attached while its directories are bound
+CPU_FILES = ("/sys/devices/system/cpu/online", "/sys/devices/system/cpu/present",
+             "/sys/devices/system/cpu/possible")
+
+
+class Machine:
+    """What a run sees of the machine (issue 33, principle 6): ``cpus`` online CPUs in the
+    files of /sys/devices/system/cpu glibc reads for sysconf(_SC_NPROCESSORS_*) and
+    os.cpu_count(), and empty read-only tmpfs mounts at ``mounts``."""
+
+    def __init__(self, cpus: int = 0, mounts: tuple[str, ...] = ()) -> None:
+        self.cpus, self.mounts = cpus, mounts
+
+    def make(self, base: str) -> None:
+        """Create them below the new root ``base`` (before it is made read-only)."""
+        if self.cpus > 0:
+            text = (f"0-{self.cpus - 1}\n" if self.cpus > 1 else "0\n").encode()
+            for path in CPU_FILES:
+                os.makedirs(os.path.dirname(base + path), mode=0o755, exist_ok=True)
+                fd = os.open(base + path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o444)
+                try:
+                    os.write(fd, text)
+                finally:
+                    os.close(fd)
+        for path in self.mounts:
+            if not os.path.lexists(base + path):
+                os.mkdir(base + path, 0o755)
+                mount("tmpfs", base + path, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY,
+                      "size=4k,nr_inodes=8,mode=0755")
+
+
+def _attach_disk(base: str, disk_fd: int, places: list[tuple[str, str]]) -> None:
+    """Attach the detached tmpfs ``disk_fd`` (:func:`new_tmpfs`) below the new root and bind
+    its directories ``places`` ((directory on the disk, path in the new root)) at their
+    paths; the disk's own mount point is then detached and removed."""
+    os.mkdir(base + DISK_MOUNT, 0o700)
+    _check(_syscall(ctypes.c_long(_SYS_MOVE_MOUNT), ctypes.c_int(disk_fd), b"", ctypes.c_int(_AT_FDCWD),
+                    os.fsencode(base + DISK_MOUNT), ctypes.c_uint(_MOVE_MOUNT_F_EMPTY_PATH)))
+    for directory, path in places:
+        _make_parents(path, base + path)
+        os.makedirs(base + path, mode=0o755, exist_ok=True)
+        mount(base + DISK_MOUNT + "/" + directory, base + path, None, MS_BIND)
+        _set_mount_attrs(base + path, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)
+    _check(_libc.umount2(os.fsencode(base + DISK_MOUNT), ctypes.c_int(_MNT_DETACH)))
+    os.rmdir(base + DISK_MOUNT)
+
+
+def enter_new_root(base: str, readable: list[str], writable: list[str], disk_fd: int = -1,
+                   disk: list[tuple[str, str]] | None = None, machine: Machine | None = None) -> None:
     """In a fresh mount namespace: make an empty tmpfs at ``base`` the root directory, with
     ``readable`` bind-mounted read-only (nosuid, nodev), ``writable`` read-write, a few
     device nodes and an empty /proc mount point; nothing else of the host is reachable.
-    Paths keep their host names. Call mount_proc() from inside the PID namespace."""
+    Paths keep their host names. With ``disk_fd`` (a detached tmpfs, :func:`new_tmpfs`),
+    the paths of ``disk`` ((its directory, path) pairs: the work dir, the writable paths,
+    /dev/shm) are that tmpfs's directories instead: everything the run can write is on one
+    bounded file system (sandbox docs, "Disk"). ``machine``: what the run sees of the
+    machine (CPU count files, extra mounts). Call mount_proc() from inside the PID
+    namespace."""
     mount(None, "/", None, MS_REC | MS_PRIVATE)
     mount("tmpfs", base, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m,nr_inodes=4096")
     ro = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV
     for path in readable:
         _bind(path, base + path, ro)
+    if disk_fd >= 0:
+        _attach_disk(base, disk_fd, disk or [])
     for path in writable:
-        _bind(path, base + path, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)
+        if disk_fd < 0:
+            _bind(path, base + path, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)
     for device in WRITABLE_DEVICES:
         _bind(device, base + device, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC)
     for link, target in DEVICE_LINKS:
@@ -182,9 +259,13 @@ def enter_new_root(base: str, readable: list[str], writable: list[str]) -> None:
             os.symlink(target, base + link)
     for name in ("/proc", "/tmp"):
         os.makedirs(base + name, mode=0o755, exist_ok=True)
-    # a /dev/shm of the run's own (POSIX shared memory, multiprocessing's semaphores)
-    os.makedirs(base + SHM, mode=0o755, exist_ok=True)
-    mount("tmpfs", base + SHM, "tmpfs", MS_NOSUID | MS_NODEV, f"mode=1777,size={SHM_BYTES},nr_inodes=4096")
+    if machine is not None:
+        machine.make(base)
+    # a /dev/shm of the run's own (POSIX shared memory, multiprocessing's semaphores): on the
+    # run's disk when it has one, else a tmpfs of its own
+    if disk_fd < 0:
+        os.makedirs(base + SHM, mode=0o755, exist_ok=True)
+        mount("tmpfs", base + SHM, "tmpfs", MS_NOSUID | MS_NODEV, f"mode=1777,size={SHM_BYTES},nr_inodes=4096")
     mount(None, base, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
     os.chdir(base)
     # pivot_root(".", "."): the old root ends up stacked on the new one; detaching it

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any, Callable, Mapping, Sequence
 
-from . import _cgroup, _interpreters, _linux
+from . import _cgroup, _disk, _interpreters, _linux
 from ._cleanup import remove_tree
 from .classify import classify, describe_signal
 
@@ -55,13 +55,17 @@ class Limits:
     open_files: int = 256                # RLIMIT_NOFILE
     max_tasks: int = 64                  # processes + threads, holds as root (cgroup pids)
     output_bytes: int = 4 * 1024**2      # cap for each of stdout / stderr captured
+    # Everything the run writes (work dir = HOME = TMPDIR, /dev/shm, read_write_paths) is
+    # on one tmpfs of its own (sandbox/_disk.py): at most this many bytes and files.
+    disk_bytes: int = 1024**3
+    disk_inodes: int = 65_536
 
 
 @dataclass
 class SandboxResult:
     exit_code: int | None        # None if killed by a signal
     signal: int | None
-    limit: str | None            # "wall_time", "cpu_time", "memory", "file_size", "tasks", "output"
+    limit: str | None            # "wall_time", "cpu_time", "memory", "file_size", "disk", "tasks", "output"
     duration: float              # wall seconds
     stdout: bytes
     stderr: bytes
@@ -70,6 +74,7 @@ class SandboxResult:
     isolation: dict[str, str]
     files: dict[str, bytes]
     limits: Limits = field(default_factory=Limits, repr=False, compare=False)
+    detail: str = ""             # what the limit was (e.g. the disk's: a tree too deep to copy back)
 
     @property
     def ok(self) -> bool:
@@ -79,7 +84,8 @@ class SandboxResult:
         """One line: "exit 0", "killed: wall_time limit (30 s)", "exit 1: <last stderr line>"."""
         how = f"exit {self.exit_code}" if self.signal is None else "killed"
         if self.limit:
-            return f"{how}: {self.limit} limit ({_limit_value(self.limit, self.limits)})"
+            detail = f": {self.detail}" if self.detail else ""
+            return f"{how}: {self.limit} limit ({_limit_value(self.limit, self.limits)}){detail}"
         if self.signal is not None:
             return describe_signal(self.signal)
         if self.exit_code == 0:
@@ -96,7 +102,8 @@ def _limit_value(limit: str, limits: Limits) -> str:
         return f"{n} bytes"
     return {"wall_time": f"{limits.wall_seconds:g} s", "cpu_time": f"{limits.cpu_seconds:g} s",
             "memory": size(limits.memory_bytes), "file_size": size(limits.file_size_bytes),
-            "tasks": str(limits.max_tasks), "output": size(limits.output_bytes)}.get(limit, "?")
+            "tasks": str(limits.max_tasks), "output": size(limits.output_bytes),
+            "disk": f"{size(limits.disk_bytes)}, {limits.disk_inodes} files"}.get(limit, "?")
 
 
 # --- capability probing (once per process) ----------------------------------
@@ -138,6 +145,7 @@ class _Plan:
                            "fresh-uid" if self.fresh_uid else "unprivileged"),
             "ipc": "ipcns" if self.ipcns else "shared",
             "host": "varied" if self.utsns else "varied-tz-only",
+            "disk": "tmpfs" if self.newroot else "file-size-only",
         }
 
 
@@ -317,16 +325,22 @@ def _enter_pid_namespace(cgroup_fd: int, first_pid: int) -> None:
 
 def _child_setup(plan: _Plan, limits: Limits, workdir: str, writable: list[str],
                  readable: list[str], rootdir: str, cgroup_fd: int, uid: int | None, parent: int,
-                 error_fd: int, ports: tuple[int, ...] = (), hostname: str = "") -> Callable[[], None]:
-    cpu = max(1, math.ceil(limits.cpu_seconds))
+                 disk_fd: int, error_fd: int, ports: tuple[int, ...] = (),
+                 hostname: str = "", *, variant: int = 0) -> Callable[[], None]:
+    # The limits a program can read (getrlimit) differ from the previous run's: a few
+    # seconds, files and MiB more (issue 33, principle 6; _run_identity).
+    extra = variant % 4
+    cpu = max(1, math.ceil(limits.cpu_seconds)) + extra
+    files, memory = limits.open_files + 8 * extra, limits.memory_bytes + (extra << 24)
+    cpus = _affinity(variant)
     rlimits = [(resource.RLIMIT_CPU, cpu, cpu + 1),
                (resource.RLIMIT_FSIZE, limits.file_size_bytes, limits.file_size_bytes),
-               (resource.RLIMIT_NOFILE, limits.open_files, limits.open_files)]
+               (resource.RLIMIT_NOFILE, files, files)]
     # With the cgroup, pids.max (max_tasks + 1 for our init) must trip first: it is the one
     # that records the event. Without it RLIMIT_NPROC is the bound (fresh uid / non-root).
     nproc = limits.max_tasks + (2 if plan.cgroup else 0)
     rlimits.append((resource.RLIMIT_NPROC, nproc, nproc))
-    rlimits.append((resource.RLIMIT_AS, limits.memory_bytes, limits.memory_bytes))  # last
+    rlimits.append((resource.RLIMIT_AS, memory, memory))  # last
     flags = ((_linux.CLONE_NEWNET if plan.netns else 0) | (_linux.CLONE_NEWPID if plan.pidns else 0)
              | (_linux.CLONE_NEWIPC if plan.ipcns else 0)
              | (_linux.CLONE_NEWNS if plan.newroot else 0)
@@ -337,7 +351,7 @@ def _child_setup(plan: _Plan, limits: Limits, workdir: str, writable: list[str],
     # /proc is the host's: only its non-process entries and the program's own
     # /proc/<pid> ("self" when the rules are made); for a root builder keeping
     # CAP_DAC_READ_SEARCH only the world-readable files of /etc.
-    landlock_read = [*readable, "/proc"] if plan.newroot else list(readable)
+    landlock_read = [*readable, "/proc", "/sys"] if plan.newroot else list(readable)  # /sys: _machine's
     # a private /dev/shm (a tmpfs of the new root) is writable too
     landlock_writable = [*writable, _linux.SHM] if plan.newroot else writable
     first_pid = 300 + int.from_bytes(os.urandom(2), "little") % 20000
@@ -369,7 +383,10 @@ def _child_setup(plan: _Plan, limits: Limits, workdir: str, writable: list[str],
         if plan.newroot:
             # Only the readable paths (read-only), the writable ones, a few devices and a
             # procfs of the program's own PID namespace exist from here on.
-            _linux.enter_new_root(rootdir, readable, writable)
+            _linux.enter_new_root(rootdir, readable, writable, disk_fd, _disk_places(writable),
+                                  machine=_machine(variant))
+            if disk_fd >= 0:
+                os.close(disk_fd)
             _linux.mount_proc()
             os.chdir(workdir)
         _linux.prctl(_linux.PR_SET_NO_NEW_PRIVS, 1)
@@ -397,6 +414,8 @@ def _child_setup(plan: _Plan, limits: Limits, workdir: str, writable: list[str],
             if keep:
                 _linux.prctl(_linux.PR_CAP_AMBIENT, _linux.PR_CAP_AMBIENT_RAISE,
                              _linux.CAP_DAC_READ_SEARCH)
+        if cpus:
+            os.sched_setaffinity(0, cpus)
         for which, soft, hard in rlimits:
             resource.setrlimit(which, (soft, hard))
     return setup
@@ -498,12 +517,39 @@ _USERS = ("alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi", "i
 _run_counter = iter(range(1 << 62))
 
 
-def _run_identity() -> tuple[str, str, str]:
-    """(host name, TZ, user name) for the next run: the host name is unique, the time zone
-    and the user name differ from the previous run's."""
+def _run_identity() -> tuple[str, str, str, int]:
+    """(host name, TZ, user name, variant) for the next run: the host name is unique, the
+    time zone and the user name differ from the previous run's, and so does the variant
+    (what :func:`_machine` and the rlimits make of it)."""
     n = next(_run_counter)
     return (f"{_USERS[(os.getpid() + 3 * n) % len(_USERS)]}-{os.urandom(3).hex()}",
-            _TIME_ZONES[(os.getpid() + n) % len(_TIME_ZONES)], _USERS[(os.getpid() + n) % len(_USERS)])
+            _TIME_ZONES[(os.getpid() + n) % len(_TIME_ZONES)], _USERS[(os.getpid() + n) % len(_USERS)],
+            os.getpid() + n)
+
+
+# Mount points a machine may or may not have: a run has the first (variant % 4) of them,
+# each an empty read-only tmpfs (its mounts and its root's entries differ from the previous run's).
+EXTRA_MOUNTS = ("/mnt", "/media", "/srv")
+MAX_VISIBLE_CPUS = 8
+
+
+def _affinity(variant: int) -> list[int]:
+    """The CPUs a run may use (sched_getaffinity): all the builder's in one run, all but
+    one (chosen at random) in the next, so that their number differs from the previous
+    run's wherever the builder has two or more; [] = leave them as they are."""
+    allowed = sorted(os.sched_getaffinity(0))
+    if variant % 2 == 0 or len(allowed) < 2:
+        return []
+    allowed.pop(int.from_bytes(os.urandom(2), "little") % len(allowed))
+    return allowed
+
+
+def _machine(variant: int) -> _linux.Machine:
+    """What a run sees of the machine besides its host identity (issue 33, principle 6):
+    the number of online CPUs glibc reports (os.cpu_count(), sysconf; 1 to 8, from the
+    files of /sys/devices/system/cpu) and extra mounts, both differing from the previous
+    run's."""
+    return _linux.Machine(cpus=1 + variant % MAX_VISIBLE_CPUS, mounts=EXTRA_MOUNTS[:variant % 4])
 
 
 def _child_env(env: Mapping[str, str] | None, workdir: str, tz: str = "UTC", user: str = "user") -> dict[str, str]:
@@ -594,12 +640,18 @@ def run(argv: list[str], *, stdin: bytes | str = b"", limits: Limits = Limits(),
     group: _cgroup.PidsCgroup | None = None
     proc: subprocess.Popen | None = None
     status: int | None = None
+    disk: _disk.Disk | None = None
+    disk_failure: tuple[str, str] | None = None
     uid = _fresh_uid() if plan.fresh_uid else None
     try:
         workdir = os.path.join(tmp, cwd_name)
-        _write_workdir(workdir, files, uid)
         writable = [workdir, *(os.path.abspath(p) for p in read_write_paths)]
-        hostname, tz, user = _run_identity()
+        if plan.newroot:  # the work dir is the disk's; its host path stays an empty mount point
+            writable = [workdir, *(p for p in writable[1:] if os.path.isdir(p))]  # directories only
+            os.makedirs(workdir)
+            disk = _open_disk(limits, writable, uid)
+        _write_workdir(disk.path(_disk.WORK) if disk else workdir, files, uid, exists=disk is not None)
+        hostname, tz, user, variant = _run_identity()
         child_env = _child_env(env, workdir, tz, user)
         if uid is not None:  # every process of this uid belongs to this run (kill(-1) is safe)
             child_env[EXCLUSIVE_UID_ENV] = "1"
@@ -608,14 +660,17 @@ def run(argv: list[str], *, stdin: bytes | str = b"", limits: Limits = Limits(),
         if plan.cgroup:
             group = _cgroup.PidsCgroup(limits.max_tasks + (1 if plan.pidns else 0))
         setup = functools.partial(_child_setup, plan, limits, workdir, writable, readable, rootdir,
-                                  group.procs_fd if group else -1, uid, os.getpid())
+                                  group.procs_fd if group else -1, uid, os.getpid(), disk.fd if disk else -1,
+                                  variant=variant)
         proc, start = _start(argv, workdir, child_env, setup, ports, hostname)
         streams = _Streams(proc, stdin_bytes, limits.output_bytes)
         status, rusage, end, killed_for = _supervise(proc, streams, start + limits.wall_seconds, start,
                                                      lambda reaped: _kill(proc, group, uid, plan,
                                                                           main_reaped=reaped))
         tasks_refused = group is not None and group.hit_max()
-        collected = _collect(workdir, collect, limits.file_size_bytes)
+        collected = _collect(disk.path(_disk.WORK) if disk else workdir, collect, limits.file_size_bytes)
+        if disk is not None:
+            disk_failure = _close_disk(disk, writable[1:])
     finally:
         if proc is not None:
             if status is None:  # exception in the parent: do not leave anything running
@@ -627,6 +682,8 @@ def run(argv: list[str], *, stdin: bytes | str = b"", limits: Limits = Limits(),
                 except OSError:
                     pass
         try:
+            if disk is not None:
+                disk.close()   # the kernel frees the run's files
             if group is not None:
                 group.close()
             if uid is not None and not plan.pidns and not plan.cgroup:
@@ -638,20 +695,67 @@ def run(argv: list[str], *, stdin: bytes | str = b"", limits: Limits = Limits(),
     out_total, err_total = streams.total.values()
     signum = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
     code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
-    limit = killed_for or _classify(code, signum, rusage, bytes(err), tasks_refused, limits)
+    limit = killed_for or (disk_failure[0] if disk_failure else None) or _classify(
+        code, signum, rusage, bytes(err), tasks_refused, limits)
     return SandboxResult(exit_code=code, signal=signum, limit=limit, duration=end - start,
                          stdout=bytes(out), stderr=bytes(err),
                          stdout_truncated=out_total > len(out),
                          stderr_truncated=err_total > len(err),
                          isolation={**plan.isolation(), **({"network": "tcp-ports:" + ",".join(
                              map(str, ports))} if ports else {})},
-                         files=collected, limits=limits)
+                         files=collected, limits=limits,
+                         detail=disk_failure[1] if disk_failure and limit == "disk" else "")
 
 
-def _write_workdir(workdir: str, files: Mapping[str, bytes | str], uid: int | None) -> None:
+def _disk_places(writable: list[str]) -> list[tuple[str, str]]:
+    """The disk's directories and where the run sees them: the work dir, the writable
+    paths, /dev/shm (see ``_disk``)."""
+    return [(_disk.WORK, writable[0]), *((f"rw{i}", path) for i, path in enumerate(writable[1:], 1)),
+            (_disk.SHM, _linux.SHM)]
+
+
+def _open_disk(limits: Limits, writable: list[str], uid: int | None) -> _disk.Disk:
+    """The run's disk (``_disk``): the work dir owned by the run's uid, /dev/shm, and a
+    copy of each writable path (with its host mode)."""
+    disk = _disk.Disk(limits.disk_bytes, limits.disk_inodes)
+    try:
+        for name, path in _disk_places(writable):
+            if name == _disk.WORK:
+                disk.make(name, 0o755, uid)
+            elif name == _disk.SHM:
+                disk.make(name, 0o1777)
+            else:
+                disk.make(name, stat.S_IMODE(os.stat(path).st_mode))
+                _disk.copy_into(path, disk.path(name))
+    except BaseException:
+        disk.close()
+        raise
+    return disk
+
+
+def _close_disk(disk: _disk.Disk, read_write_paths: list[str]) -> tuple[str, str] | None:
+    """After the run: ("disk", detail) if it wrote more than its limit (nothing is copied
+    back then), else the writable paths get the run's copies back; a copy that cannot be
+    made (a tree too deep, ...) is the limit "disk" as well (the host path is left empty)."""
+    used, files = disk.usage()
+    if disk.over():
+        return "disk", f"wrote {used} bytes, {files} files"
+    for i, path in enumerate(read_write_paths, 1):
+        try:
+            _disk.copy_back(disk.path(f"rw{i}"), path)
+        except OSError as exc:
+            for name in os.listdir(path):
+                remove_tree(os.path.join(path, name))
+            return "disk", f"not copied back: {exc}"[:300]
+    return None
+
+
+def _write_workdir(workdir: str, files: Mapping[str, bytes | str], uid: int | None,
+                   exists: bool = False) -> None:
     """The run's fresh work dir holding ``files`` (binaries and scripts executable), owned by
     the run's uid when it has one: the program may modify (chmod, rename, ...) its own files."""
-    os.makedirs(workdir)
+    if not exists:
+        os.makedirs(workdir)
     for name, content in files.items():
         target = os.path.join(workdir, name)
         os.makedirs(os.path.dirname(target), exist_ok=True)

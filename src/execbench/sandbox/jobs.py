@@ -100,7 +100,7 @@ class JobResult:
     id: str
     exit_code: int | None = None
     signal: int | None = None
-    limit: str | None = None  # "wall_time", "cpu_time", "memory", "file_size", "tasks", "output"
+    limit: str | None = None  # "wall_time", "cpu_time", "memory", "file_size", "disk", "tasks", "output"
     stdout: bytes = b""
     stdout_truncated: bool = False
     stderr: str = ""  # its tail
@@ -150,7 +150,9 @@ _INT = (int, type(None))
 _FIELDS = {"id": str, "exit_code": _INT, "signal": _INT, "timed_out": bool, "wall": (int, float),
            "cpu": (int, float), "maxrss_kb": int, "stdout": int, "stdout_truncated": bool, "stderr": int,
            "value": _INT, "value_error": (str, type(None)), "files": dict}
+_OPTIONAL = {"disk": bool}  # the sandbox's disk held more than its limit after the job
 MAX_HEADER = 1 << 20
+_sandboxes = iter(range(1 << 62))
 
 
 class _Records:
@@ -191,7 +193,7 @@ def _result(raw: dict[str, Any], job: Job, stream: _Records) -> JobResult:
     if raw.get("skipped") is True:
         return JobResult(job.id, skipped=True)
     where = f"job {job.id}"
-    record = records.check(raw, _FIELDS, where=where)
+    record = records.check(raw, _FIELDS, _OPTIONAL, where=where)
     stdout = stream.blob(record["stdout"], job.max_output, f"{where} stdout")
     stderr = stream.blob(record["stderr"], STDERR_TAIL, f"{where} stderr")
     value, value_error = None, record["value_error"]
@@ -208,7 +210,8 @@ def _result(raw: dict[str, Any], job: Job, stream: _Records) -> JobResult:
             raise records.RecordError(f"{where}: file {name!r} was not asked for")
         files[name] = stream.blob(size, job.max_collect, f"{where} file {name}")
     code, signum, cpu = record["exit_code"], record["signal"], float(record["cpu"])
-    limit = "wall_time" if record["timed_out"] else classify(code, signum, cpu, job.cpu_seconds, stderr)
+    limit = ("wall_time" if record["timed_out"] else "disk" if record.get("disk")
+             else classify(code, signum, cpu, job.cpu_seconds, stderr))
     if limit is None and record["stdout_truncated"] and job.output_is_limit:
         limit = "output"
     return JobResult(
@@ -262,9 +265,12 @@ def _read_records(stdout: bytes, jobs: Sequence[Job]) -> _Progress:
 
 def _start(jobs: Sequence[Job], *, python: str | None, seed: int, preload: Sequence[str],
            env: Mapping[str, str], read_only_paths: Sequence[str], max_tasks: int,
-           file_size_bytes: int = 64 << 20, open_files: int = 256) -> _run.SandboxResult:
+           file_size_bytes: int = 64 << 20, open_files: int = 256,
+           disk_bytes: int = _run.Limits.disk_bytes, disk_inodes: int = _run.Limits.disk_inodes) -> _run.SandboxResult:
     plan = _run._plan()
     preamble = {"preload": list(preload),
+                "disk": [disk_bytes, disk_inodes] if plan.newroot else None,
+                "variant": os.getpid() + next(_sandboxes),  # differs from the previous sandbox's (_jobrunner._vary)
                 "modules": sorted({job.handler.partition(":")[0] for job in jobs if job.handler != "exec"}),
                 "scope_signals": plan.landlock_abi >= 6,
                 "exclusive": plan.pidns or plan.fresh_uid,
@@ -276,7 +282,7 @@ def _start(jobs: Sequence[Job], *, python: str | None, seed: int, preload: Seque
     memory = max(job.memory_mb for job in jobs) + 512
     limits = _run.Limits(cpu_seconds=wall, wall_seconds=wall, memory_bytes=memory * 1024 * 1024,
                          max_tasks=max_tasks, output_bytes=output, file_size_bytes=file_size_bytes,
-                         open_files=open_files)
+                         open_files=open_files, disk_bytes=disk_bytes, disk_inodes=disk_inodes)
     child_env = {**env, "PYTHONHASHSEED": str(seed)}
     if python is None or os.path.realpath(python) == os.path.realpath(sys.executable):
         return _run.run_python(RUNNER, stdin=stdin, env=child_env, limits=limits, read_only_paths=read_only_paths)
@@ -289,7 +295,8 @@ def _start(jobs: Sequence[Job], *, python: str | None, seed: int, preload: Seque
 
 def run_jobs(jobs: Sequence[Job], *, python: str | None = None, seed: int = 0, preload: Sequence[str] = (),
              env: Mapping[str, str] | None = None, read_only_paths: Sequence[str] = (),
-             max_tasks: int = 64, file_size_bytes: int = 64 << 20, open_files: int = 256) -> list[JobResult]:
+             max_tasks: int = 64, file_size_bytes: int = 64 << 20, open_files: int = 256,
+             disk_bytes: int = _run.Limits.disk_bytes, disk_inodes: int = _run.Limits.disk_inodes) -> list[JobResult]:
     """Run ``jobs`` in one sandbox (see the module docs); one result per job, in order.
 
     ``python``: the interpreter of the runner (default this one; another one imports
@@ -298,7 +305,9 @@ def run_jobs(jobs: Sequence[Job], *, python: str | None = None, seed: int = 0, p
     jobs may read (e.g. a repository's source tree; as in :func:`execbench.sandbox.run`, an
     ``exec`` job's absolute ``argv[0]`` installation is readable: a venv's interpreter, its
     venv and base interpreter); ``max_tasks``: processes and threads of the whole sandbox at
-    once; ``file_size_bytes``, ``open_files``: RLIMIT_FSIZE and RLIMIT_NOFILE of the sandbox."""
+    once; ``file_size_bytes``, ``open_files``: RLIMIT_FSIZE and RLIMIT_NOFILE of the sandbox;
+    ``disk_bytes``, ``disk_inodes``: what its jobs may have written at the end of any job
+    (the work dir, their temp dir and /dev/shm together; more is that job's limit "disk")."""
     if len({job.id for job in jobs}) != len(jobs):
         raise ValueError("job ids must be unique")
     programs = [str(job.args["argv"][0]) for job in jobs if job.handler == "exec" and job.args.get("argv")]
@@ -310,7 +319,8 @@ def run_jobs(jobs: Sequence[Job], *, python: str | None = None, seed: int = 0, p
     while pending:
         outcome = _start(pending, python=python, seed=seed, preload=preload, env=env or {},
                          read_only_paths=read_only_paths, max_tasks=max_tasks,
-                         file_size_bytes=file_size_bytes, open_files=open_files)
+                         file_size_bytes=file_size_bytes, open_files=open_files,
+                         disk_bytes=disk_bytes, disk_inodes=disk_inodes)
         progress = _read_records(outcome.stdout, pending)
         results.update(progress.results)
         rest = [job for job in pending if job.id not in results]

@@ -419,7 +419,9 @@ def _sha256(path: Path) -> str:
 INSTALL_PORTS = (443,)  # the package index over HTTPS
 _INSTALL_LIMITS = sandbox.Limits(cpu_seconds=1800, wall_seconds=1800, memory_bytes=4 * 1024**3,
                                  file_size_bytes=512 * 1024**2, max_tasks=256, open_files=4096,
-                                 output_bytes=1024**2)
+                                 output_bytes=1024**2,
+                                 # the venv, pip's cache and the checkout's copy together (docs/sandbox.md)
+                                 disk_bytes=4 * 1024**3, disk_inodes=500_000)
 # Runs in the sandbox: pip with the arguments in argv[1] (JSON); with "tree", the local
 # checkout is first copied (symlinks inside the tree as symlinks, links out of it left
 # out) so the build writes only the copy; with

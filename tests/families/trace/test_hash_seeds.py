@@ -104,14 +104,16 @@ def test_a_program_gaming_the_fixed_seeds_is_rejected_under_the_builds_random_se
     cache = BuildCache(tmp_path / "cache.sqlite")
     manifest, tasks, rejected = _build(tmp_path, "new", literal, target, cache=cache)
     record = manifest["settings"]["hash_seeds"]
-    checks = record["check"]
+    checks, extras = record["check"], record["extra"]
     assert record["key"] == 0 and record["drawn"] == "random per build" and len(checks) == 2
-    assert len(set(checks)) == 2 and all(0 < seed < 2**32 for seed in checks)
-    differs = [seed for seed in checks if first_elements([literal], seed)[0] != target]
-    if differs:  # (both drawn seeds agree with seed 0 in well under 1 % of builds)
+    # the program builds a set: a hash-order suspect, checked under 3 more seeds (issue 33)
+    assert len(extras) == 3 and len(set(checks + extras)) == 5
+    assert all(0 < seed < 2**32 for seed in checks + extras)
+    differs = [seed for seed in checks + extras if first_elements([literal], seed)[0] != target]
+    if differs:  # (all five drawn seeds agree with seed 0 in well under 1 % of builds)
         assert tasks == [] and len(rejected) == 1
         assert rejected[0]["stage"] == "determinism"
-        assert rejected[0]["hash_seeds"] == [0, *checks]
+        assert rejected[0]["hash_seeds"] == [0, *checks, *extras]
         assert rejected[0]["reason"].endswith(f"differs from {', '.join(map(str, differs))}'s")
     else:
         assert tasks == ["trace/src-new/gamed/0#trace"]
@@ -124,12 +126,13 @@ def test_a_program_gaming_the_fixed_seeds_is_rejected_under_the_builds_random_se
     # pinned to the recorded seeds, the build reproduces the outcome (not from the cache: pinned
     # seeds are part of the key), by the option or by the environment variable
     pinned, pinned_tasks, pinned_rejected = _build(tmp_path, "pinned", literal, target, cache=cache,
-                                                   check_seeds=",".join(map(str, checks)))
+                                                   check_seeds=",".join(map(str, checks + extras)))
     assert pinned["cache"] == {"hits": 0, "misses": 1}
     assert pinned["settings"]["hash_seeds"]["check"] == checks
+    assert pinned["settings"]["hash_seeds"]["extra"] == extras
     assert [r["reason"] for r in pinned_rejected] == [r["reason"] for r in rejected]
     assert len(pinned_tasks) == len(tasks)
-    os.environ[hashseeds.ENV] = ",".join(map(str, checks))
+    os.environ[hashseeds.ENV] = ",".join(map(str, checks + extras))
     try:
         env, _, env_rejected = _build(tmp_path, "env", literal, target)
     finally:
@@ -147,16 +150,18 @@ def test_seeds_are_drawn_per_build_pinned_in_order_and_kept_out_of_the_cache_key
     second, _ = hashseeds.resolve(options)
     assert first["hash_seeds"][0] == 0 and len(first["hash_seeds"]) == 3
     assert first["hash_seeds"] != second["hash_seeds"]
-    assert record == {"key": 0, "check": first["hash_seeds"][1:], "drawn": "random per build"}
-    # the cache key sees neither the drawn seeds nor the empty option: the same key as before issue 22
-    assert hashseeds.cache_options(first) == hashseeds.cache_options(second) == {"repeats": 3}
+    assert record == {"key": 0, "check": first["hash_seeds"][1:], "drawn": "random per build",
+                      "extra": first["hash_seeds_extra"]}
+    # the cache key sees neither the drawn seeds nor the empty option, but the minimum number of
+    # check runs of hash-order suspects (issue 33): the same key in every build
+    assert hashseeds.cache_options(first) == hashseeds.cache_options(second) == {"repeats": 3, "min_checks": 5}
     # workers read the resolved seeds; fewer repeats (mutation's selection) take a prefix
     assert hashseeds.of(first) == first["hash_seeds"]
     assert hashseeds.of({**first, "repeats": 1}) == [0]
     # pinned: the first repeats-1 seeds, part of the key; the option wins over the environment
     pinned, record = hashseeds.resolve({"repeats": 2, "check_seeds": "9, 5"})
     assert pinned["hash_seeds"] == [0, 9] and record["drawn"] == "--set check_seeds"
-    assert hashseeds.cache_options(pinned) == {"repeats": 2, "check_seeds": "9,5"}
+    assert hashseeds.cache_options(pinned) == {"repeats": 2, "check_seeds": "9,5", "min_checks": 5}
     monkeypatch.setenv(hashseeds.ENV, "7,8")
     assert hashseeds.resolve(options)[0]["hash_seeds"] == [0, 7, 8]
     assert hashseeds.resolve(options)[0]["check_seeds"] == "7,8"

@@ -37,7 +37,7 @@ import json
 from typing import Iterator, NotRequired, TypedDict, cast
 
 from execbench.dataset import make_id
-from execbench.contract import hashseeds
+from execbench.contract import hashorder, hashseeds
 from execbench.contract import Candidate, Outcome, SourceError
 from execbench.contract.jsontypes import JSONValue
 from execbench.families.cruxeval.grade import MAX_ANSWER, MAX_DEPTH
@@ -179,18 +179,43 @@ def build_candidate(candidate: Candidate, options: CruxevalOptions) -> Outcome:
     outcome = Outcome()
     seeds = hashseeds.of(options)
     runs: list[list[JobResult]] = []
+
+    def run_all(batch: list[Problem], seed: int) -> list[JobResult]:
+        return run.run("build", batch, seed=seed, cpu_seconds=float(options["call_timeout"]),
+                       memory_mb=int(options["memory_mb"]), max_line_events=int(options["max_line_events"]))
     for seed in seeds:
-        runs.append(run.run("build", problems, seed=seed, cpu_seconds=float(options["call_timeout"]),
-                            memory_mb=int(options["memory_mb"]),
-                            max_line_events=int(options["max_line_events"])))
+        runs.append(run_all(problems, seed))
+    # hash-order suspects get extra check runs (contract/hashorder.py, contract/hashseeds.py)
+    extras = hashseeds.extra(options)
+    suspects = {index: n for n, index in enumerate(i for i, p in enumerate(problems)
+                                                   if hashorder.may_see_hash_order(p["code"]))}
+    extra_runs = [run_all([problems[i] for i in suspects], seed) for seed in extras] if suspects else []
     for index, problem in enumerate(problems):
-        _problem(problem, [seed_runs[index] for seed_runs in runs], payload, options, outcome, seeds)
+        jobs = [seed_runs[index] for seed_runs in runs]
+        if index in suspects and extra_runs:
+            _checked(problem, jobs, [r[suspects[index]] for r in extra_runs], payload, options, outcome,
+                     seeds, extras)
+        else:
+            _problem(problem, jobs, payload, options, outcome, seeds)
     arms = _arms(options)
     outcome.tasks = [task for task in outcome.tasks if task["arm"] in arms]
     outcome.rejected = [r for r in outcome.rejected
                         if not (r["candidate"].endswith("#input-prediction") and "input-prediction" not in arms)
                         and not (r["candidate"].endswith("#loop-state") and not set(STATE_ARMS) & set(arms))]
     return outcome
+
+
+def _checked(problem: Problem, jobs: list[JobResult], extra_jobs: list[JobResult], payload: CruxevalPayload,
+             options: CruxevalOptions, outcome: Outcome, seeds: list[int], extras: list[int]) -> None:
+    """:func:`_problem` for a hash-order suspect: its tasks and records are those of the
+    base runs (the same in every build), admitted only where every extra run agrees too."""
+    base, full = Outcome(), Outcome()
+    _problem(problem, jobs, payload, options, base, seeds)
+    _problem(problem, jobs + extra_jobs, payload, options, full, seeds + extras)
+    kept = {task["id"] for task in full.tasks}
+    outcome.tasks += [task for task in base.tasks if task["id"] in kept]
+    rejected = {r["candidate"] for r in base.rejected}
+    outcome.rejected += base.rejected + [r for r in full.rejected if r["candidate"] not in rejected]
 
 
 def _problem(problem: Problem, jobs: list[JobResult], payload: CruxevalPayload,

@@ -45,7 +45,7 @@ from functools import lru_cache
 from typing import Any, Generator, Iterator, Sequence, TypedDict, cast
 
 from execbench.dataset import make_id
-from execbench.contract import Candidate, Outcome, Reject, SourceError, hashseeds
+from execbench.contract import Candidate, Outcome, Reject, SourceError, hashorder, hashseeds
 from execbench.families.state import choose, choose_cpp, cpp_programs, instrument_cpp, instrument_py, pch
 from execbench.families.state import jobs as state_jobs
 from execbench.families.state.canonical import depth_ok, dumps, json_type, leaves
@@ -366,8 +366,11 @@ def _python(payload: StatePayload, settings: Settings) -> CaseRun:
     runs: dict[str, list[JobResult]] = {name: [] for name in
                                         ("short", "long", "inside", "post", "t_short", "t_long")}
     metrics_jobs: dict[str, JobResult] = {}
+    # a hash-order suspect gets extra check runs (contract/hashorder.py; issue 33): their
+    # outputs and states must agree too, the records are the base runs' (the same in every build)
+    extras = settings.extra_runs() if hashorder.may_see_hash_order(program) else []
     # hash seed 0 first (its checks can fail the case early), then the other seeds together
-    for seeds in ([0], checks):
+    for seeds in ([0], checks, extras):
         if not seeds:
             continue
         if all(seed in ahead for seed in seeds):
@@ -390,8 +393,9 @@ def _python(payload: StatePayload, settings: Settings) -> CaseRun:
         measured = state_jobs.metrics(job)
         if measured.get("status") != "ok":
             raise Reject("caps", f"tracing stopped: {measured.get('too_large', 'no metrics')}")
-    trace = {"short": [state_jobs.metrics(j)["opcodes"] for j in runs["t_short"]],
-             "long": [state_jobs.metrics(j)["opcodes"] for j in runs["t_long"]]}
+    base = 1 + len(checks)
+    trace = {"short": [state_jobs.metrics(j)["opcodes"] for j in runs["t_short"][:base]],
+             "long": [state_jobs.metrics(j)["opcodes"] for j in runs["t_long"][:base]]}
     metrics = {arm: _py_metrics(metrics_jobs[name]) for arm, name in
                zip(ARMS, ("t_short", "t_long", "t_inside", "t_post"))}
     return _finish(runs, choice, core, inside_src, post_src, trace, metrics, "opcodes", settings)

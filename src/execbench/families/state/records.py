@@ -15,7 +15,7 @@ are serialised with sorted keys (``dataset/manifest.py``, ``dataset/cache.py``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Generator, Literal, NotRequired, TypedDict
+from typing import Any, Generator, Literal, NotRequired, TypedDict
 
 from execbench.contract import hashseeds
 from execbench.contract.jsontypes import JSONObject, JSONValue
@@ -325,6 +325,7 @@ class StateOptions(TypedDict):
     cpp_std: str
     compile_time_limit: float
     hash_seeds: NotRequired[list[int]]  # contract/hashseeds.py resolve()
+    hash_seeds_extra: NotRequired[list[int]]  # contract/hashseeds.py resolve(): the extra check runs' seeds
 
 
 @dataclass(frozen=True)
@@ -347,6 +348,7 @@ class Settings:
     final_compare: str
     cpp_std: str
     compile_time_limit: float
+    extra_seeds: tuple[int, ...] | None = None  # hashseeds.resolve's extra check seeds (issue 33)
 
     @classmethod
     def of(cls, options: StateOptions) -> Settings:
@@ -359,13 +361,22 @@ class Settings:
                    max_line_events=int(options["max_line_events"]), state_budget=int(options["state_budget"]),
                    max_output_bytes=int(options["max_output_bytes"]), max_fields=int(options["max_fields"]),
                    max_field_chars=int(options["max_field_chars"]), final_compare=str(options["final_compare"]),
-                   cpp_std=str(options["cpp_std"]), compile_time_limit=float(options["compile_time_limit"]))
+                   cpp_std=str(options["cpp_std"]), compile_time_limit=float(options["compile_time_limit"]),
+                   extra_seeds=tuple(int(s) for s in options.get("hash_seeds_extra") or ()) or None)
 
     def check_runs(self) -> list[int]:
         """The check runs' hash seeds (the key run's is 0): :func:`hashseeds.of` of the options
         (SourceError for a bad pin)."""
         return hashseeds.of({"repeats": self.repeats, hashseeds.OPTION: self.check_seeds,
                              hashseeds.RESOLVED: list(self.hash_seeds or ())})[1:]
+
+    def extra_runs(self) -> list[int]:
+        """The hash seeds of a hash-order suspect's extra check runs (:func:`hashseeds.extra`)."""
+        options: dict[str, Any] = {"repeats": self.repeats, hashseeds.OPTION: self.check_seeds}
+        if self.hash_seeds:
+            options[hashseeds.RESOLVED] = list(self.hash_seeds)
+            options[hashseeds.EXTRA] = list(self.extra_seeds or ())
+        return hashseeds.extra(options)
 
     def native_limits(self) -> RunLimits:
         t = self.time_limit

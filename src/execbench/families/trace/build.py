@@ -15,7 +15,7 @@ import re
 from typing import Any, Callable, Iterator, Literal, NotRequired, TypedDict, cast
 
 from execbench.dataset import make_id
-from execbench.contract import hashseeds
+from execbench.contract import hashorder, hashseeds
 from execbench.contract import Candidate, Outcome, SourceError
 from execbench.families.trace import coconut, coconut_advanced
 from execbench.families.trace.grade import canonical_trace
@@ -344,9 +344,14 @@ def build_candidates(candidates: list[Candidate], options: TraceOptions) -> list
             raise SourceError(candidate.payload["source_error"])
     runs: list[list[list[RunResult]]] = [[] for _ in candidates]  # per candidate, per seed: per run
     failed: dict[int, str] = {}
-    seeds = hashseeds.of(options)
+    base = hashseeds.of(options)
+    # hash-order suspects get extra check runs (contract/hashorder.py: a coin flip of set order
+    # passes 1 time in 32 instead of 4); the others stop after the base seeds
+    seeds = base + hashseeds.extra(options)
+    suspects = {i for i, c in enumerate(candidates)
+                if hashorder.may_see_hash_order(cast(TracePayload, c.payload)["program"])}
     for n, seed in enumerate(seeds):
-        live = [i for i in range(len(candidates)) if i not in failed]
+        live = [i for i in range(len(candidates)) if i not in failed and (n < len(base) or i in suspects)]
         if not live:
             break
         payloads = [cast(TracePayload, candidates[i].payload) for i in live]
