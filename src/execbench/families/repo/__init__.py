@@ -37,7 +37,9 @@ class RepoFamily(Family):
     #     else is; new-tests-only compares with the last final release (tasks of 15 otherwise unchanged).
     # 17: verification runs under check seeds drawn per build (options repeats, check_seeds; issue 22);
     #     provenance key_hash_seed and repeats instead of hash_seeds [0, 1].
-    version = "17"
+    # 18: shown values a reader computes (expected = <expression>, comprehensions, a sibling's
+    #     variable whose definition is the answer) are masked or answer_visible with its place (issue 35).
+    version = "18"
     variants = tuple(prompt.VARIANTS)
     default_options = dict(build.DEFAULT_OPTIONS)
     build_in_processes = True  # admission, slicing and metrics are parent-side Python: ~60% of a build
