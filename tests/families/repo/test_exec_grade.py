@@ -59,6 +59,8 @@ RESPELLINGS = [  # (line, answer, what the real assertion says)
     (35, "Moment(2013, 5, 16, tz='UTC')", True), (35, "Moment(year=2013, month=5, day=16)", True),
     (35, "Moment(2013, 5, 17)", False), (35, "Moment(2013, 5, 16, tz='EST')", False),
     (15, "Moment(2013, 5, 5, 'UTC')", True), (15, "Moment(2013, 5, 5, None)", False),
+    (33, "list(Bag('abrcdxyzq'))", True), (33, "sorted(Bag('abrcdxyzq'))", False),  # pure builtins, judged by Bag's ==
+    (34, "reversed([])", False),  # an iterator: Bag's == does not accept it
 ]
 
 

@@ -10,7 +10,9 @@ writes ``result.json``:
    sandboxed;
 2. builds the key's and the answer's values by interpreting their AST over a whitelist
    (:func:`build`), never ``eval``/``exec``: literals, containers, signed numbers, names the
-   imports bound or a few builtin types, attribute chains on them (no ``_``-prefixed part),
+   imports bound or a few pure builtins (:data:`SAFE_BUILTINS`: the builtin types, ``range``,
+   ``reversed``, ``sorted``, ``len``, ``min``, ``max``, ``abs``), attribute chains on them (no
+   ``_``-prefixed part),
    and calls of those with such arguments (keywords included, no ``*``/``**``);
 3. compares them with the assertion's operator and operand order (``==``: ``key == answer``
    when the answer is the right operand, as in ``assert actual == ___``; ``is``: identity),
@@ -24,7 +26,8 @@ import sys
 
 MAX_NODES = 2000
 SAFE_BUILTINS = {"list": list, "tuple": tuple, "set": set, "frozenset": frozenset, "dict": dict, "str": str,
-                 "int": int, "float": float, "bool": bool, "bytes": bytes, "complex": complex}
+                 "int": int, "float": float, "bool": bool, "bytes": bytes, "complex": complex, "range": range,
+                 "reversed": reversed, "sorted": sorted, "len": len, "min": min, "max": max, "abs": abs}
 
 
 class Refused(Exception):

@@ -1141,8 +1141,8 @@ def _answer_elsewhere(it: Item, answer: str) -> list[A.Span]:
         if other is it.assertion or other.node is None:
             continue
         for node in _compared(other.node):
-            if isinstance(node, ast.Name):
-                shown = definitions.get(node.id)
+            if isinstance(node, ast.Name):  # a variable shows its value only through `==` (not `is`)
+                shown = definitions.get(node.id) if other.op == "==" else None
                 if shown is not None and (_text_equal(A.segment(it.module.source, shown), want)
                                           or static_eval.equals(shown, want, static, shadowed)):
                     out.append(A.Span.of(node))

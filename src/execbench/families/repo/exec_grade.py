@@ -12,7 +12,8 @@ answer is judged by execution:
    parser (:func:`compare.bounded_parse`) and checked against a whitelist
    (:func:`_answer_eval.check`): literals, containers, signed numbers, names the test module
    imports (its top-level ``import``/``from ... import`` statements, read with ``ast``) or a
-   builtin type, attribute chains on them without ``_``-prefixed parts, calls of those with
+   pure builtin (``_answer_eval.SAFE_BUILTINS``: the builtin types, ``range``, ``reversed``,
+   ``sorted``, ``len``, ``min``, ``max``, ``abs``), attribute chains on them without ``_``-prefixed parts, calls of those with
    such arguments (keywords, no ``*``/``**``). Anything else stays wrong (``refused``).
 2. **In the sandbox**, one job of the job runner under the venv the build made for the
    package (``sources.repos.existing``: found in the build cache, nothing installed): the
