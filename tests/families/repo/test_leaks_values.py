@@ -89,3 +89,21 @@ def test_shift():
     item2 = build.Item("k2", item.module, fn, fn.assertions[2], build.dvp.choose(fn.assertions[2], fn))
     hidden = build._hidden_spans({"k2": item2}, item2, "[0, 0]")
     assert sorted((s.lineno, s.col) for s in hidden) == [(4, 15), (8, 22)]
+
+
+MUTATED = '''
+def test_counters(self):
+    counters = {}
+    self.assertEqual(unique('foo', counters), 'foo_2')
+    self.assertEqual(counters, {'foo': 11})
+'''
+
+
+def test_a_value_the_library_changed_is_no_shown_expression():
+    """markdown: `counters = {}` filled by calls inside assertions; its literal is not the answer."""
+    fn = next(iter(A.test_functions(MUTATED).values()))
+    a = fn.assertions[1]
+    shown = A.mask_text(MUTATED, fn, (a, 1), [])
+    assert leaks.answer_visible_at(function=fn, source=MUTATED, masked=a.operands[1], actual=a.operands[0],
+                                   answer="{'foo': 11}", inputs=build._inputs(fn, a.operands[0]), hidden=[],
+                                   input_parameters="{}", shown_texts=[shown]) is None

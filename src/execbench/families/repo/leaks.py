@@ -16,9 +16,11 @@ comments and docstrings by text). Reasons, each ``answer_visible: <where>``:
     the shown (unmasked) side evaluates to the answer without running the code under
     test: only literals, names whose value is their literal (bound once to an immutable
     literal, or to a mutable one only assertions read), and pure builtins
-    (``self.assertEqual(___, list(range(10)))``).
+    (``self.assertEqual(___, list(range(10)))``); or its value as :mod:`.static_eval`
+    computes it (comprehensions, f-strings, arithmetic and repetition of literals) is the
+    answer under the grader's equality (``ids == {'foo'} | {f'foo_{i}' for i in range(3)}``).
 ``definition``
-    a literal equal to the answer is bound, in the shown function, to a name that does not
+    a literal (or an expression :mod:`.static_eval` computes) equal to the answer is bound, in the shown function, to a name that does not
     feed the asked expression and that nothing but assertions reads (a definition that only
     feeds assertions: the unittest ``expected = ...`` pattern when it is not the masked
     variable).
@@ -26,9 +28,12 @@ comments and docstrings by text). Reasons, each ``answer_visible: <where>``:
     a module- or class-level definition carried as context binds a literal equal to the
     answer to a name the asked expression does not read.
 ``comment``
-    a comment or docstring of a shown text states the answer (only answers distinctive
-    enough to be found by text: numbers with at least two digits, strings of three or more
-    characters, containers; never ``True``/``False``/``None`` or one digit).
+    a comment or docstring of a shown text states the answer (by text only answers
+    distinctive enough: numbers with at least two digits, strings of three or more
+    characters, containers; never ``True``/``False``/``None`` or one digit; a shorter string
+    in quotes, ``'12'``; a container by value, :func:`comment_stating`).
+
+Every reason comes with the place that shows the answer (:func:`answer_visible_at`).
 
 An answer equal to a genuine input (a round trip: ``assert decode(encode(x)) == x``) is fair:
 literals inside the asked expression or in statements feeding it are not leaks.
@@ -365,8 +370,8 @@ def answer_visible_at(*, function: TestFunction, source: str, masked: ast.expr, 
             return "answer_visible: input_parameters", f"parameter {masked.id}"
     static = static_names(function)
     values = {k: v for k, v in static_values(function).items() if k in static}
-    if (readable_expression(actual, static, function.local_names - static)
-            or static_eval.try_value(actual, values, function.local_names - set(values))[0]):
+    if readable_expression(actual, static, function.local_names - static) or (
+            want is not None and static_eval.equals(actual, want, values, function.local_names - set(values))):
         return "answer_visible: expression", at(actual)
     if want is not None:
         found = _definition_or_context(function, source, want, inputs, set(hidden), values, context_nodes)
