@@ -1,6 +1,6 @@
 """Does the repo grader agree with the test itself? (issue 12)
 
-    python benchmarks/repo_grader_agreement.py DATASET [--library NAME] [--limit N] [--text-only] [--json OUT]
+    python benchmarks/repo_grader_agreement.py DATASET [--library NAME] [--limit N] [--text-only] [--extra FILE] [--json OUT]
 
 For every task of a repo dataset it makes candidate answers of six classes:
 
@@ -302,6 +302,7 @@ def main() -> None:
     ap.add_argument("--limit", type=int)
     ap.add_argument("--library", help="only the tasks of this library (prompt_fields.library)")
     ap.add_argument("--json", dest="json_out")
+    ap.add_argument("--extra", help="JSON lines of hand-written candidates: task (id), class, answer")
     ap.add_argument("--text-only", action="store_true",
                     help="only tasks whose answer is a constant/attribute/constructor text (issue 35)")
     args = ap.parse_args()
@@ -312,6 +313,11 @@ def main() -> None:
         tasks = [t for t in tasks if t["answer_kind"] == "text"]
     tasks = tasks[:args.limit] if args.limit else tasks
     cands = {t["id"]: candidates(t) for t in tasks}
+    if args.extra:  # hand-written candidates: {"task": id, "class": ..., "answer": text} per line
+        extra = [json.loads(line) for line in open(args.extra, encoding="utf-8") if line.strip()]
+        for e in extra:
+            if e["task"] in cands and e["answer"] not in {text for _, text in cands[e["task"]]}:
+                cands[e["task"]].append((e["class"], e["answer"]))
     with tempfile.TemporaryDirectory(prefix="repo-agreement-") as work:
         graded = grade(tasks, cands, Path(work))
     verdicts = run_pytest(tasks, cands)
