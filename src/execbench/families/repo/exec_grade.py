@@ -23,7 +23,7 @@ answer is judged by execution:
    unrelated sentinel object is wrong (``equal_to_everything``). CPU 20 s, wall 40 s, 2 GiB.
 3. The verdict is ``details["execution"]``: ``executed`` (the comparison decided),
    ``refused``, ``answer_raised``, ``compare_raised``, ``equal_to_everything``, ``key_error``
-   (the key does not rebuild in the package: the literal verdict stands), ``unavailable``
+   / ``key_refused`` (the key does not rebuild in the package: the literal verdict stands), ``unavailable``
    (no venv in the build cache, or ``EXECBENCH_REPO_EXEC_GRADING=0``: the literal verdict
    stands, flagged), ``sandbox_failed``.
 
