@@ -1,8 +1,8 @@
 """Does the repo grader agree with the test itself? (issue 12)
 
-    python benchmarks/repo_grader_agreement.py DATASET [--library NAME] [--limit N] [--json OUT]
+    python benchmarks/repo_grader_agreement.py DATASET [--library NAME] [--limit N] [--text-only] [--extra FILE] [--json OUT]
 
-For every task of a repo dataset it makes candidate answers of five classes:
+For every task of a repo dataset it makes candidate answers of six classes:
 
 * ``oracle``: the stored answer;
 * ``spelling``: the same value written differently (other quotes, reordered set/dict,
@@ -11,6 +11,9 @@ For every task of a repo dataset it makes candidate answers of five classes:
 * ``wrong``: values of the same type that differ (int +/- 1, the other bool, a dropped or
   added element, a changed constructor argument, a misspelt attribute);
 * ``wrapper``: ``len(A)``, ``max(A)``, ``reversed(A)``, ``collections.deque(A)``;
+* ``respelling``: another construction of a constructor answer's value (``OrderedSet('abrcd')``
+  for ``OrderedSet(['a', 'b', 'r', 'c', 'd'])``, ``C([])`` for ``C()``, the bare list): the
+  grader judges these by execution in the sandbox (issue 35, ``families/repo/exec_grade.py``);
 * ``alias``: the other names of the answer's object stored with the task;
 * ``retyped``: the same number of another type (``2.0`` for ``2``, ``1`` for ``True``):
   Python's ``==`` accepts it, the grader is type-strict by design (the hint names the type,
@@ -110,6 +113,35 @@ def _text_candidates(text: str, aliases: list[list[str]]) -> tuple[list[str], li
     return spell, alias_out, wrong
 
 
+def _respellings(text: str) -> list[str]:
+    """Other constructions of a constructor answer's value (issue 35): a single list or tuple
+    argument of one-character strings as one string (``OrderedSet('abrcd')``), as a tuple, an
+    empty one dropped (``C([])`` for ``C()``) or added (``C([])``, ``C('')``), the argument alone (a plain list
+    the type's ``==`` may accept); the real test decides which of them pass."""
+    try:
+        tree = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        return []
+    if not isinstance(tree, ast.Call) or tree.keywords or len(tree.args) > 1:
+        return []
+    head = ast.unparse(tree.func)
+    if not tree.args:
+        return [f"{head}([])", f"{head}(())", "[]"]
+    (arg,) = tree.args
+    if not isinstance(arg, (ast.List, ast.Tuple)):
+        return []
+    try:
+        items = ast.literal_eval(arg)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return []
+    out = [f"{head}({tuple(items)!r})" if isinstance(arg, ast.List) else f"{head}({list(items)!r})", repr(list(items))]
+    if not items:
+        out.append(f"{head}()")
+    elif all(isinstance(i, str) and len(i) == 1 for i in items):
+        out.append(f"{head}({''.join(items)!r})")
+    return out
+
+
 def candidates(task: dict[str, Any]) -> list[tuple[str, str]]:
     """(class, text) pairs for one task."""
     answer = task["answer"]
@@ -129,6 +161,7 @@ def candidates(task: dict[str, Any]) -> list[tuple[str, str]]:
     elif task["answer_kind"] == "text":
         spell, alias, wrong = _text_candidates(answer, aliases)
         out += [("spelling", s) for s in spell] + [("alias", a) for a in alias] + [("wrong", w) for w in wrong]
+        out += [("respelling", r) for r in _respellings(answer)]
     else:
         out.append(("wrong", f"({answer}) + 1"))
     out += [("wrapper", f"{f}({answer})") for f in ("len", "max", "reversed", "collections.deque")]
@@ -269,12 +302,22 @@ def main() -> None:
     ap.add_argument("--limit", type=int)
     ap.add_argument("--library", help="only the tasks of this library (prompt_fields.library)")
     ap.add_argument("--json", dest="json_out")
+    ap.add_argument("--extra", help="JSON lines of hand-written candidates: task (id), class, answer")
+    ap.add_argument("--text-only", action="store_true",
+                    help="only tasks whose answer is a constant/attribute/constructor text (issue 35)")
     args = ap.parse_args()
     tasks = [json.loads(line) for line in open(Path(args.dataset) / "tasks.jsonl", encoding="utf-8")]
     if args.library:
         tasks = [t for t in tasks if t["prompt_fields"].get("library") == args.library]
+    if args.text_only:
+        tasks = [t for t in tasks if t["answer_kind"] == "text"]
     tasks = tasks[:args.limit] if args.limit else tasks
     cands = {t["id"]: candidates(t) for t in tasks}
+    if args.extra:  # hand-written candidates: {"task": id, "class": ..., "answer": text} per line
+        extra = [json.loads(line) for line in open(args.extra, encoding="utf-8") if line.strip()]
+        for e in extra:
+            if e["task"] in cands and e["answer"] not in {text for _, text in cands[e["task"]]}:
+                cands[e["task"]].append((e["class"], e["answer"]))
     with tempfile.TemporaryDirectory(prefix="repo-agreement-") as work:
         graded = grade(tasks, cands, Path(work))
     verdicts = run_pytest(tasks, cands)
@@ -320,7 +363,7 @@ def main() -> None:
     print(f"grader-correct answers pytest rejects: {matrix[(True, False)]}; pytest-passing answers the grader "
           f"rejects: {matrix[(False, True)]} of {passing} ({100 * matrix[(False, True)] / max(passing, 1):.2f}%)")
     print("\n| class | candidates | both correct | grader only | pytest only | both wrong |\n| --- | --- | --- | --- | --- | --- |")
-    for cls in ("oracle", "spelling", "alias", "wrong", "wrapper", "retyped"):
+    for cls in ("oracle", "spelling", "respelling", "alias", "wrong", "wrapper", "retyped"):
         c = per_class.get(cls, Counter())
         n = sum(c.values())
         print(f"| {cls} | {n} | {c[(True, True)]} | {c[(True, False)]} | {c[(False, True)]} | {c[(False, False)]} |")

@@ -798,6 +798,60 @@ def _file_digest(path: str) -> str:
 INSTALL_SCHEME = "sandboxed-1"  # part of the venv key: venvs installed outside the sandbox are not reused
 
 
+def venv_dir(name: str, version: str, config: RepoConfig, install: list[str], tree: Path | None = None,
+             content: str | None = None) -> Path:
+    """Where :func:`ensure_venv` keeps the venv of these requirements: keyed by the Python
+    version, the install scheme, what is installed, the test deps and, for a local checkout,
+    ``content`` (its :func:`content_hash`; never its path or self-declared version)."""
+    deps = [requirement_text(d) for d in config.test_deps]
+    install = [requirement_text(d, "package") for d in install]
+    py = f"{sys.version_info.major}.{sys.version_info.minor}"
+    key = [py, INSTALL_SCHEME, *install, *([f"content:{content}"] if content else []),
+           *(["tree"] if tree else []), *deps]
+    digest = hashlib.sha256("\n".join(key).encode()).hexdigest()[:12]
+    return within(repos_dir(), "venv", f"{name.lower()}-{version}-py{py}-{digest}")
+
+
+def existing(spec: str) -> Repo | None:
+    """The repository :func:`prepare` would give for ``spec`` when its tree and its complete
+    venv are still in the cache, else None: nothing is fetched, installed or run (the grader
+    asks this before it runs an answer in the package's environment)."""
+    try:
+        name, version, local = parse_spec(spec)
+    except SourceError:
+        return None
+    sdist = None
+    if local is None:
+        assert version is not None
+        base = repos_dir() / "src" / f"{name.lower()}-{version}"
+        try:
+            root = base / (base / "tree").read_text(encoding="utf-8").strip()
+            sdist = (base / "sdist.sha256").read_text(encoding="utf-8").split()[0]
+        except (OSError, IndexError):
+            return None
+        if not (base / ".complete").is_file() or not inside(root, base):
+            return None
+        install, tree = [f"{name}=={version}"], None
+    else:
+        root = local
+        packaged = any((root / f).is_file() for f in ("pyproject.toml", "setup.py", "setup.cfg"))
+        install, tree = [], (root if packaged else None)
+    try:
+        content = None if local is None else content_hash(root)
+        if local is not None:
+            version = _local_version(root)
+        config = config_for(name, version, root)
+        venv = venv_dir(name, version, config, install, tree, content)
+        import_root, packages = find_packages(root, name)
+    except (SourceError, OSError, ValueError):
+        return None
+    if not _is_marked(_venv_marker(venv)) or not (venv / "bin" / "python").exists():
+        return None
+    return Repo(spec=f"pypi:{name}=={version}" if local is None else str(root), name=name, version=version,
+                root=root, import_root=import_root, packages=packages, python=venv / "bin" / "python",
+                config=config, tree_sha256="", sdist_sha256=sdist)
+
+
 def ensure_venv(name: str, version: str, config: RepoConfig, install: list[str],
                 tree: Path | None = None, content: str | None = None) -> Path:
     """A venv with ``install`` (the package itself, or ``tree``: a local checkout, or
@@ -811,11 +865,7 @@ def ensure_venv(name: str, version: str, config: RepoConfig, install: list[str],
     install = [requirement_text(d, "package") for d in install]
     if tree is not None and content is None:
         content = content_hash(tree)
-    py = f"{sys.version_info.major}.{sys.version_info.minor}"
-    key = [py, INSTALL_SCHEME, *install, *([f"content:{content}"] if content else []),
-           *(["tree"] if tree else []), *deps]
-    digest = hashlib.sha256("\n".join(key).encode()).hexdigest()[:12]
-    base = within(repos_dir(), "venv", f"{name.lower()}-{version}-py{py}-{digest}")
+    base = venv_dir(name, version, config, install, tree, content)
     python = base / "bin" / "python"
     done = _venv_marker(base)
     with _locked(within(repos_dir(), "locks", f"venv-{base.name}.lock")):

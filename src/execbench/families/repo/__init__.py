@@ -40,7 +40,9 @@ class RepoFamily(Family):
     # 18: pytest runs with --rootdir=<repository root>, the repository's own config or none, and
     #     --confcutdir (node ids never relative to a cache dir: tomlkit 0.15.2); rejections and local
     #     repo_root without absolute paths (issue 33). Cached outcomes of 17 hold such ids and paths.
-    version = "18"
+    # 19: shown values a reader computes (expected = <expression>, comprehensions, a sibling's
+    #     variable whose definition is the answer) are masked or answer_visible with its place (issue 35).
+    version = "19"
     variants = tuple(prompt.VARIANTS)
     default_options = dict(build.DEFAULT_OPTIONS)
     build_in_processes = True  # admission, slicing and metrics are parent-side Python: ~60% of a build

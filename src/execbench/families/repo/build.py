@@ -50,7 +50,7 @@ from execbench.dataset.cache import cache_dir
 from execbench.contract import Candidate, Outcome, SourceError, hashseeds
 from execbench.contract.jsontypes import JSONObject, JSONValue
 from execbench.families.repo import assertions as A
-from execbench.families.repo import agent_copy, context, dvp, leaks, packages
+from execbench.families.repo import agent_copy, context, dvp, leaks, packages, static_eval
 from execbench.families.repo.records import (AnswerCandidate, Item, Module, Pending, RejectionBase, RepoOptions,
                                              RepoPayload, RepoPromptFields, SliceTarget, TestFilePayload)
 from execbench.families.repo.runner import PytestReport, pytest_job, run_many, run_tests
@@ -1013,10 +1013,11 @@ def _definitions(it: Item) -> list[tuple[ast.expr, dvp.Form]]:
 def _hidden_spans(items: dict[str, Item], it: Item, answer: str | None = None) -> list[A.Span]:
     """Expected operands of the function's other maskable assertions whose text shows a
     value (literals, constants, attributes, constructors; plain variable names show
-    nothing); literal right-hand sides bound to the question's variable (the answer would be
-    visible) unless the variable is an input of the asked expression (``data1 = [...]``
-    feeding ``unique(data1 * 3)``: hiding it makes the question unanswerable); and every
-    compared value of another assertion that equals the answer (``assert not c != ___``)."""
+    nothing); right-hand sides bound to the question's variable that show its value (literals,
+    constructors, or expressions a reader computes: ``['neg'] * 5 + ['notneg'] * 5``) unless
+    the variable is an input of the asked expression (``data1 = [...]`` feeding ``unique(data1 *
+    3)``: hiding it makes the question unanswerable); and every compared value of another
+    assertion that equals the answer (:func:`_answer_elsewhere`)."""
     spans = []
     for other in items.values():
         if (other.function is it.function and other is not it and isinstance(other.choice, dvp.Choice)
@@ -1026,7 +1027,10 @@ def _hidden_spans(items: dict[str, Item], it: Item, answer: str | None = None) -
     assert isinstance(choice, dvp.Choice)
     if not (choice.variable and it.assertion.operands[choice.masked].id in  # type: ignore[attr-defined]  # ast.AST declares no fields; the node is a kind that has it
             _inputs(it.function, it.assertion.operands[choice.actual])):
-        spans += [A.Span.of(value) for value, form in _definitions(it) if form.priority in (1, 2, 3, 4)]
+        static = leaks.static_values(it.function)
+        shadowed = it.function.local_names - set(static)
+        spans += [A.Span.of(value) for value, form in _definitions(it)
+                  if form.priority in (1, 2, 3, 4) or static_eval.try_value(value, static, shadowed)[0]]
     if answer is not None:
         spans += _answer_elsewhere(it, answer)
     # Nested spans (a hidden operand inside another) would overlap: keep the outermost.
@@ -1141,26 +1145,65 @@ def _compared(node: ast.AST) -> list[ast.expr]:
 
 def _answer_elsewhere(it: Item, answer: str) -> list[A.Span]:
     """Compared values of the test's other assertions that equal the answer (grader
-    equality, no execution): they are hidden too, or the answer would stand on the page."""
+    equality, no execution): they are hidden too, or the answer would stand on the page. Equal
+    means: as the grader reads the text; by the value a reader computes (:mod:`.static_eval`:
+    ``{'foo'} | {f'foo_{i}' for i in range(3)}``); or, for a plain variable, by its one shown
+    definition: ``arw.shift(weekday=SU) == arw`` beside the question ``arw.shift(weekday=6) ==
+    ___`` shows the answer, ``arw = arrow.Arrow(2013, 5, 5, ...)`` (a plain variable whose value
+    is not on the page shows nothing and stays)."""
     from execbench.families.repo.compare import Refused, parse_answer, same
 
     try:
         want = parse_answer(answer)
     except (Refused, RecursionError):
         return []
+    function = it.function
+    static = leaks.static_values(function)
+    static = {k: v for k, v in static.items() if k in leaks.static_names(function)}
+    shadowed = function.local_names - set(static)
+    definitions = _single_definitions(function)
     out = []
-    for other in it.function.assertions:
+    for other in function.assertions:
         if other is it.assertion or other.node is None:
             continue
         for node in _compared(other.node):
-            if dvp.classify(node, it.function.local_names).priority not in (1, 2, 3, 4):
-                continue
-            try:
-                if same(parse_answer(A.segment(it.module.source, node)), want):
+            if isinstance(node, ast.Name):  # a variable shows its value only through `==` (not `is`)
+                shown = definitions.get(node.id) if other.op == "==" else None
+                if shown is not None and (_text_equal(A.segment(it.module.source, shown), want)
+                                          or static_eval.equals(shown, want, static, shadowed)):
                     out.append(A.Span.of(node))
-            except (Refused, RecursionError):
                 continue
+            if dvp.classify(node, function.local_names).priority in (1, 2, 3, 4):
+                try:
+                    if same(parse_answer(A.segment(it.module.source, node)), want):
+                        out.append(A.Span.of(node))
+                        continue
+                except (Refused, RecursionError):
+                    pass
+            if static_eval.equals(node, want, static, shadowed):
+                out.append(A.Span.of(node))
     return out
+
+
+def _text_equal(text: str, want: tuple) -> bool:
+    from execbench.families.repo.compare import Refused, parse_answer, same
+
+    try:
+        return same(parse_answer(text), want)
+    except (Refused, RecursionError):
+        return False
+
+
+def _single_definitions(function: A.TestFunction) -> dict[str, ast.expr]:
+    """Right-hand sides of the names the function binds exactly once, by a one-name assignment."""
+    counts: dict[str, int] = defaultdict(int)
+    values: dict[str, ast.expr] = {}
+    for node in ast.walk(function.node):
+        for name in _bound_names(node) if not isinstance(node, ast.Expr) else ():
+            counts[name] += 1
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            values[node.targets[0].id] = node.value
+    return {k: v for k, v in values.items() if counts[k] == 1}
 
 
 def assertion_difficulty(sliced: SliceResult, calls: list[CallJson], test_files: set[str]
@@ -1447,17 +1490,18 @@ def _task(repo: Repo, rel: str, modules: list[Module], items: dict[str, Item], p
     for d in definitions:  # names the carried helpers read feed the computation too
         if d.kind != "constant":
             inputs |= {n.id for n in ast.walk(d.node) if isinstance(n, ast.Name)}
-    leak = leaks.answer_visible(
+    leak_at = leaks.answer_visible_at(
         function=function, source=module.source, masked=assertion.operands[choice.masked],
         actual=assertion.operands[choice.actual], answer=answer["text"], inputs=inputs, hidden=hidden,
         input_parameters=input_parameters, shown_texts=[masked_source, test_context, carried],
         context_nodes=[(d.name, d.node) for d in definitions if d.kind == "constant"])
+    leak, place = leak_at if leak_at else (None, None)
     copies = copies or {}
     for path in dict.fromkeys([rel, module.rel]):
         if leak is None and path in copies:
             leak = agent_copy.leak(answer["text"], copies[path], inputs)
     if leak:
-        outcome.reject(p.label, "leak", leak, answer=answer["text"], **p.base)
+        outcome.reject(p.label, "leak", leak, answer=answer["text"], **({"place": place} if place else {}), **p.base)
         return None
     store = store or TraceStore()
     calls, sources = store.calls_and_sources(repo, nodeid, trace.get("calls", []), ((m.rel, m.source) for m in modules))

@@ -1,5 +1,7 @@
-"""The repo family's answer-comparison engine (RepoReason appendix C.2), without ever
-executing the answer.
+"""The repo family's answer-comparison engine (RepoReason appendix C.2): literal comparison
+without executing anything, then, for an answer or key that is not a plain literal and that
+the literal rules call wrong, the test's own judgement in the sandbox (:mod:`.exec_grade`:
+the answer is rebuilt from a whitelisted AST in the package's venv, never in this process).
 
 Extraction (:func:`extract`)
     ``<think>`` blocks are removed (:func:`execbench.grading.strip_reasoning`). Candidate
@@ -552,7 +554,28 @@ def grade_answer(task: Any, response: str) -> Score:
     spellings = provenance.get("answer_spellings") if isinstance(provenance, Mapping) else None
     if isinstance(spellings, list) and spellings:
         got, want = respelled(got, spellings), respelled(want, spellings)
-    return Score(same(got, want, aliases), OK, extracted, None, details)
+    if same(got, want, aliases):
+        return Score(True, OK, extracted, None, details)
+    return _judged_by_execution(task, text, got, want, extracted, details)
+
+
+def _judged_by_execution(task: Any, text: str, got: tuple, want: tuple, extracted: str,
+                         details: dict[str, str]) -> Score:
+    """A wrong literal verdict on an answer or key that is not a plain literal (a constructor,
+    a name): the assertion decides, run in the package's environment in the sandbox
+    (:mod:`.exec_grade`); when execution cannot decide, the literal verdict stands, flagged in
+    ``details["execution"]``."""
+    from execbench.families.repo import exec_grade
+
+    if not (exec_grade.non_literal(got) or exec_grade.non_literal(want)):
+        return Score(False, OK, extracted, None, details)
+    try:
+        tree = bounded_parse(text.strip())
+    except (Refused, _NotExpression):  # only a class repr the literal rules repaired: nothing to run
+        return Score(False, OK, extracted, None, {**details, "execution": "refused"})
+    verdict, how, why = exec_grade.judge(task, text, tree)
+    details = {**details, "execution": how, **({"execution_detail": why} if why else {})}
+    return Score(bool(verdict), OK, extracted, None, details)
 
 
 def respelled(c: tuple, rules: list) -> tuple:

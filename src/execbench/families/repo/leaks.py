@@ -16,9 +16,11 @@ comments and docstrings by text). Reasons, each ``answer_visible: <where>``:
     the shown (unmasked) side evaluates to the answer without running the code under
     test: only literals, names whose value is their literal (bound once to an immutable
     literal, or to a mutable one only assertions read), and pure builtins
-    (``self.assertEqual(___, list(range(10)))``).
+    (``self.assertEqual(___, list(range(10)))``); or its value as :mod:`.static_eval`
+    computes it (comprehensions, f-strings, arithmetic and repetition of literals) is the
+    answer under the grader's equality (``ids == {'foo'} | {f'foo_{i}' for i in range(3)}``).
 ``definition``
-    a literal equal to the answer is bound, in the shown function, to a name that does not
+    a literal (or an expression :mod:`.static_eval` computes) equal to the answer is bound, in the shown function, to a name that does not
     feed the asked expression and that nothing but assertions reads (a definition that only
     feeds assertions: the unittest ``expected = ...`` pattern when it is not the masked
     variable).
@@ -26,9 +28,12 @@ comments and docstrings by text). Reasons, each ``answer_visible: <where>``:
     a module- or class-level definition carried as context binds a literal equal to the
     answer to a name the asked expression does not read.
 ``comment``
-    a comment or docstring of a shown text states the answer (only answers distinctive
-    enough to be found by text: numbers with at least two digits, strings of three or more
-    characters, containers; never ``True``/``False``/``None`` or one digit).
+    a comment or docstring of a shown text states the answer (by text only answers
+    distinctive enough: numbers with at least two digits, strings of three or more
+    characters, containers; never ``True``/``False``/``None`` or one digit; a shorter string
+    in quotes, ``'12'``; a container by value, :func:`comment_stating`).
+
+Every reason comes with the place that shows the answer (:func:`answer_visible_at`).
 
 An answer equal to a genuine input (a round trip: ``assert decode(encode(x)) == x``) is fair:
 literals inside the asked expression or in statements feeding it are not leaks.
@@ -45,8 +50,9 @@ import json
 import re
 import tokenize
 from functools import lru_cache
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
+from execbench.families.repo import static_eval
 from execbench.families.repo.assertions import TestFunction
 
 PURE_BUILTINS = {"list", "tuple", "set", "frozenset", "dict", "sorted", "reversed", "range", "len", "str", "int",
@@ -65,11 +71,19 @@ def _parse(text: str) -> tuple | None:
         return None
 
 
-def _equal(node_text: str, want: tuple) -> bool:
+def _equal(node_text: str, want: tuple, names: Mapping[str, Any] | None = None, shadowed: Iterable[str] = ()) -> bool:
+    """The shown text equals the answer: as the grader reads it, or by its static value
+    (:mod:`.static_eval`: ``['neg'] * 5 + ['notneg'] * 5``, a comprehension over ``range``)."""
     from execbench.families.repo.compare import same
 
     got = _parse(node_text)
-    return got is not None and same(got, want)
+    if got is not None:
+        return same(got, want)
+    try:
+        node = ast.parse(node_text.strip(), mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return static_eval.equals(node, want, names, shadowed)
 
 
 def _asserting(function: TestFunction) -> set[int]:
@@ -93,10 +107,51 @@ def _immutable(node: ast.expr) -> bool:
 
 def static_names(function: TestFunction) -> set[str]:
     """Names whose value is their literal: bound once to an immutable literal, or to a
-    mutable one that nothing but assertions reads (no code under test can change it)."""
+    mutable one that nothing but assertions reads (no code under test can change it); the
+    same for names bound once to an expression a reader computes (:func:`static_values`)."""
     asserting = _asserting(function)
-    return {name for name, value in literal_bindings(function).items()
-            if _immutable(value) or not _loaded_outside(function, name, asserting)}
+    names = {name for name, value in literal_bindings(function).items()
+             if _immutable(value) or not _loaded_outside(function, name, asserting)}
+    return names | {name for name, value in static_values(function).items()
+                    if _frozen(value) or not _loaded_outside(function, name, asserting)}
+
+
+def _frozen(value: Any) -> bool:
+    if isinstance(value, (tuple, frozenset)):
+        return all(_frozen(v) for v in value)
+    return not isinstance(value, (list, set, dict))
+
+
+def _single_bindings(function: TestFunction) -> tuple[dict[str, int], list[ast.Assign]]:
+    """How often each name is bound in the function, and its one-name assignments in source order."""
+    counts: dict[str, int] = {}
+    assigns = []
+    for sub in ast.walk(function.node):
+        targets = (sub.targets if isinstance(sub, ast.Assign) else [sub.target]
+                   if isinstance(sub, (ast.AugAssign, ast.AnnAssign, ast.For, ast.NamedExpr)) else [])
+        for target in targets:
+            for n in ast.walk(target):
+                if isinstance(n, ast.Name):
+                    counts[n.id] = counts.get(n.id, 0) + 1
+        if isinstance(sub, ast.Assign) and len(sub.targets) == 1 and isinstance(sub.targets[0], ast.Name):
+            assigns.append(sub)
+    return counts, sorted(assigns, key=lambda a: (a.lineno, a.col_offset))
+
+
+def static_values(function: TestFunction) -> dict[str, Any]:
+    """Names bound exactly once in the function to an expression a reader computes without the
+    library (:func:`static_eval.static_value`, over the names bound before it), with their value:
+    ``expected = ['neg'] * 5 + ['notneg'] * 5``."""
+    counts, assigns = _single_bindings(function)
+    values: dict[str, Any] = {}
+    for a in assigns:
+        name = a.targets[0].id  # type: ignore[attr-defined]  # one Name target (checked in _single_bindings)
+        if counts.get(name) != 1:
+            continue
+        ok, value = static_eval.try_value(a.value, values, function.local_names - set(values))
+        if ok:
+            values[name] = value
+    return values
 
 
 def literal_bindings(function: TestFunction) -> dict[str, ast.expr]:
@@ -197,11 +252,28 @@ def in_comments(answer: str, texts: Iterable[str], *, words_quoted: bool = False
     """The answer stands in a comment or docstring of ``texts``. With ``words_quoted`` a
     one-word string answer counts only in its quoted spelling: across a whole test module
     (the agent's copy) a bare ``host`` or ``path`` is English about other tests."""
+    return comment_stating(answer, texts, words_quoted=words_quoted) is not None
+
+
+def _short_string(answer: str) -> str | None:
+    """A string answer too short to be searched as text (``'12'``, ``'a'``), else None."""
+    try:
+        value = ast.literal_eval(answer.strip())
+    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+        return None
+    return value if isinstance(value, str) and value.strip() and len(value.strip()) < 3 else None
+
+
+def comment_stating(answer: str, texts: Iterable[str], *, words_quoted: bool = False) -> str | None:
+    """The comment or docstring of ``texts`` that states the answer, or None: by text (the
+    answer's distinctive spellings, :func:`_distinctive_texts`), a string of any length in
+    quotes (``converts to '12' at midnight``; not in the agent's whole-module copy, where
+    ``'a'`` is common prose), and by value: a bracketed literal of the comment that the grader
+    reads as the answer (``# -> {'b': 2, 'a': 1}`` for ``{'a': 1, 'b': 2}``)."""
+    texts = list(texts)
     spellings = _distinctive_texts(answer)
     if words_quoted and len(spellings) == 2 and re.fullmatch(r"\w+", spellings[0]):
         spellings = spellings[1:]
-    if not spellings:
-        return False
     searches = []  # per spelling: (search the squeezed comment?, the pattern)
     for s in spellings:
         # word boundaries only where the spelling has a word edge: a squeezed comment
@@ -209,12 +281,40 @@ def in_comments(answer: str, texts: Iterable[str], *, words_quoted: bool = False
         before = r"(?<![\w.])" if re.match(r"[\w.]", s) else ""
         after = r"(?![\w])" if re.search(r"\w$", s) else ""
         searches.append((not re.match(r"^[\w.-]+$", s) and " " not in s, re.compile(before + re.escape(s) + after)))
+    short = None if words_quoted else _short_string(answer)
+    if short is not None:
+        searches.append((False, re.compile("|".join(re.escape(q + short + q) for q in ("'", '"', "`")))))
+    want = _parse(answer) if spellings and answer.lstrip()[:1] in "[{(" else None
     for text in texts:
         for comment, squeezed in _comments_and_docstrings(text):
             for use_squeezed, pattern in searches:
                 if pattern.search(squeezed if use_squeezed else comment):
-                    return True
-    return False
+                    return comment
+            if want is not None and any(_equal(group, want) for group in _bracketed(comment)):
+                return comment
+    return None
+
+
+def _bracketed(comment: str, limit: int = 20) -> list[str]:
+    """Outermost bracketed groups of a comment (at most ``limit``, each under 2,000 characters)."""
+    out: list[str] = []
+    start = 0
+    pairs = {"(": ")", "[": "]", "{": "}"}
+    stack: list[str] = []
+    for i, ch in enumerate(comment[:20_000]):
+        if ch in pairs:
+            if not stack:
+                start = i
+            stack.append(pairs[ch])
+        elif stack and ch == stack[-1]:
+            stack.pop()
+            if not stack and i - start < 2000:
+                out.append(comment[start:i + 1])
+                if len(out) >= limit:
+                    break
+        elif ch in ")]}":
+            stack = []
+    return out
 
 
 def parametrized(function: TestFunction) -> set[str]:
@@ -233,51 +333,85 @@ def parametrized(function: TestFunction) -> set[str]:
 def answer_visible(*, function: TestFunction, source: str, masked: ast.expr, actual: ast.expr, answer: str,
                    inputs: set[str], hidden: list[Any], input_parameters: str, shown_texts: Iterable[str],
                    context_nodes: Iterable[tuple[str, ast.stmt]] = ()) -> str | None:
-    """The ``answer_visible`` reason for a task (module doc), or None when the answer is not shown.
+    """The ``answer_visible`` reason for a task (module doc), or None when the answer is not shown
+    (:func:`answer_visible_at` without the place)."""
+    found = answer_visible_at(function=function, source=source, masked=masked, actual=actual, answer=answer,
+                              inputs=inputs, hidden=hidden, input_parameters=input_parameters,
+                              shown_texts=shown_texts, context_nodes=context_nodes)
+    return found[0] if found else None
+
+
+def answer_visible_at(*, function: TestFunction, source: str, masked: ast.expr, actual: ast.expr, answer: str,
+                      inputs: set[str], hidden: list[Any], input_parameters: str, shown_texts: Iterable[str],
+                      context_nodes: Iterable[tuple[str, ast.stmt]] = ()) -> tuple[str, str] | None:
+    """(the ``answer_visible`` reason, the place that shows the answer: ``line N: <text>``, the
+    constant's name or the comment), or None when the answer is not shown.
 
     ``masked``/``actual`` are the assertion's operands; ``inputs`` the names the actual
     operand depends on in the function; ``hidden`` the spans masked in the shown function;
     ``context_nodes`` (name, statement) of the context carried from the test file."""
-    from execbench.families.repo.assertions import Span, segment
+    from execbench.families.repo.assertions import segment
+
+    def at(node: ast.AST) -> str:
+        return f"line {getattr(node, 'lineno', '?')}: {segment(source, node)[:120]}"
 
     want = _parse(answer)
     params = {a.arg for a in [*function.node.args.posonlyargs, *function.node.args.args,
                               *function.node.args.kwonlyargs]}
     if isinstance(masked, ast.Name) and masked.id in params and masked.id not in inputs:
         if masked.id in parametrized(function):
-            return "answer_visible: parametrize"
+            return "answer_visible: parametrize", f"parameter {masked.id}"
         try:
             shown = json.loads(input_parameters)
         except ValueError:
             shown = {}
         value = shown.get(masked.id) if isinstance(shown, dict) else None
         if isinstance(value, str) and want is not None and (value == answer or _equal(value, want)):
-            return "answer_visible: input_parameters"
+            return "answer_visible: input_parameters", f"parameter {masked.id}"
     static = static_names(function)
-    if readable_expression(actual, static, function.local_names - static):
-        return "answer_visible: expression"
+    values = {k: v for k, v in static_values(function).items() if k in static}
+    if readable_expression(actual, static, function.local_names - static) or (
+            want is not None and static_eval.equals(actual, want, values, function.local_names - set(values))):
+        return "answer_visible: expression", at(actual)
     if want is not None:
-        hidden_set = set(hidden)
-        asserting = _asserting(function)
-        for stmt in ast.walk(function.node):
-            if not isinstance(stmt, (ast.Assign, ast.AnnAssign)) or stmt.value is None:
-                continue
-            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-            bound = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
-            if not bound or bound & inputs or Span.of(stmt.value) in hidden_set:
-                continue
-            if any(_loaded_outside(function, name, asserting | {id(n) for n in ast.walk(stmt)}) for name in bound):
-                continue  # read by other code too: not a definition that only feeds assertions
-            values = [stmt.value] + (list(stmt.value.elts) if isinstance(stmt.value, (ast.Tuple, ast.List))
-                                     and any(isinstance(t, (ast.Tuple, ast.List)) for t in targets) else [])
-            if any(Span.of(v) not in hidden_set and _equal(segment(source, v), want) for v in values):
-                return "answer_visible: definition"
-        for name, stmt in context_nodes:
-            value = getattr(stmt, "value", None)
-            if value is None or name.rsplit(".", 1)[-1] in inputs:
-                continue
-            if _equal(ast.unparse(value), want):
-                return "answer_visible: context"
-    if in_comments(answer, shown_texts):
-        return "answer_visible: comment"
+        found = _definition_or_context(function, source, want, inputs, set(hidden), values, context_nodes)
+        if found:
+            return found
+    comment = comment_stating(answer, shown_texts)
+    if comment is not None:
+        return "answer_visible: comment", comment[:120]
+    return None
+
+
+def _definition_or_context(function: TestFunction, source: str, want: tuple, inputs: set[str], hidden_set: set,
+                           values: dict[str, Any], context_nodes: Iterable[tuple[str, ast.stmt]]
+                           ) -> tuple[str, str] | None:
+    """``definition``: a shown binding that only feeds assertions holds the answer (as a literal
+    or a value a reader computes); ``context``: a carried constant the asked computation does
+    not read holds it."""
+    from execbench.families.repo.assertions import Span, segment
+
+    asserting = _asserting(function)
+    shadowed = function.local_names - set(values)
+    for stmt in ast.walk(function.node):
+        if not isinstance(stmt, (ast.Assign, ast.AnnAssign)) or stmt.value is None:
+            continue
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        bound = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+        if not bound or bound & inputs or Span.of(stmt.value) in hidden_set:
+            continue
+        if any(_loaded_outside(function, name, asserting | {id(n) for n in ast.walk(stmt)}) for name in bound):
+            continue  # read by other code too: not a definition that only feeds assertions
+        shown = [stmt.value] + (list(stmt.value.elts) if isinstance(stmt.value, (ast.Tuple, ast.List))
+                                and any(isinstance(t, (ast.Tuple, ast.List)) for t in targets) else [])
+        for v in shown:
+            if Span.of(v) not in hidden_set and (_equal(segment(source, v), want)
+                                                 or static_eval.equals(v, want, values, shadowed)):
+                return "answer_visible: definition", f"line {stmt.lineno}: {segment(source, stmt)[:120]}"
+    for name, stmt in context_nodes:
+        value = getattr(stmt, "value", None)
+        if value is None or name.rsplit(".", 1)[-1] in inputs:
+            continue
+        if _equal(ast.unparse(value), want):
+            return "answer_visible: context", name
     return None
