@@ -53,6 +53,7 @@ from execbench.families.state.jobs import exec_job, python_job, toolchain
 from execbench.contract.jsontypes import JSONObject
 from execbench.families.state.cpp_scan import CppLoop
 from execbench.families.state.records import (ArmMetrics, CaseProvenance, CaseResult, CaseRun, Checkpoint, Choice,
+                                              Instrumented,
                                               CommonProvenance, Measure, Results, Settings, SourceErrorPayload, StateMetrics,
                                               StateOptions, StatePayload, StateProvenance, StateTask,
                                               Step)
@@ -312,17 +313,22 @@ def _python_jobs(seed: int, payload: StatePayload, inside_src: str, post_src: st
     program, short, long = payload["program"], payload["short"], payload["long"]
     native, traced = settings.native_limits(), settings.traced_limits()
     measure = _measure(settings, seed == 0)
+    # the instrumented programs run as main.py, the clean program on disk, under its line numbers
+    inside: Instrumented = {"text": inside_src, "lines": instrument_py.executed_lines(program, inside_src)}
+    post: Instrumented = {"text": post_src, "lines": instrument_py.executed_lines(program, post_src)}
     jobs = [
         python_job("short", "main.py", program, short, **native),
         python_job("long", "main.py", program, long, **native),
-        python_job("inside", "inside.py", inside_src, long, needs=["long"], **native),
-        python_job("post", "post.py", post_src, long, needs=["long"], **native),
+        python_job("inside", "main.py", program, long, needs=["long"], instrumented=inside, **native),
+        python_job("post", "main.py", program, long, needs=["long"], instrumented=post, **native),
         python_job("t_short", "main.py", program, short, needs=["short"], measure=measure, **traced),
         python_job("t_long", "main.py", program, long, needs=["long"], measure=measure, **traced),
     ]
     if seed == 0:
-        jobs += [python_job("t_inside", "inside.py", inside_src, long, needs=["inside"], measure=measure, **traced),
-                 python_job("t_post", "post.py", post_src, long, needs=["post"], measure=measure, **traced)]
+        jobs += [python_job("t_inside", "main.py", program, long, needs=["inside"], measure=measure,
+                            instrumented=inside, **traced),
+                 python_job("t_post", "main.py", program, long, needs=["post"], measure=measure,
+                            instrumented=post, **traced)]
     return jobs
 
 
@@ -744,10 +750,13 @@ def _cpp_state_jobs(sources: dict[str, str], payload: StatePayload, line: int, f
     program = payload["program"]
     sources["inside"] = instrument_cpp.instrument(program, line, fields, "inside", k)
     sources["post"] = instrument_cpp.instrument(program, line, fields, "post", k)
+    # compiled: the same text with #line directives, so the program sees the clean lines
+    compiled = {arm: instrument_cpp.instrument(program, line, fields, arm, k, line_directives=True)
+                for arm in ("inside", "post")}
     repeats = settings.repeats
     needs = ["cc_clean"] if after_clean else []
-    return [_compile_job("cc_inside", "inside", sources["inside"], settings, needs=needs, toolchain=payload["toolchain"]),
-            _compile_job("cc_post", "post", sources["post"], settings, needs=needs, toolchain=payload["toolchain"]),
+    return [_compile_job("cc_inside", "inside", compiled["inside"], settings, needs=needs, toolchain=payload["toolchain"]),
+            _compile_job("cc_post", "post", compiled["post"], settings, needs=needs, toolchain=payload["toolchain"]),
             *_cpp_run_jobs("inside", "inside", payload["long"], repeats, settings, ["cc_inside"]),
             *_cpp_run_jobs("post", "post", payload["long"], repeats, settings, ["cc_post"])]
 
