@@ -32,7 +32,9 @@ instrumentable loop / bad fields), ``compile``, ``execution`` (crash, non-UTF-8 
 ``caps`` (time, memory, output, tracing caps), ``determinism`` (outputs differ across
 repeats), ``trace-order`` (not short << long in every measurement), ``checkpoint``
 (unreachable, unparsable state, fields/types differ, no core field changes, output before
-the checkpoint is not a prefix of the clean output).
+the checkpoint is not a prefix of the clean output), ``tampering`` (a C++ program that
+references libgcov or kills a run by calling its API, or whose state meter measurement is
+missing or not the meter's: docs/sandbox.md).
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import secrets
 from dataclasses import replace
 from functools import lru_cache
 from typing import Any, Generator, Iterator, Sequence, TypedDict, cast
@@ -470,10 +473,24 @@ def _coverage_flags(toolchain: str) -> list[str]:
     return ["--coverage", *([COVERAGE_FILTER] if version and int(version.group(1)) >= 9 else [])]
 
 
+# gcov's counters are the trace length: a program must not drive libgcov (issue 33). Its API is
+# linked to abort() (a call at run time kills the run: the case is rejected), and the linker
+# reports (-y) every object that references it or libgcov's internals; the instrumented object
+# itself references only __gcov_init, __gcov_exit and __gcov_merge_*, so any report is the
+# program's (:func:`_compiled` rejects it as tampering).
+GCOV_API = ("__gcov_reset", "__gcov_dump")
+GCOV_INTERNALS = ("__gcov_reset_int", "__gcov_dump_int", "__gcov_flush", "__gcov_root", "__gcov_master",
+                  "__gcov_lock", "__gcov_unlock", "__gcov_dump_one", "__gcov_info_to_gcda",
+                  "__gcov_filename_to_gcfn", "__gcov_fork", "__gcov_execl", "__gcov_execv", "__gcov_execve",
+                  "__gcov_kvp_dynamic_pool", "__gcov_kvp_dynamic_pool_index", "__gcov_kvp_dynamic_pool_size")
+GCOV_GUARD = [*(f"-Wl,--defsym={name}=abort" for name in GCOV_API),
+              "-Wl," + ",".join(f"-y,{name}" for name in GCOV_API + GCOV_INTERNALS)]
+
+
 def _compile_job(name: str, directory: str, source: str, settings: Settings, coverage: bool = True,
                  needs: Sequence[str] = (), toolchain: str = "") -> Job:
     t = settings.compile_time_limit
-    argv = ["g++", f"-std={settings.cpp_std}", "-O0", *(_coverage_flags(toolchain) if coverage else []),
+    argv = ["g++", f"-std={settings.cpp_std}", "-O0", *(_coverage_flags(toolchain) + GCOV_GUARD if coverage else []),
             "-o", "prog", "main.cpp"]
     return exec_job(name, argv, cwd=directory, files={f"{directory}/main.cpp": source}, cpu=t, wall=t,
                     memory_mb=4096, max_output=1 << 16, needs=needs, keep=["prog", "prog-main.gcno"])
@@ -514,6 +531,11 @@ def _compiled(results: dict[str, JobResult], name: str, what: str) -> None:
         detail = (job.stderr if job else "").strip()
         errors = [ln for ln in detail.splitlines() if "error" in ln] or detail.splitlines()[-1:] or [""]
         raise Reject("compile", f"{what} does not compile: {errors[0][:300]}")
+    used = sorted({m.group(2) for m in re.finditer(r"^(?:\S*ld: )?(.+?): reference to (__gcov\w+)$", job.stderr, re.M)
+                   if "libgcov" not in m.group(1)})
+    if used:
+        raise Reject("tampering", f"{what} references libgcov ({', '.join(used)[:200]}): its counters are "
+                                  "the trace length")
 
 
 def _cpp(payload: StatePayload, settings: Settings) -> CaseRun:
@@ -632,6 +654,7 @@ class _Meter:
         self.payload, self.settings = payload, settings
         self.binary: bytes | None = None
         self.error: str | None = None
+        self.keys: dict[str, str] = {}  # per meter job: the key its measurement must carry
         self.limits = settings.traced_limits()
         try:
             self.counted = counted if counted is not None else cpp_programs.loops(payload["program"])
@@ -652,7 +675,8 @@ class _Meter:
                 self._run("short", "clean", self.payload["short"]), self._run("long", "clean", self.payload["long"])]
 
     def _run(self, label: str, arm: str, stdin: str, selection: dict[str, str] | None = None) -> Job:
-        env = {cpp_programs.ARM_VARIABLE: arm, **(selection or {})}
+        self.keys[f"meter_{label}"] = secrets.token_hex(16)  # the measurement must carry it (_file)
+        env = {cpp_programs.ARM_VARIABLE: arm, "EXECBENCH_METER_KEY": self.keys[f"meter_{label}"], **(selection or {})}
         job = exec_job(f"meter_{label}", ["../../meter/prog"], cwd=f"meter_runs/{label}", stdin=stdin, env=env,
                        needs=[] if self.binary else ["cc_meter"], collect=[cpp_programs.METER_FILE], **self.limits)
         job = replace(job, max_collect=1 << 20)
@@ -688,8 +712,25 @@ class _Meter:
         if compiled is not None and compiled.ok:
             self.binary = compiled.files.get("prog") or None
 
-    def _file(self, job: JobResult | None) -> Any:  # what the meter's process wrote: checked by the callers
-        return records.load_json(job.files.get(cpp_programs.METER_FILE, b""), max_bytes=1 << 20) if job else None
+    def _file(self, job: JobResult | None) -> Any:
+        """What the meter wrote in ``job`` (its values checked by the callers). A finished run
+        whose measurement is missing, is not one JSON object or does not carry the run's key
+        was written (or blocked) by the program: the case is rejected as tampering."""
+        if job is None:
+            return None
+        raw = job.files.get(cpp_programs.METER_FILE)
+        name = job.id.rsplit(":", 1)[-1]   # the step's results are "<seed>:<job id>"
+        if job.ok and self.keys.get(name) is not None:
+            try:
+                value = records.load_json(raw or b"", max_bytes=1 << 20)
+            except records.RecordError:
+                value = None
+            if not isinstance(value, dict) or value.get("key") != self.keys[name]:
+                found = "missing" if raw is None else "not the meter's"
+                raise Reject("tampering", f"state meter, {name.removeprefix('meter_')} run: its measurement "
+                                          f"is {found} (the program wrote or blocked {cpp_programs.METER_FILE})")
+            return value
+        return records.load_json(raw or b"", max_bytes=1 << 20)
 
     def profile(self, results: dict[str, JobResult], repeats: int) -> tuple[list[int], list[int]] | None:
         """(iterations, count at the last exit) of each counted loop from the clean long run,
@@ -703,7 +744,11 @@ class _Meter:
             data = self._file(job)
             counts, last_exit = data["counts"], data["last_exit"]
             return choose._ints(counts, len(self.counted)), choose._ints(last_exit, len(self.counted))
-        except (records.RecordError, KeyError, TypeError, Reject):
+        except (records.RecordError, KeyError, TypeError):
+            return None
+        except Reject as exc:
+            if exc.stage == "tampering":
+                raise
             return None
 
     def metrics(self, results: dict[str, JobResult], runs: dict[str, list[JobResult]]
