@@ -340,3 +340,34 @@ def test_the_instrumented_cpp_program_sees_the_clean_programs_lines(tmp_path):
     assert "#line" not in shown and "++execbench_checkpoint_count;" in shown  # the text shown is unchanged
     inside, long = tasks["inside-loop-state"].metrics, tasks["long-trace-final"].metrics
     assert 0 < inside["trace_length"] < long["trace_length"]
+
+
+WARNS = """\
+import sys
+
+n = int(input())
+total = 0
+for i in range(n):
+    total += i
+    if i == 2:
+        print(f"warning at line {sys._getframe().f_lineno}", file=sys.stderr)
+print(total)
+"""
+
+
+def test_the_instrumented_runs_error_output_must_be_the_clean_runs(tmp_path):
+    """Issue 33, principle 4: beyond stdout, the error output up to the checkpoint is compared
+    with the clean run's: with the clean line numbers it is the same, and the case is admitted;
+    a copy whose stderr differed (here: a forged clean run's) is rejected at the checkpoint."""
+    case = write_case(tmp_path / "cases", "warns", WARNS, "3\n", "100\n",
+                      {"loop_line": 5, "fields": ["total"], "inside_iteration": 10})
+    manifest = build_dataset(STATE, [str(case)], tmp_path / "ds", options={**STATE.default_options, "repeats": 1})
+    assert manifest["tasks"] == 4, list(read_rejected(tmp_path / "ds"))
+    from execbench.contract import Reject
+    from execbench.families.state import build as state_build
+    from execbench.sandbox.jobs import JobResult
+
+    clean = JobResult("long", exit_code=0, stderr="warning at line 8\n")
+    state_build._check_stderr([JobResult("inside", exit_code=0, stderr="warning at line 8\n")], clean, "inside")
+    with pytest.raises(Reject, match="error output before the checkpoint"):
+        state_build._check_stderr([JobResult("inside", exit_code=0, stderr="warning at line 12\n")], clean, "inside")

@@ -80,6 +80,7 @@ class RunSpec(TypedDict, total=False):
     output: str  # the results file
     packages: list[str]  # must be imported from import_roots
     import_roots: list[str]
+    channel_key: str  # the results' MAC key (hex): popped from the spec at import
 
 
 class RenderedValue(TypedDict):
@@ -188,6 +189,9 @@ _spec: RunSpec = {}
 _served: dict[str, str] = {}  # realpath → module text
 _current: _Running | None = None
 _helped: list[Any] = []  # the served modules the helpers were put into
+# Module globals the hooks rebind (``global``) while tests run; every other global must keep
+# its object (the seal, see _bind, flags a change as tampering): add a new rebound one here.
+_MUTABLE = frozenset({"_current"})
 _getframe = sys._getframe
 
 
@@ -608,16 +612,20 @@ def _privatize(module: types.ModuleType) -> dict[str, Any]:
             for attr, value in list(vars(obj).items()):
                 if isinstance(value, types.FunctionType) and value.__globals__ is public:
                     setattr(obj, attr, _rebind(value, private))
-                elif isinstance(value, (staticmethod, classmethod)) and getattr(value.__func__, "__globals__", None) is public:
+                elif isinstance(value, (staticmethod, classmethod)) and isinstance(value.__func__, types.FunctionType) \
+                        and value.__func__.__globals__ is public:
                     setattr(obj, attr, type(value)(_rebind(value.__func__, private)))
     public.update({n: private[n] for n, obj in public.items() if isinstance(obj, types.FunctionType)})
     return private
 
 
 def _snapshot(namespaces: list[dict[str, Any]], classes: list[type], mutable: set[str]) -> Any:
+    from collections.abc import Mapping
+
     """A check that every entry of ``namespaces`` (but ``mutable`` names) and of the classes'
     dicts is the object it is now, and that no function's code, defaults or globals changed."""
-    frozen = [(ns, {k: v for k, v in ns.items() if k not in mutable}) for ns in namespaces]
+    frozen: list[tuple[Mapping[str, Any], dict[str, Any]]] = [
+        (ns, {k: v for k, v in ns.items() if k not in mutable}) for ns in namespaces]
     frozen += [(cls.__dict__, dict(cls.__dict__)) for cls in classes]
     functions = [f for _, names in frozen for f in names.values() if type(f) is types.FunctionType]
     functions += [v.__func__ for _, names in frozen for v in names.values() if type(v) in (staticmethod, classmethod)]
@@ -749,7 +757,7 @@ def _bind() -> _Channel:
     channel = _Channel(write, close, check)
     private["_check_caller"] = check_caller
     private["_channel"] = vars(module)["_channel"] = channel
-    changed, sealed = _snapshot(namespaces, classes, {"_current"})
+    changed, sealed = _snapshot(namespaces, classes, set(_MUTABLE))
     sealed |= {id(f) for f in (hook, emit, check, check_caller, write, close, flag)}
     sys.addaudithook(hook)
     return channel

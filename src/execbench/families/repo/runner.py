@@ -94,7 +94,7 @@ def unframe(raw: bytes, key: str) -> tuple[bytes, str | None, bool]:
     record count that does not match, or anything after the trailer is tampering; the last
     line cut by a kill is left out."""
     mac = hashlib.blake2b(key=bytes.fromhex(key), digest_size=16)
-    last, out, count = b"", [], 0
+    last, out, count = b"", list[bytes](), 0
     lines = raw.split(b"\n")
     for number, line in enumerate(lines[:-1], 1):  # lines[-1]: what follows the last newline
         tag, _, text = line.partition(b" ")

@@ -61,6 +61,7 @@ from execbench.families.state.records import (ArmMetrics, CaseProvenance, CaseRe
                                               StateOptions, StatePayload, StateProvenance, StateTask,
                                               Step)
 from execbench.sandbox import records
+from execbench.sandbox.classify import STDERR_TAIL
 from execbench.sandbox.jobs import Job, JobResult
 from execbench.sources import cases
 
@@ -289,6 +290,15 @@ def _state_from(text: str, clean: str, what: str) -> tuple[JSONObject, str]:
     return value, line
 
 
+def _check_stderr(arm: list[JobResult], clean: JobResult, what: str) -> None:
+    """Beyond stdout: what an instrumented run wrote to stderr up to its checkpoint must be a
+    prefix of what the clean long run wrote (warnings, tracebacks it printed, with the clean
+    line numbers); compared when neither was cut to its tail."""
+    whole = [job.stderr for job in [*arm, clean] if len(job.stderr.encode()) < STDERR_TAIL]
+    if len(whole) == len(arm) + 1 and not all(clean.stderr.startswith(text) for text in whole[:-1]):
+        raise Reject("checkpoint", f"{what}: error output before the checkpoint is not a prefix of the clean run's")
+
+
 def _check_states(inside: JSONObject, post: JSONObject, fields: list[str], core: list[str]) -> None:
     if set(inside) != set(fields) or set(post) != set(fields):
         raise Reject("checkpoint", "the states do not hold exactly the projected fields")
@@ -450,6 +460,8 @@ def _finish(runs: dict[str, list[JobResult]], choice: Choice, core: list[str], i
     post_text = _same([_decode(j, "post run") for j in runs["post"]], "post-checkpoint output")
     inside, inside_line = _state_from(inside_text, long_out, "inside checkpoint")
     post, post_line = _state_from(post_text, long_out, "post checkpoint")
+    for label in ("inside", "post"):
+        _check_stderr(runs[label], runs["long"][0], f"{label} checkpoint")
     _check_states(inside, post, choice.fields, core)
     _check_order(trace["short"], trace["long"], settings.min_trace_ratio, unit)
     return CaseResult(short_output=short_out, long_output=long_out, inside_state=inside, post_state=post,
