@@ -114,3 +114,13 @@ def test_a_program_that_blocks_the_meters_file_is_rejected(tmp_path):
     manifest, rejected, _ = _build(tmp_path, case)
     assert manifest["tasks"] == 0
     assert [r["stage"] for r in rejected] == ["tampering"] and "missing" in rejected[0]["reason"], rejected
+
+
+def test_a_program_whose_counters_are_dumped_twice_is_rejected(tmp_path):
+    """A forked child that ends normally dumps its copy of the counters into the same data
+    file: every count is added again (a longer trace), and main's entry count shows it."""
+    case = _case(tmp_path / "cases", "forks", includes="#include <unistd.h>",
+                 inside="if (n > 100 && i == n - 1) fork();")
+    manifest, rejected, _ = _build(tmp_path, case)
+    assert manifest["tasks"] == 0
+    assert [r["stage"] for r in rejected] == ["tampering"] and "main" in rejected[0]["reason"], rejected

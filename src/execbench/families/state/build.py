@@ -528,12 +528,16 @@ def gcov_lines(job: JobResult, source_name: str = "main.cpp") -> int:
     The JSON is read bounded: gcov read a data file the program could have written."""
     try:
         data = records.load_json(job.stdout, max_bytes=len(job.stdout))
-        total = 0
+        total, mains = 0, []
         for entry in data.get("files", []):
             if entry.get("file") == source_name:
                 total += sum(int(line.get("count", 0)) for line in entry.get("lines", []))
+                mains += [f.get("execution_count") for f in entry.get("functions", []) if f.get("name") == "main"]
     except (records.RecordError, AttributeError, TypeError, ValueError) as exc:
         raise Reject("execution", f"unreadable gcov output: {str(exc)[:200]}") from None
+    if mains != [1]:  # each dump of the counters adds main's entry again (issue 33)
+        raise Reject("tampering", f"gcov counted main {mains or 'no'} times in one run: the counters were "
+                                  "dumped more than once, or the data file is not the run's own")
     return total
 
 
