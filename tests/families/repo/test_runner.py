@@ -4,6 +4,7 @@ that the previous run's files do not reach."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -58,13 +59,27 @@ def test_runs_of_one_repository_share_a_sandbox_but_not_their_files_or_hash_seed
     assert reports[2].result.exit_code == 1 and reports[2].reason.startswith("exit 1")
 
 
+def _framed(lines: list[str], key: str) -> bytes:
+    """Lines as the plugin's channel writes them (runner.unframe), ended by its trailer."""
+    mac, last, out = hashlib.blake2b(key=bytes.fromhex(key), digest_size=16), b"", []
+    for line in [*lines, json.dumps({"end": len(lines)})]:
+        h = mac.copy()
+        h.update(last + line.encode())
+        last = h.hexdigest().encode()
+        out.append(last + b" " + line.encode() + b"\n")
+    return b"".join(out)
+
+
 def test_a_results_file_is_read_as_hostile_input():
+    key = "5a" * 32
     good = json.dumps({"nodeid": "t.py::test", "phases": {"call": {"outcome": "passed"}}})
     lines = [good, "{not json", json.dumps({"nodeid": 3}), "[" * 100_000, json.dumps({"fatal": "plugin: x" * 500})]
-    report = runner.report(JobResult("tests", exit_code=1, files={runner.OUTPUT: "\n".join(lines).encode()}))
+    report = runner.report(JobResult("tests", exit_code=1, files={runner.OUTPUT: _framed(lines, key)}), key)
     assert [r["nodeid"] for r in report.records] == ["t.py::test"]  # bad lines and records left out
     assert report.fatal.startswith("plugin: x") and len(report.fatal) == 1000 and not report.ok
-    huge = runner.report(JobResult("tests", exit_code=0, files={runner.OUTPUT: b" " * (runner.RESULTS_MAX_BYTES + 1)}))
+    huge = runner.report(JobResult("tests", exit_code=0, files={runner.OUTPUT: b" " * (runner.RESULTS_MAX_BYTES + 1)}),
+                         key)
     assert huge.records == [] and huge.fatal.startswith(runner.OUTPUT) and not huge.ok
-    killed = runner.report(JobResult("tests", signal=9, limit="wall_time", files={runner.OUTPUT: good.encode()}))
+    killed = runner.report(JobResult("tests", signal=9, limit="wall_time", files={runner.OUTPUT: _framed([good], key)}),
+                           key)
     assert len(killed.records) == 1 and not killed.ok and killed.reason == "wall_time limit"

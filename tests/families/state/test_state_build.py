@@ -274,3 +274,100 @@ def test_networkx_simplex_program_selection_and_one_case(tmp_path):
     assert tasks["long-trace-final"].provenance["compare"] == "bytes"
     assert set(tasks["post-loop-state"].answer) == {"i", "p", "q", "j", "s", "t"}
     assert tasks["long-trace-final"].metrics["loop_iterations"] == first[0]["pivots"]
+
+
+SELF_AWARE = """\
+import os
+import sys
+
+n = int(input())
+total = 0
+where = ""
+for i in range(n):
+    total += sys._getframe().f_lineno
+    where = os.path.basename(__file__) + ":" + str(sys._getframe().f_code.co_firstlineno)
+print(total, where)
+"""
+
+
+def test_the_instrumented_run_sees_the_clean_programs_line_numbers_and_file_name(tmp_path):
+    """Issue 33, principle 4: the states come from instrumented copies, yet a program that reads
+    its own line number and file name gets, at the checkpoint, what the clean program has there."""
+    case = write_case(tmp_path / "cases", "self_aware", SELF_AWARE, "3\n", "100\n",
+                      {"loop_line": 7, "fields": ["total", "where"], "inside_iteration": 5, "core": ["total"]})
+    manifest = build_dataset(STATE, [str(case)], tmp_path / "ds", options={**STATE.default_options, "repeats": 1})
+    assert manifest["tasks"] == 4, list(read_rejected(tmp_path / "ds"))
+    tasks = {t.arm: t for t in read_tasks(tmp_path / "ds")}
+    assert tasks["long-trace-final"].answer == "800 main.py:1\n"  # line 8, 100 times
+    assert tasks["inside-loop-state"].answer == {"total": 32, "where": "main.py:1"}  # after 4 iterations
+    assert tasks["post-loop-state"].answer == {"total": 800, "where": "main.py:1"}
+    shown = tasks["inside-loop-state"].prompt_fields["program"]  # the text shown has lines inserted
+    assert "_checkpoint_count" in shown and not shown.splitlines()[7].endswith("f_lineno")
+
+
+CPP_SELF_AWARE = """\
+#include <cstring>
+#include <iostream>
+using namespace std;
+
+int main() {
+    long long n, total = 0, named = 0;
+    cin >> n;
+    for (long long i = 0; i < n; ++i) {
+        total += __LINE__;
+        named = strlen(__FILE__) * 1000 + __LINE__;
+    }
+    cout << total << " " << named << "\\n";
+    return 0;
+}
+"""
+
+
+def test_the_instrumented_cpp_program_sees_the_clean_programs_lines(tmp_path):
+    """Issue 33, principle 4, C++: the state arms compile their copies with #line directives,
+    so __LINE__ and __FILE__ are the clean program's at the checkpoint too, and gcov still
+    counts the inserted lines apart (the trace length of the copy is its own)."""
+    case = write_case(tmp_path / "cases", "self_aware", CPP_SELF_AWARE, "3\n", "400\n",
+                      {"loop_line": 8, "fields": ["total", "named"], "inside_iteration": 5, "core": ["total"]},
+                      language="cpp")
+    manifest = build_dataset(STATE, [str(case)], tmp_path / "ds", options={**STATE.default_options, "repeats": 1})
+    assert manifest["tasks"] == 4, list(read_rejected(tmp_path / "ds"))
+    tasks = {t.arm: t for t in read_tasks(tmp_path / "ds")}
+    assert tasks["long-trace-final"].answer == "3600 8010\n"  # line 9, 400 times; main.cpp, line 10
+    assert tasks["inside-loop-state"].answer == {"total": 36, "named": 8010}  # after 4 iterations
+    assert tasks["post-loop-state"].answer == {"total": 3600, "named": 8010}
+    shown = tasks["inside-loop-state"].prompt_fields["program"]
+    assert "#line" not in shown and "++execbench_checkpoint_count;" in shown  # the text shown is unchanged
+    inside, long = tasks["inside-loop-state"].metrics, tasks["long-trace-final"].metrics
+    assert 0 < inside["trace_length"] < long["trace_length"]
+
+
+WARNS = """\
+import sys
+
+n = int(input())
+total = 0
+for i in range(n):
+    total += i
+    if i == 2:
+        print(f"warning at line {sys._getframe().f_lineno}", file=sys.stderr)
+print(total)
+"""
+
+
+def test_the_instrumented_runs_error_output_must_be_the_clean_runs(tmp_path):
+    """Issue 33, principle 4: beyond stdout, the error output up to the checkpoint is compared
+    with the clean run's: with the clean line numbers it is the same, and the case is admitted;
+    a copy whose stderr differed (here: a forged clean run's) is rejected at the checkpoint."""
+    case = write_case(tmp_path / "cases", "warns", WARNS, "3\n", "100\n",
+                      {"loop_line": 5, "fields": ["total"], "inside_iteration": 10})
+    manifest = build_dataset(STATE, [str(case)], tmp_path / "ds", options={**STATE.default_options, "repeats": 1})
+    assert manifest["tasks"] == 4, list(read_rejected(tmp_path / "ds"))
+    from execbench.contract import Reject
+    from execbench.families.state import build as state_build
+    from execbench.sandbox.jobs import JobResult
+
+    clean = JobResult("long", exit_code=0, stderr="warning at line 8\n")
+    state_build._check_stderr([JobResult("inside", exit_code=0, stderr="warning at line 8\n")], clean, "inside")
+    with pytest.raises(Reject, match="error output before the checkpoint"):
+        state_build._check_stderr([JobResult("inside", exit_code=0, stderr="warning at line 12\n")], clean, "inside")

@@ -15,12 +15,21 @@ What it does, driven by the JSON spec named in ``$EXECBENCH_REPO_SPEC``:
   with ``str`` after the test, tracing off) and verify outcomes;
 * writes one JSON line per test to ``spec["output"]``, flushed as it goes (a :class:`TestRecord`).
 
+The recorder is bound before any conftest or plugin of the suite runs (``-p`` plugins load
+first; see "The recorder is out of reach" at the end): its functions read a private copy of
+their globals, the lines are written through a descriptor opened at import and each carries a
+keyed MAC chained over the lines before it (the key came in the spec, which is deleted), an audit
+hook and a seal check flag a suite that reaches into the recorder, and the first flag becomes a
+``{"fatal": "tampering: ..."}`` line after which nothing more is written.
+
 The record types below are the parent's too (``runner.py`` reads the lines back as
 :class:`TestRecord`\\ s after checking their envelope); it imports them for type checking only.
 """
 
 from __future__ import annotations
 
+import copy
+import hashlib
 import importlib.abc
 import importlib.machinery
 import inspect
@@ -30,6 +39,7 @@ import os
 import signal
 import sys
 import time
+import types
 import warnings
 from dataclasses import dataclass, field
 from typing import Any, NotRequired, Required, TypedDict, cast
@@ -70,6 +80,7 @@ class RunSpec(TypedDict, total=False):
     output: str  # the results file
     packages: list[str]  # must be imported from import_roots
     import_roots: list[str]
+    channel_key: str  # the results' MAC key (hex): popped from the spec at import
 
 
 class RenderedValue(TypedDict):
@@ -177,7 +188,11 @@ class _Running:
 _spec: RunSpec = {}
 _served: dict[str, str] = {}  # realpath → module text
 _current: _Running | None = None
-_out = None
+_helped: list[Any] = []  # the served modules the helpers were put into
+# Module globals the hooks rebind (``global``) while tests run; every other global must keep
+# its object (the seal, see _bind, flags a change as tampering): add a new rebound one here.
+_MUTABLE = frozenset({"_current"})
+_getframe = sys._getframe
 
 
 class TestTimeout(Exception):
@@ -282,6 +297,7 @@ def _finish_values(values: list[tuple[RenderedValue, object]]) -> None:
 
 def probe(key: str, side: int, value: Any) -> Any:
     if _current is not None:
+        _check_caller("probe")
         runs = _current.probes.setdefault(key, [])
         if side == 0 or not runs or len(runs[-1]) > 1:
             if len(runs) < MAX_EXECUTIONS:
@@ -349,6 +365,7 @@ def _aliases(obj: Any, namespace: dict[str, Any]) -> list[str]:
 def verify(key: str, value: Any, *checks: Any, names: tuple[str, ...] = ()) -> bool:
     if _current is None:
         return True
+    _check_caller("verify")
     if names and checks and key not in _current.aliases:
         namespace = getattr(checks[0], "__globals__", {})
         groups = []
@@ -394,6 +411,7 @@ class _Loader(importlib.machinery.SourceFileLoader):
         module.__dict__[PROBE] = probe
         module.__dict__[VERIFY] = verify
         module.__dict__[SENTINEL] = sentinel
+        _helped.append(module)
         super().exec_module(module)
 
 
@@ -409,23 +427,15 @@ class _Finder(importlib.abc.MetaPathFinder):
 # --- pytest hooks ----------------------------------------------------------------------------
 
 def pytest_configure(config: Any) -> None:
-    global _out
-    with open(os.environ["EXECBENCH_REPO_SPEC"], encoding="utf-8") as fh:
-        _spec.update(json.load(fh))
-    _served.update({os.path.realpath(k): v for k, v in _spec["sources"].items()})
     sys.meta_path.insert(0, _Finder())
-    _out = open(_spec["output"], "w", encoding="utf-8")
 
 
 def pytest_unconfigure(config: Any) -> None:
-    if _out is not None:
-        _out.close()
+    _channel.close()
 
 
 def _write(record: TestRecord | dict[str, str]) -> None:
-    if _out is not None:
-        _out.write(json.dumps(record, default=str) + "\n")
-        _out.flush()
+    _channel.write(record)
 
 
 def pytest_collection_modifyitems(session: Any, config: Any, items: list) -> None:
@@ -492,6 +502,7 @@ def pytest_runtest_call(item: Any):
     finally:
         tracer.stop()
         _current.trace = _summarize_trace(cast(_TracerResult, tracer.result()), _entry_code(item))
+        _channel.check()  # before the test's fixtures are torn down (and could undo what they did)
 
 
 def pytest_runtest_setup(item: Any) -> None:
@@ -545,3 +556,215 @@ def pytest_runtest_logreport(report: Any) -> None:
     if previous is not None and previous["outcome"] == "failed":
         return  # a failed subtest (pytest >= 9 reports it before the test's own report) stays failed
     _current.phases[report.when] = phase
+
+
+
+# --- The recorder is out of reach: bound at import, before any conftest or plugin of the suite ---
+#
+# pytest imports ``-p`` plugins before it loads a conftest or an installed plugin, so what is
+# bound here is bound before the suite runs a line (a ``.pth`` of the venv runs earlier: the
+# repository's install is checked for those, docs/sandbox.md). What a suite could do in the same
+# process, and what answers it:
+# * replace a function or value of this module (``monkeypatch.setattr(plugin, "render", ...)``):
+#   every function here reads a private copy of the module's globals, so the replacement changes
+#   nothing it does; the seal (the module's dict, the private copy, the classes' dicts, the
+#   shipped tracer's) is compared at every record, every recorded value and after each traced
+#   call, and a difference is tampering;
+# * replace a function's code or defaults: the audit hook sees ``object.__setattr__`` on it;
+# * call the helpers itself, or wrap them: a helper called from a file that is not served is
+#   tampering; a served module whose helpers were replaced is tampering;
+# * write the results: the descriptor was opened here and each line carries a MAC chained over
+#   the lines before it, keyed by the spec's key (the spec file is deleted once read, the key kept
+#   only in a closure); opening, renaming, deleting or truncating the results or spec file is
+#   tampering (audit hook); the last line is a MAC'd trailer with the number of records, so a
+#   run that ends normally without it was cut.
+# What stays in reach: code that digs the key or the MAC state out of a closure (``__closure__``,
+# ``gc``), that rebinds ``__globals__`` entries of these functions and restores them before the
+# next check, or that patches the interpreter with ctypes. See docs/sandbox.md.
+
+class _Channel:
+    """The results channel and the seal: built once at import (:func:`_bind`)."""
+
+    def __init__(self, write: Any, close: Any, check: Any) -> None:
+        self.write, self.close, self.check = write, close, check
+
+
+def _rebind(function: types.FunctionType, namespace: dict[str, Any]) -> types.FunctionType:
+    new = types.FunctionType(function.__code__, namespace, function.__name__, function.__defaults__,
+                             function.__closure__)
+    new.__kwdefaults__ = function.__kwdefaults__
+    new.__qualname__ = function.__qualname__
+    new.__module__ = function.__module__
+    new.__doc__ = function.__doc__
+    new.__dict__.update(function.__dict__)  # e.g. pytest's hookimpl marker
+    return new
+
+
+def _privatize(module: types.ModuleType) -> dict[str, Any]:
+    """Make ``module``'s functions (and its classes' methods) read a private copy of its
+    globals; returns that copy. The module's attributes are the rebound functions too."""
+    public = vars(module)
+    private = dict(public)
+    for name, obj in list(public.items()):
+        if isinstance(obj, types.FunctionType) and obj.__globals__ is public:
+            private[name] = _rebind(obj, private)
+        elif isinstance(obj, type) and obj.__module__ == module.__name__:
+            for attr, value in list(vars(obj).items()):
+                if isinstance(value, types.FunctionType) and value.__globals__ is public:
+                    setattr(obj, attr, _rebind(value, private))
+                elif isinstance(value, (staticmethod, classmethod)) and isinstance(value.__func__, types.FunctionType) \
+                        and value.__func__.__globals__ is public:
+                    setattr(obj, attr, type(value)(_rebind(value.__func__, private)))
+    public.update({n: private[n] for n, obj in public.items() if isinstance(obj, types.FunctionType)})
+    return private
+
+
+def _snapshot(namespaces: list[dict[str, Any]], classes: list[type], mutable: set[str]) -> Any:
+    from collections.abc import Mapping
+
+    """A check that every entry of ``namespaces`` (but ``mutable`` names) and of the classes'
+    dicts is the object it is now, and that no function's code, defaults or globals changed."""
+    frozen: list[tuple[Mapping[str, Any], dict[str, Any]]] = [
+        (ns, {k: v for k, v in ns.items() if k not in mutable}) for ns in namespaces]
+    frozen += [(cls.__dict__, dict(cls.__dict__)) for cls in classes]
+    functions = [f for _, names in frozen for f in names.values() if type(f) is types.FunctionType]
+    functions += [v.__func__ for _, names in frozen for v in names.values() if type(v) in (staticmethod, classmethod)]
+    parts = [(f, f.__code__, f.__defaults__, f.__kwdefaults__, f.__globals__) for f in functions]
+
+    def changed() -> str | None:
+        for ns, names in frozen:
+            if len(ns) != len(names) + sum(1 for k in mutable if k in ns):
+                return "the recorder's namespace gained or lost a name"
+            for k, v in names.items():
+                if ns.get(k, changed) is not v:
+                    return f"the recorder's {k} was replaced"
+        for f, code, defaults, kwdefaults, globals_ in parts:
+            if (f.__code__ is not code or f.__defaults__ is not defaults or f.__kwdefaults__ is not kwdefaults
+                    or f.__globals__ is not globals_):
+                return f"the recorder's function {f.__qualname__} was changed"
+        return None
+    return changed, {id(f) for f in functions}
+
+
+def _watched(path: Any, names: set[str], paths: set[str], fd: int) -> bool:
+    """Does ``path`` (an audit event's argument) name the results or spec file?"""
+    if isinstance(path, int):
+        return path == fd
+    if isinstance(path, bytes):
+        path = os.fsdecode(path)
+    if not isinstance(path, str):
+        return False
+    if os.path.basename(path) not in names and not path.startswith(("/proc/", "/dev/fd")):
+        return False
+    try:
+        return os.path.realpath(path) in paths
+    except (OSError, ValueError):
+        return True
+
+
+_PATH_EVENTS = {"open": 1, "os.remove": 1, "os.rename": 2, "os.truncate": 1, "os.chmod": 1, "os.chown": 1,
+                "os.link": 2, "os.symlink": 2, "os.utime": 1, "os.rmdir": 1,
+                "shutil.copyfile": 2, "shutil.rmtree": 1}
+
+
+def _bind() -> _Channel:
+    """Read and delete the spec, open the results file, seal the recorder, install the audit hook."""
+    spec_path = os.path.realpath(os.environ["EXECBENCH_REPO_SPEC"])
+    with open(spec_path, encoding="utf-8") as fh:
+        spec = json.load(fh)
+    os.unlink(spec_path)
+    key = bytes.fromhex(spec.pop("channel_key"))
+    _spec.update(spec)
+    _served.update({os.path.realpath(k): v for k, v in _spec["sources"].items()})
+    out_path = os.path.realpath(_spec["output"])
+    fd = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+    watched_paths = {out_path, spec_path, os.path.realpath(f"/proc/self/fd/{fd}")}
+    watched_names = {os.path.basename(out_path), os.path.basename(spec_path), str(fd)}
+    frozen_spec, frozen_served = copy.deepcopy(dict(_spec)), dict(_served)
+    module = sys.modules[__name__]
+    private = _privatize(module)
+    tracing = [sys.modules[name] for name in ("execbench.tracing.tracer", "execbench.tracing.summary")]
+    namespaces = [vars(module), private] + [vars(m) for m in tracing] + [_privatize(m) for m in tracing]
+    classes = [c for m in [module, *tracing] for c in vars(m).values()
+               if isinstance(c, type) and c.__module__ == m.__name__]
+    mac = hashlib.blake2b(key=key, digest_size=16)
+    del key
+    helpers = (private["probe"], private["verify"], private["sentinel"])
+    getframe, realpath, write_fd, dumps = sys._getframe, os.path.realpath, os.write, json.dumps
+    state: dict[str, Any] = {"last": b"", "records": 0, "flags": [], "closed": False, "callers": {}}
+
+    def flag(reason: str) -> None:
+        if not state["flags"]:
+            state["flags"].append(reason)
+
+    def hook(event: str, args: tuple[Any, ...]) -> None:
+        if event in ("object.__setattr__", "object.__delattr__"):
+            if id(args[0]) in sealed:
+                flag(f"the recorder's function was changed ({args[1]})")
+            return
+        n = _PATH_EVENTS.get(event)
+        if n and any(_watched(a, watched_names, watched_paths, fd) for a in args[:n]):
+            flag(f"the suite touched the recorder's files ({event} {str(args[0])[:200]})")
+
+    def emit(record: Any) -> None:
+        text = dumps(record, default=str).encode("utf-8")
+        h = mac.copy()
+        h.update(state["last"] + text)
+        state["last"] = h.hexdigest().encode("ascii")
+        data = state["last"] + b" " + text + b"\n"
+        while data:
+            data = data[write_fd(fd, data):]
+
+    def check() -> None:
+        if not state["flags"]:
+            reason = changed()
+            if reason is None and (_spec != frozen_spec or _served != frozen_served):
+                reason = "the recorder's spec was changed"
+            if reason is None and any(vars(m).get(PROBE) is not helpers[0] or vars(m).get(VERIFY) is not helpers[1]
+                                      for m in _helped):
+                reason = "a test module's recorder helpers were replaced"
+            if reason is not None:
+                flag(reason)
+
+    def check_caller(name: str) -> None:
+        filename = getframe(2).f_code.co_filename
+        served = state["callers"].get(filename)
+        if served is None:
+            served = state["callers"][filename] = realpath(filename) in frozen_served
+        if not served:
+            flag(f"the recorder's {name} was called from {filename[:200]}")
+        check()
+
+    def write(record: Any) -> None:
+        if state["closed"]:
+            return
+        check()
+        if state["flags"]:  # the reason, the trailer, and nothing more
+            emit({"fatal": "tampering: " + state["flags"][0]})
+            emit({"end": state["records"] + 1})
+            state["closed"] = True
+            return
+        emit(record)
+        state["records"] += 1
+
+    def close() -> None:
+        check()
+        if not state["closed"] and not state["flags"]:
+            emit({"end": state["records"]})
+            state["closed"] = True
+        write({})  # a flag: its reason and the trailer
+
+    channel = _Channel(write, close, check)
+    private["_check_caller"] = check_caller
+    private["_channel"] = vars(module)["_channel"] = channel
+    changed, sealed = _snapshot(namespaces, classes, set(_MUTABLE))
+    sealed |= {id(f) for f in (hook, emit, check, check_caller, write, close, flag)}
+    sys.addaudithook(hook)
+    return channel
+
+
+def _check_caller(name: str) -> None:  # replaced in the private globals by _bind
+    raise RuntimeError("the recorder is not bound")
+
+
+_channel = _bind()

@@ -14,8 +14,11 @@ sandbox of their own; :func:`run_many` runs several runs of one repository in on
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import os
+import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence, cast
@@ -82,6 +85,35 @@ class PytestReport:
         """The last lines of pytest's report (stdout), else of its stderr."""
         tail = "\n".join(self.result.stdout.decode("utf-8", "replace").strip().splitlines()[-15:])
         return tail or self.result.stderr[-1500:]
+
+
+def unframe(raw: bytes, key: str) -> tuple[bytes, str | None, bool]:
+    """The JSON lines of a results file written by the plugin's channel (each line
+    ``<MAC> <json>``, the MAC a keyed BLAKE2b chained over the lines before it): (the lines,
+    tampering, whether the plugin's trailer ended it). A line the plugin did not write, a
+    record count that does not match, or anything after the trailer is tampering; the last
+    line cut by a kill is left out."""
+    mac = hashlib.blake2b(key=bytes.fromhex(key), digest_size=16)
+    last, out, count = b"", list[bytes](), 0
+    lines = raw.split(b"\n")
+    for number, line in enumerate(lines[:-1], 1):  # lines[-1]: what follows the last newline
+        tag, _, text = line.partition(b" ")
+        h = mac.copy()
+        h.update(last + text)
+        if not hmac.compare_digest(tag, h.hexdigest().encode("ascii")):
+            return b"", f"tampering: line {number} of {OUTPUT} was not written by the recorder", False
+        last = tag
+        try:
+            end = json.loads(text).get("end") if text.startswith(b'{"end": ') else None
+        except (ValueError, AttributeError):
+            end = None
+        if isinstance(end, int):
+            if end != count or number != len(lines) - 1 or lines[-1]:
+                return b"", f"tampering: {OUTPUT} does not end at the recorder's trailer", False
+            return b"\n".join(out), None, True
+        out.append(text)
+        count += 1
+    return b"\n".join(out), None, False
 
 
 def _shipped() -> dict[str, str]:
@@ -176,6 +208,7 @@ def pytest_job(
         "output": OUTPUT,
         "packages": list(repo.packages),
         "import_roots": [str(repo.import_root)],
+        "channel_key": secrets.token_hex(32),  # the results' MAC key: the plugin deletes the spec once read
     }
     argv = [str(repo.python), "-m", "pytest", str(pytest_target), "-p", "_execbench_repo_plugin",
             "-p", "no:cacheprovider", "-p", "no:randomly", "-p", "no:xdist", "-o", "addopts=",
@@ -198,7 +231,7 @@ def run_many(repo: Repo, jobs: Sequence[Job]) -> list[PytestReport]:
     """Test jobs of ``repo`` (:func:`pytest_job`) in one sandbox, one report each."""
     results = run_jobs(jobs, read_only_paths=[str(repo.root), str(repo.import_root)], max_tasks=128,
                        file_size_bytes=1024**3, open_files=1024)
-    return [report(result) for result in results]
+    return [report(result, json.loads(job.files["spec.json"])["channel_key"]) for job, result in zip(jobs, results)]
 
 
 def run_tests(repo: Repo, pytest_target: Path, sources: dict[str, str], *, trace: bool,
@@ -208,19 +241,31 @@ def run_tests(repo: Repo, pytest_target: Path, sources: dict[str, str], *, trace
                                     keep=keep, hash_seed=hash_seed)])[0]
 
 
-def report(result: JobResult) -> PytestReport:
-    """The records of a test job's results file (each checked; a bad line is left out)."""
+def report(result: JobResult, key: str) -> PytestReport:
+    """The records of a test job's results file, written through the channel keyed by ``key``
+    (each checked; a bad line is left out). A file the recorder did not write alone, or a run
+    that ended normally without the recorder's trailer, is a fatal run with no records."""
     raw = result.files.get(OUTPUT, b"")
     records: list[TestRecord] = []
     fatal = None
     try:
-        lines, _ = _records.load_jsonl(raw, max_bytes=RESULTS_MAX_BYTES,
+        if len(raw) > RESULTS_MAX_BYTES:
+            raise _records.RecordError(f"records too large: {len(raw)} bytes (limit {RESULTS_MAX_BYTES})")
+        text, tampered, ended = unframe(raw, key)
+        if tampered is not None:
+            return PytestReport(result, [], tampered)
+        normal = result.limit is None and result.failure is None and result.exit_code in (0, 1, 5)
+        if text and not ended and normal:  # pytest unconfigures a session that wrote a record
+            return PytestReport(result, [], f"{OUTPUT} ends before the recorder's trailer (the run was cut short)")
+        lines, _ = _records.load_jsonl(text, max_bytes=RESULTS_MAX_BYTES,
                                        max_line_bytes=RECORD_MAX_BYTES, max_records=MAX_RECORDS)
     except _records.RecordError as exc:
         lines, fatal = [], f"{OUTPUT}: {exc}"
     for record in lines:  # a bad line (e.g. cut by a kill) or record is left out
         if isinstance(record, dict) and "fatal" in record:
             fatal = str(record["fatal"])[:1000]
+            if fatal.startswith("tampering: "):
+                return PytestReport(result, [], fatal)
             continue
         try:
             records.append(_checked(record))

@@ -2,7 +2,8 @@
 
 :func:`run_program` (``execbench.families.state._runner:run_program``, see
 :mod:`execbench.sandbox.jobs`) runs ``args["program"]`` (a file in the job's directory) as
-``__main__`` (fresh module, ``sys.argv = [program]``) with the job's stdin, optionally
+``__main__`` (fresh module, ``sys.argv = [program]``; or, with ``args["instrumented"]``, an
+instrumented copy under the clean program's file name and line numbers) with the job's stdin, optionally
 measured (``args["measure"]``: ``{"state": bool, "max_line_events": N, "state_budget":
 N}``: the tracer's opcode and line-event counts of the program's own frames, and the state
 meter of :mod:`execbench.tracing.state`), and returns ``{"metrics": ..., "dump": ...,
@@ -14,6 +15,7 @@ same process.
 
 from __future__ import annotations
 
+import ast
 import builtins
 import os
 import sys
@@ -62,6 +64,24 @@ def _measured(tracer: Tracer, meter: StateMeter | None) -> RunMetrics:
     return out
 
 
+def _compiled(program: str, args: PythonJobArgs) -> types.CodeType:
+    """The program file, or (``args["instrumented"]``: an instrumented text and the line each of
+    its lines runs under, ``instrument_py.executed_lines``) the instrumented text compiled with
+    the clean program's line numbers and file name: the file on disk is the clean program."""
+    instrumented = args.get("instrumented")
+    if instrumented is None:
+        with open(program, encoding="utf-8") as fh:
+            return compile(fh.read(), program, "exec", dont_inherit=True)  # its own __future__ flags only
+    lines = instrumented["lines"]
+    tree = ast.parse(instrumented["text"])
+    for node in ast.walk(tree):
+        for attr in ("lineno", "end_lineno"):
+            value = getattr(node, attr, None)
+            if isinstance(value, int) and 1 <= value <= len(lines):
+                setattr(node, attr, lines[value - 1])
+    return compile(tree, program, "exec", dont_inherit=True)
+
+
 def run_program(args: PythonJobArgs) -> RunRecord:
     """The handler (see the module docs)."""
     encode, _ = wire.private()   # the dump's serialiser, bound before the program runs
@@ -77,8 +97,7 @@ def run_program(args: PythonJobArgs) -> RunRecord:
     tracer = meter = None
     code = 0
     try:
-        with open(program, encoding="utf-8") as fh:
-            compiled = compile(fh.read(), program, "exec", dont_inherit=True)  # its own __future__ flags only
+        compiled = _compiled(program, args)
         if measure is not None:
             tracer, meter = _measuring_tracer(program, measure)
             tracer.start()

@@ -32,7 +32,9 @@ instrumentable loop / bad fields), ``compile``, ``execution`` (crash, non-UTF-8 
 ``caps`` (time, memory, output, tracing caps), ``determinism`` (outputs differ across
 repeats), ``trace-order`` (not short << long in every measurement), ``checkpoint``
 (unreachable, unparsable state, fields/types differ, no core field changes, output before
-the checkpoint is not a prefix of the clean output).
+the checkpoint is not a prefix of the clean output), ``tampering`` (a C++ program that
+references libgcov or kills a run by calling its API, or whose state meter measurement is
+missing or not the meter's: docs/sandbox.md).
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import secrets
 from dataclasses import replace
 from functools import lru_cache
 from typing import Any, Generator, Iterator, Sequence, TypedDict, cast
@@ -53,10 +56,12 @@ from execbench.families.state.jobs import exec_job, python_job, toolchain
 from execbench.contract.jsontypes import JSONObject
 from execbench.families.state.cpp_scan import CppLoop
 from execbench.families.state.records import (ArmMetrics, CaseProvenance, CaseResult, CaseRun, Checkpoint, Choice,
+                                              Instrumented,
                                               CommonProvenance, Measure, Results, Settings, SourceErrorPayload, StateMetrics,
                                               StateOptions, StatePayload, StateProvenance, StateTask,
                                               Step)
 from execbench.sandbox import records
+from execbench.sandbox.classify import STDERR_TAIL
 from execbench.sandbox.jobs import Job, JobResult
 from execbench.sources import cases
 from execbench.usererror import unknown as unknown_key
@@ -301,6 +306,15 @@ def _state_from(text: str, clean: str, what: str) -> tuple[JSONObject, str]:
     return value, line
 
 
+def _check_stderr(arm: list[JobResult], clean: JobResult, what: str) -> None:
+    """Beyond stdout: what an instrumented run wrote to stderr up to its checkpoint must be a
+    prefix of what the clean long run wrote (warnings, tracebacks it printed, with the clean
+    line numbers); compared when neither was cut to its tail."""
+    whole = [job.stderr for job in [*arm, clean] if len(job.stderr.encode()) < STDERR_TAIL]
+    if len(whole) == len(arm) + 1 and not all(clean.stderr.startswith(text) for text in whole[:-1]):
+        raise Reject("checkpoint", f"{what}: error output before the checkpoint is not a prefix of the clean run's")
+
+
 def _check_states(inside: JSONObject, post: JSONObject, fields: list[str], core: list[str]) -> None:
     if set(inside) != set(fields) or set(post) != set(fields):
         raise Reject("checkpoint", "the states do not hold exactly the projected fields")
@@ -328,17 +342,22 @@ def _python_jobs(seed: int, payload: StatePayload, inside_src: str, post_src: st
     program, short, long = payload["program"], payload["short"], payload["long"]
     native, traced = settings.native_limits(), settings.traced_limits()
     measure = _measure(settings, seed == 0)
+    # the instrumented programs run as main.py, the clean program on disk, under its line numbers
+    inside: Instrumented = {"text": inside_src, "lines": instrument_py.executed_lines(program, inside_src)}
+    post: Instrumented = {"text": post_src, "lines": instrument_py.executed_lines(program, post_src)}
     jobs = [
         python_job("short", "main.py", program, short, **native),
         python_job("long", "main.py", program, long, **native),
-        python_job("inside", "inside.py", inside_src, long, needs=["long"], **native),
-        python_job("post", "post.py", post_src, long, needs=["long"], **native),
+        python_job("inside", "main.py", program, long, needs=["long"], instrumented=inside, **native),
+        python_job("post", "main.py", program, long, needs=["long"], instrumented=post, **native),
         python_job("t_short", "main.py", program, short, needs=["short"], measure=measure, **traced),
         python_job("t_long", "main.py", program, long, needs=["long"], measure=measure, **traced),
     ]
     if seed == 0:
-        jobs += [python_job("t_inside", "inside.py", inside_src, long, needs=["inside"], measure=measure, **traced),
-                 python_job("t_post", "post.py", post_src, long, needs=["post"], measure=measure, **traced)]
+        jobs += [python_job("t_inside", "main.py", program, long, needs=["inside"], measure=measure,
+                            instrumented=inside, **traced),
+                 python_job("t_post", "main.py", program, long, needs=["post"], measure=measure,
+                            instrumented=post, **traced)]
     return jobs
 
 
@@ -461,6 +480,8 @@ def _finish(runs: dict[str, list[JobResult]], choice: Choice, core: list[str], i
     post_text = _same([_decode(j, "post run") for j in runs["post"]], "post-checkpoint output")
     inside, inside_line = _state_from(inside_text, long_out, "inside checkpoint")
     post, post_line = _state_from(post_text, long_out, "post checkpoint")
+    for label in ("inside", "post"):
+        _check_stderr(runs[label], runs["long"][0], f"{label} checkpoint")
     _check_states(inside, post, choice.fields, core)
     _check_order(trace["short"], trace["long"], settings.min_trace_ratio, unit)
     return CaseResult(short_output=short_out, long_output=long_out, inside_state=inside, post_state=post,
@@ -484,10 +505,24 @@ def _coverage_flags(toolchain: str) -> list[str]:
     return ["--coverage", *([COVERAGE_FILTER] if version and int(version.group(1)) >= 9 else [])]
 
 
+# gcov's counters are the trace length: a program must not drive libgcov (issue 33). Its API is
+# linked to abort() (a call at run time kills the run: the case is rejected), and the linker
+# reports (-y) every object that references it or libgcov's internals; the instrumented object
+# itself references only __gcov_init, __gcov_exit and __gcov_merge_*, so any report is the
+# program's (:func:`_compiled` rejects it as tampering).
+GCOV_API = ("__gcov_reset", "__gcov_dump")
+GCOV_INTERNALS = ("__gcov_reset_int", "__gcov_dump_int", "__gcov_flush", "__gcov_root", "__gcov_master",
+                  "__gcov_lock", "__gcov_unlock", "__gcov_dump_one", "__gcov_info_to_gcda",
+                  "__gcov_filename_to_gcfn", "__gcov_fork", "__gcov_execl", "__gcov_execv", "__gcov_execve",
+                  "__gcov_kvp_dynamic_pool", "__gcov_kvp_dynamic_pool_index", "__gcov_kvp_dynamic_pool_size")
+GCOV_GUARD = [*(f"-Wl,--defsym={name}=abort" for name in GCOV_API),
+              "-Wl," + ",".join(f"-y,{name}" for name in GCOV_API + GCOV_INTERNALS)]
+
+
 def _compile_job(name: str, directory: str, source: str, settings: Settings, coverage: bool = True,
                  needs: Sequence[str] = (), toolchain: str = "") -> Job:
     t = settings.compile_time_limit
-    argv = ["g++", f"-std={settings.cpp_std}", "-O0", *(_coverage_flags(toolchain) if coverage else []),
+    argv = ["g++", f"-std={settings.cpp_std}", "-O0", *(_coverage_flags(toolchain) + GCOV_GUARD if coverage else []),
             "-o", "prog", "main.cpp"]
     return exec_job(name, argv, cwd=directory, files={f"{directory}/main.cpp": source}, cpu=t, wall=t,
                     memory_mb=4096, max_output=1 << 16, needs=needs, keep=["prog", "prog-main.gcno"])
@@ -513,12 +548,16 @@ def gcov_lines(job: JobResult, source_name: str = "main.cpp") -> int:
     The JSON is read bounded: gcov read a data file the program could have written."""
     try:
         data = records.load_json(job.stdout, max_bytes=len(job.stdout))
-        total = 0
+        total, mains = 0, []
         for entry in data.get("files", []):
             if entry.get("file") == source_name:
                 total += sum(int(line.get("count", 0)) for line in entry.get("lines", []))
+                mains += [f.get("execution_count") for f in entry.get("functions", []) if f.get("name") == "main"]
     except (records.RecordError, AttributeError, TypeError, ValueError) as exc:
         raise Reject("execution", f"unreadable gcov output: {str(exc)[:200]}") from None
+    if mains != [1]:  # each dump of the counters adds main's entry again (issue 33)
+        raise Reject("tampering", f"gcov counted main {mains or 'no'} times in one run: the counters were "
+                                  "dumped more than once, or the data file is not the run's own")
     return total
 
 
@@ -528,6 +567,11 @@ def _compiled(results: dict[str, JobResult], name: str, what: str) -> None:
         detail = (job.stderr if job else "").strip()
         errors = [ln for ln in detail.splitlines() if "error" in ln] or detail.splitlines()[-1:] or [""]
         raise Reject("compile", f"{what} does not compile: {errors[0][:300]}")
+    used = sorted({m.group(2) for m in re.finditer(r"^(?:\S*ld: )?(.+?): reference to (__gcov\w+)$", job.stderr, re.M)
+                   if "libgcov" not in m.group(1)})
+    if used:
+        raise Reject("tampering", f"{what} references libgcov ({', '.join(used)[:200]}): its counters are "
+                                  "the trace length")
 
 
 def _cpp(payload: StatePayload, settings: Settings) -> CaseRun:
@@ -646,6 +690,7 @@ class _Meter:
         self.payload, self.settings = payload, settings
         self.binary: bytes | None = None
         self.error: str | None = None
+        self.keys: dict[str, str] = {}  # per meter job: the key its measurement must carry
         self.limits = settings.traced_limits()
         try:
             self.counted = counted if counted is not None else cpp_programs.loops(payload["program"])
@@ -666,7 +711,8 @@ class _Meter:
                 self._run("short", "clean", self.payload["short"]), self._run("long", "clean", self.payload["long"])]
 
     def _run(self, label: str, arm: str, stdin: str, selection: dict[str, str] | None = None) -> Job:
-        env = {cpp_programs.ARM_VARIABLE: arm, **(selection or {})}
+        self.keys[f"meter_{label}"] = secrets.token_hex(16)  # the measurement must carry it (_file)
+        env = {cpp_programs.ARM_VARIABLE: arm, "EXECBENCH_METER_KEY": self.keys[f"meter_{label}"], **(selection or {})}
         job = exec_job(f"meter_{label}", ["../../meter/prog"], cwd=f"meter_runs/{label}", stdin=stdin, env=env,
                        needs=[] if self.binary else ["cc_meter"], collect=[cpp_programs.METER_FILE], **self.limits)
         job = replace(job, max_collect=1 << 20)
@@ -702,8 +748,25 @@ class _Meter:
         if compiled is not None and compiled.ok:
             self.binary = compiled.files.get("prog") or None
 
-    def _file(self, job: JobResult | None) -> Any:  # what the meter's process wrote: checked by the callers
-        return records.load_json(job.files.get(cpp_programs.METER_FILE, b""), max_bytes=1 << 20) if job else None
+    def _file(self, job: JobResult | None) -> Any:
+        """What the meter wrote in ``job`` (its values checked by the callers). A finished run
+        whose measurement is missing, is not one JSON object or does not carry the run's key
+        was written (or blocked) by the program: the case is rejected as tampering."""
+        if job is None:
+            return None
+        raw = job.files.get(cpp_programs.METER_FILE)
+        name = job.id.rsplit(":", 1)[-1]   # the step's results are "<seed>:<job id>"
+        if job.ok and self.keys.get(name) is not None:
+            try:
+                value = records.load_json(raw or b"", max_bytes=1 << 20)
+            except records.RecordError:
+                value = None
+            if not isinstance(value, dict) or value.get("key") != self.keys[name]:
+                found = "missing" if raw is None else "not the meter's"
+                raise Reject("tampering", f"state meter, {name.removeprefix('meter_')} run: its measurement "
+                                          f"is {found} (the program wrote or blocked {cpp_programs.METER_FILE})")
+            return value
+        return records.load_json(raw or b"", max_bytes=1 << 20)
 
     def profile(self, results: dict[str, JobResult], repeats: int) -> tuple[list[int], list[int]] | None:
         """(iterations, count at the last exit) of each counted loop from the clean long run,
@@ -717,7 +780,11 @@ class _Meter:
             data = self._file(job)
             counts, last_exit = data["counts"], data["last_exit"]
             return choose._ints(counts, len(self.counted)), choose._ints(last_exit, len(self.counted))
-        except (records.RecordError, KeyError, TypeError, Reject):
+        except (records.RecordError, KeyError, TypeError):
+            return None
+        except Reject as exc:
+            if exc.stage == "tampering":
+                raise
             return None
 
     def metrics(self, results: dict[str, JobResult], runs: dict[str, list[JobResult]]
@@ -764,10 +831,13 @@ def _cpp_state_jobs(sources: dict[str, str], payload: StatePayload, line: int, f
     program = payload["program"]
     sources["inside"] = instrument_cpp.instrument(program, line, fields, "inside", k)
     sources["post"] = instrument_cpp.instrument(program, line, fields, "post", k)
+    # compiled: the same text with #line directives, so the program sees the clean lines
+    compiled = {arm: instrument_cpp.instrument(program, line, fields, arm, k, line_directives=True)
+                for arm in ("inside", "post")}
     repeats = settings.repeats
     needs = ["cc_clean"] if after_clean else []
-    return [_compile_job("cc_inside", "inside", sources["inside"], settings, needs=needs, toolchain=payload["toolchain"]),
-            _compile_job("cc_post", "post", sources["post"], settings, needs=needs, toolchain=payload["toolchain"]),
+    return [_compile_job("cc_inside", "inside", compiled["inside"], settings, needs=needs, toolchain=payload["toolchain"]),
+            _compile_job("cc_post", "post", compiled["post"], settings, needs=needs, toolchain=payload["toolchain"]),
             *_cpp_run_jobs("inside", "inside", payload["long"], repeats, settings, ["cc_inside"]),
             *_cpp_run_jobs("post", "post", payload["long"], repeats, settings, ["cc_post"])]
 

@@ -239,14 +239,24 @@ template <class T> struct var {
 template <class T> var(const T&) -> var<T>;
 
 long long counts[EXECBENCH_LOOPS], last_exit[EXECBENCH_LOOPS];   // the loop profile
+// the run's key (EXECBENCH_METER_KEY), taken before main and wiped from the environment (and
+// from /proc/self/environ): the measurement carries it, so a file the program wrote is told apart
+inline std::string take_key() {
+    char* v = std::getenv("EXECBENCH_METER_KEY");
+    std::string key = v ? v : "";
+    for (char* c = v; c && *c; ++c) *c = '0';
+    unsetenv("EXECBENCH_METER_KEY");
+    return key;
+}
+const std::string key = take_key();   // before the meter: destroyed after it
 struct meter_t {
     long long events = 0, peak = 0, load = 0, stride = 1, samples = 0, work = 0;
     long long budget = EXECBENCH_STATE_BUDGET, next = EXECBENCH_STATE_BUDGET;
     ~meter_t() {
         if (FILE* f = std::fopen("execbench_state.json", "w")) {
-            std::fprintf(f, "{\"line_events\": %lld, \"peak_state\": %lld, \"state_load\": %lld, "
+            std::fprintf(f, "{\"key\": \"%s\", \"line_events\": %lld, \"peak_state\": %lld, \"state_load\": %lld, "
                             "\"state_stride\": %lld, \"state_samples\": %lld, \"state_work\": %lld",
-                         events, peak, load, stride, samples, work);
+                         key.c_str(), events, peak, load, stride, samples, work);
             for (int pass = 0; pass < 2; ++pass) {
                 std::fputs(pass ? "], \"last_exit\": [" : ", \"counts\": [", f);
                 for (int j = 0; j < EXECBENCH_LOOPS; ++j)

@@ -413,8 +413,81 @@ def _splice(source: str, inserts: list[tuple[int, int, str]]) -> str:
     return "".join(out)
 
 
-def instrument(source: str, loop_line: int, fields: list[str], mode: str, iteration: int) -> str:
-    return _splice(source, inserts(source, loop_line, fields, mode, iteration))
+def instrument(source: str, loop_line: int, fields: list[str], mode: str, iteration: int,
+               *, line_directives: bool = False) -> str:
+    """The instrumented program (the text shown). ``line_directives``: the text compiled, the
+    same with ``#line`` directives (:func:`with_line_directives`)."""
+    found = inserts(source, loop_line, fields, mode, iteration)
+    if line_directives:
+        found = with_line_directives(source, found, find_loop(source, loop_line).keyword)
+    return _splice(source, found)
+
+
+_CONTROL = {"if", "for", "while", "switch", "catch"}
+_SPECIFIERS = {"const", "noexcept", "override", "final", "mutable", "volatile", "&", "&&"}
+
+
+def _function_close(source: str, keyword: int) -> int | None:
+    """Offset of the ``}`` closing the innermost function (or lambda) body around offset
+    ``keyword``; None when no such body is recognised."""
+    tokens = tokenize(source)
+    stack: list[int] = []
+    at = next((i for i, tok in enumerate(tokens) if tok.start == keyword), None)
+    if at is None:
+        return None
+    for i in range(at):
+        tok = tokens[i]
+        if tok.kind == "punct" and tok.text == "{":
+            stack.append(i)
+        elif tok.kind == "punct" and tok.text == "}" and stack:
+            stack.pop()
+    for open_ in reversed(stack):
+        j = open_ - 1
+        while j >= 0 and tokens[j].text in _SPECIFIERS:
+            j -= 1
+        if j < 0 or tokens[j].text not in (")", "]"):
+            continue
+        if tokens[j].text == ")":
+            depth, k = 0, j
+            while k >= 0:
+                depth += {")": 1, "(": -1}.get(tokens[k].text, 0) if tokens[k].kind == "punct" else 0
+                if depth == 0:
+                    break
+                k -= 1
+            if k <= 0 or tokens[k - 1].text in _CONTROL:
+                continue
+        return tokens[_match(tokens, open_, "{", "}")].start
+    return None
+
+
+def with_line_directives(source: str, found: list[tuple[int, int, str]], keyword: int, name: str = "main.cpp"
+                         ) -> list[tuple[int, int, str]]:
+    """``found`` (the insertions around the loop at offset ``keyword``) with ``#line``
+    directives, so that ``__LINE__``, ``__FILE__``, assertion messages and the debug
+    information are the clean program's: the lines of an inserted block are numbered past
+    the clean program's end, each its own number, and the text after a block continues under
+    the clean line it belongs to. The ``}`` closing the function around the loop is numbered
+    after every inserted line, so the inserted lines lie inside the function's line range,
+    as they did: gcov then counts every line as it did without the directives (a line outside
+    its function's range is counted differently)."""
+    extra = source.count("\n") + 2
+    out = []
+    for offset, order, text in found:
+        if "\n" not in text:
+            out.append((offset, order, text))
+            continue
+        if text.strip() == f"++{COUNT};":  # the post arm's increment: end its block there (as the
+            text = text.replace(f"++{COUNT};", f"if (++{COUNT}) {{}}")  # inside arm's check does), so no
+            # block runs from an inserted line back to a clean one (gcov counts that line twice)
+        resume = source.count("\n", 0, offset) + 1
+        out.append((offset, order, f'\n#line {extra} "{name}"{text}\n#line {resume} "{name}"\n'))
+        extra += text.count("\n") + 2
+    close = _function_close(source, keyword)
+    if close is not None:
+        resume = source.count("\n", 0, close) + 1
+        out.append((close, -1, f'\n#line {extra} "{name}"\n'))
+        out.append((close + 1, -1, f'\n#line {resume} "{name}"\n'))
+    return out
 
 
 def inserts(source: str, loop_line: int, fields: list[str], mode: str, iteration: int,

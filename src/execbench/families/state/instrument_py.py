@@ -352,6 +352,44 @@ def _verify_placement(tree: ast.Module, inserted: set[int], mode: str) -> None:
     raise InstrumentError("checkpoint counter is not the first statement of the loop body")
 
 
+# -- running an instrumented program as the clean one ---------------------------------------
+
+def executed_lines(clean: str, instrumented: str) -> list[int]:
+    """The line number each line of ``instrumented`` (a text :func:`instrument` made from
+    ``clean``) runs under: a line of the clean program keeps its clean number, an inserted
+    line gets its own number past the clean program's end. Compiled with these numbers
+    the instrumented program's frames, tracebacks and
+    ``f_lineno`` show the clean program's lines, while the bytecode and the line events are
+    those of the instrumented text (the numbering is one to one, so every "new line" event
+    stays one); the state runner (``_runner.py``) compiles it so. Inserted lines: the header block, lines naming a ``_checkpoint`` helper and the
+    ``raise SystemExit`` after an emit; what is left must be the clean program, line for line."""
+    _check_names(clean)
+    lines, kept = instrumented.splitlines(), clean.splitlines()
+    header = HEADER.splitlines()
+    out: list[int] = []
+    extra, at, i = len(kept), 0, 0
+    while i < len(lines):
+        line = lines[i]
+        if lines[i:i + len(header)] == header:
+            block = len(header)
+        elif "_checkpoint" in line or (line.strip() == "raise SystemExit" and i and EMIT + "(" in lines[i - 1]):
+            block = 1
+        else:
+            if at >= len(kept) or kept[at] != line:
+                raise InstrumentError(f"line {i + 1} of the instrumented program is not the clean program's")
+            at += 1
+            out.append(at)
+            i += 1
+            continue
+        for _ in range(block):
+            extra += 1
+            out.append(extra)
+        i += block
+    if at != len(kept):
+        raise InstrumentError("the instrumented program lacks lines of the clean program")
+    return out
+
+
 # -- profiling programs (never shown to a model) ------------------------------------------
 
 PROFILE = "_checkpoint_profile"

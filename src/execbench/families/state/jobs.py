@@ -18,7 +18,8 @@ from execbench.sandbox.jobs import Job, JobResult, run_jobs
 
 if TYPE_CHECKING:
     from execbench.contract.jsontypes import JSONObject, JSONValue
-    from execbench.families.state.records import CheckedRun, ExecJobArgs, Measure, PythonJobArgs, RunMetrics
+    from execbench.families.state.records import (CheckedRun, ExecJobArgs, Instrumented, Measure, PythonJobArgs,
+                                                   RunMetrics)
 
 HANDLER = "execbench.families.state._runner:run_program"
 MAX_VALUE = 16 << 20  # a profiling run's dump (loop counts, snapshots) is far smaller
@@ -28,11 +29,15 @@ NUMERIC_METRICS = ("opcodes", "line_events", "peak_state", "state_load", "state_
 
 def python_job(job_id: str, name: str, program: str, stdin: str = "", *, cpu: float, wall: float,
                memory_mb: int, max_output: int = 1 << 20, measure: Measure | None = None,
-               dump_global: str | None = None, needs: Sequence[str] = (), group: str | None = None) -> Job:
+               dump_global: str | None = None, needs: Sequence[str] = (), group: str | None = None,
+               instrumented: Instrumented | None = None) -> Job:
     """Run ``program`` (written as ``name`` before the job, so an earlier job cannot change
     it) as ``__main__`` with ``stdin``, in a fresh directory (nothing an earlier run of the
-    case left there)."""
+    case left there). With ``instrumented``, that text runs instead, under ``program``'s file
+    name and line numbers (``program`` is then the clean program it was made from)."""
     args: PythonJobArgs = {"program": name}
+    if instrumented is not None:
+        args["instrumented"] = instrumented
     if measure is not None:
         args["measure"] = measure
     if dump_global:

@@ -94,7 +94,9 @@ class _Store:
 
     def build(self, keys: list[Key]) -> None:
         """Compile the ``.gch`` of each key in one sandbox, store them read-only."""
-        jobs = [Job(f"pch{i}", "exec", args={"argv": ["g++", *flags, "-x", "c++-header", PCH_NAME,
+        # linker flags (-Wl,...: build.GCOV_GUARD) would make g++ link the header: not the .gch's
+        jobs = [Job(f"pch{i}", "exec", args={"argv": ["g++", *(f for f in flags if not f.startswith("-Wl,")),
+                                                      "-x", "c++-header", PCH_NAME,
                                                       "-o", f"{PCH_NAME}.gch"]},
                     files={PCH_NAME: _text(headers)}, collect=[f"{PCH_NAME}.gch"], cpu_seconds=120,
                     wall_seconds=240, memory_mb=4096, max_output=1 << 16, max_collect=MAX_PCH)

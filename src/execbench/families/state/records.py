@@ -254,6 +254,14 @@ class PythonJobArgs(TypedDict):
     program: str  # file name in the job's directory
     measure: NotRequired[Measure]
     dump_global: NotRequired[str]  # the global whose value the job returns
+    instrumented: NotRequired[Instrumented]  # run this text as the program (the file is the clean one)
+
+
+class Instrumented(TypedDict):
+    """An instrumented program run under the clean program's line numbers and file name."""
+
+    text: str
+    lines: list[int]  # the line each of its lines runs under (instrument_py.executed_lines)
 
 
 class ExecJobArgs(TypedDict):
