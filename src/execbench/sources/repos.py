@@ -679,6 +679,20 @@ def prepare(spec: str, *, full: bool = False) -> Repo:
                 sdist_sha256=sdist)
 
 
+def with_test_deps(repo: Repo, deps: tuple[str, ...]) -> Repo:
+    """``repo`` with other test dependencies (another pytest: issue 35, a module pytest 9
+    cannot collect), in a venv of their own made as :func:`prepare` makes one."""
+    import dataclasses
+
+    config = dataclasses.replace(repo.config, test_deps=deps)
+    if repo.spec.startswith("pypi:"):
+        python = ensure_venv(repo.name, repo.version, config, [f"{repo.name}=={repo.version}"])
+    else:
+        packaged = any((repo.root / f).is_file() for f in ("pyproject.toml", "setup.py", "setup.cfg"))
+        python = ensure_venv(repo.name, repo.version, config, [], tree=repo.root if packaged else None)
+    return dataclasses.replace(repo, python=python, config=config)
+
+
 def _local_version(root: Path) -> str:
     pkg_info = root / "PKG-INFO"
     if pkg_info.is_file() and inside(pkg_info, root):
