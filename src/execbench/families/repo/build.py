@@ -1550,7 +1550,7 @@ def _task(repo: Repo, rel: str, modules: list[Module], items: dict[str, Item], p
     if leak:
         outcome.reject(p.label, "leak", leak, answer=answer["text"], **p.base)
         return None
-    table = balance.table_entry(answer["text"], answer["kind"], _data_tables(repo))
+    table = balance.table_entry(answer["text"], answer["kind"], _data_tables(repo), masked_source)
     if table and _excluded_recall(p, table, options, outcome):
         return None
     store = store or TraceStore()
