@@ -220,10 +220,20 @@ def build_test_file(repo: Repo, rel: str, source: str, options: RepoOptions, *,
     becomes ``tests/conftest.py:24``, :func:`repos.portable_text`)."""
     outcome = _build_test_file(repo, rel, source, options, origin=origin)
     for rejection in outcome.rejected:
-        rejection["reason"] = repos.portable_text(rejection["reason"], repo.root)
+        rejection["reason"] = _portable(rejection["reason"], repo.root)
         if isinstance(rejection.get("output"), str):  # pytest's tail names the venv's files too
-            rejection["output"] = repos.portable_text(rejection["output"], repo.root)
+            rejection["output"] = _portable(rejection["output"], repo.root)
     return outcome
+
+
+def _portable(text: str, root: Path) -> str:
+    """:func:`repos.portable_text`, and the interpreter's own files (a stdlib frame of a failed
+    setup: ``/root/.pyenv/.../lib/python3.11/locale.py:627``) as ``<python>/...``."""
+    text = repos.portable_text(text, root)
+    for prefix in sorted({sys.base_prefix, sys.prefix, os.path.realpath(sys.base_prefix)}, key=len, reverse=True):
+        if len(prefix) > 1:
+            text = text.replace(prefix.rstrip("/") + "/", "<python>/")
+    return text
 
 
 def _build_test_file(repo: Repo, rel: str, source: str, options: RepoOptions, *,

@@ -272,7 +272,9 @@ def missing(touched: Touched, function: TestFunction, shown: Shown, hidden: list
     declared = parametrize_names(function.node.decorator_list)
     if function.class_node is not None:
         declared |= parametrize_names(function.class_node.decorator_list)
-    for param in sorted(touched.params - declared):
+    shown_fixtures = {f.name for f in touched.fixtures if f.file is not None
+                      and f.module.split(".")[0] not in PUBLIC_FIXTURE_MODULES}  # @pytest.fixture(params=...)
+    for param in sorted(touched.params - declared - shown_fixtures):
         return f"context_missing: parameter {param} (parametrized outside the test function and its class)"
     for fixture in touched.fixtures:
         why = _fixture_missing(fixture, shown, touched.params, is_library)
