@@ -17,7 +17,7 @@ Each such task is flagged (``provenance.data_table``: ``FILE:QUALNAME`` of the t
 by default (``--set data_table_tasks=exclude``), rejected at stage ``balance``
 (``data_table_recall: the answer is an entry of FILE:QUALNAME``); ``keep`` keeps them flagged.
 
-**Per test function.** ``--set max_tasks_per_function=N`` (0: no cap) keeps the first N tasks
+**Per test function.** ``--set max_tasks_per_function=N`` (default 10; 0: no cap) keeps the first N tasks
 (in assertion order) of one test function (one ``source_id``, all its instances) and rejects
 the rest at stage ``cap``.
 """

@@ -72,7 +72,7 @@ DEFAULT_OPTIONS: RepoOptions = {
     "full": False,  # default corpus: run every test module of sympy and networkx
     "max_modules_per_package": 0,  # test modules built per package, every source (0: all)
     "max_tasks_per_package": 0,  # tasks kept per package, every source (0: all)
-    "max_tasks_per_function": 0,  # tasks kept per test function (0: all; balance.py)
+    "max_tasks_per_function": 10,  # tasks kept per test function, first in assertion order (0: all; balance.py)
     "data_table_tasks": "exclude",  # tasks whose answer is an entry of a library data table: exclude | keep
     "context_budget": 2000,  # tokens (~4 characters each) of test-file definitions a prompt may carry
     "assertion_threshold": 0.30,  # the same Score over the assertion's own dynamic slice
