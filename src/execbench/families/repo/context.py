@@ -420,7 +420,8 @@ def outside_definitions(root: Path, rel: str, source: str, function: TestFunctio
     out: list[Outside] = []
     carried: set[tuple[str, int]] = set()
     # work items: (kind, name, file that asks, hops) with kind "import" or "fixture"
-    work: list[tuple[str, str, str, int]] = [("fixture", f, rel, 0) for f in sorted(fixtures - defined_here)]
+    located = {name for name, _path in fixtures_run}  # the run says where these are: carried from there
+    work: list[tuple[str, str, str, int]] = [("fixture", f, rel, 0) for f in sorted(fixtures - defined_here - located)]
     work += [("import", n, rel, 0) for n in sorted(reads - defined_here - _BUILTINS)]
     work += [("carry", f"{path}:{name}", path, 1) for name, path in fixtures_run if path != rel]
     for path in files.conftests(rel):  # autouse fixtures of the conftests run for this test too
@@ -483,18 +484,37 @@ def outside_definitions(root: Path, rel: str, source: str, function: TestFunctio
                     local = [d for d in fdefs.get(f, []) if _is_fixture(d)]
                     if local:
                         todo += [d for d in local if (path, id(d)) not in carried]
-                    else:
+                    elif f not in located:
                         work.append(("fixture", f, path, hops + 1))
     return out, None
 
 
+def _imports_read(source: str, nodes: list[ast.AST]) -> str:
+    """The module-level imports of ``source`` that bind a name ``nodes`` read (issue 35: a carried
+    conftest fixture's ``ZoneInfo``, ``datetime``), each narrowed to those names, in file order."""
+    wanted = set().union(*(_reads(n) - _locals(n) for n in nodes)) if nodes else set()
+    lines = []
+    for node in _parsed(source)[0].body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            kept = [a for a in node.names if a.name != "*" and (a.asname or a.name).split(".")[0] in wanted
+                    and "pytest" not in (getattr(node, "module", None) or a.name).split(".")[:1]]
+            if kept:
+                copy = ast.ImportFrom(node.module, kept, node.level) if isinstance(node, ast.ImportFrom) \
+                    else ast.Import(kept)
+                lines.append(ast.unparse(copy))
+    return "\n".join(lines)
+
+
 def render_outside(outside: list[Outside]) -> str:
-    """The carried outside definitions, file by file (``# from tests/conftest.py``), in file order."""
+    """The carried outside definitions, file by file (``# from tests/conftest.py``), in file
+    order, under the imports of that file they read."""
     by_file: dict[str, list[Outside]] = {}
     for o in outside:
         by_file.setdefault(o.file, []).append(o)
     parts = []
     for path in sorted(by_file):
         group = sorted(by_file[path], key=lambda o: o.definition.node.lineno)
-        parts.append(f"# from {path}\n" + render(group[0].source, [o.definition for o in group]))
+        imports = _imports_read(group[0].source, [o.definition.node for o in group])
+        body = render(group[0].source, [o.definition for o in group])
+        parts.append(f"# from {path}\n" + (f"{imports}\n\n" if imports else "") + body)
     return "\n\n".join(parts)
