@@ -494,7 +494,14 @@ def _imports_read(source: str, nodes: list[ast.AST]) -> str:
     conftest fixture's ``ZoneInfo``, ``datetime``), each narrowed to those names, in file order."""
     wanted = set().union(*(_reads(n) - _locals(n) for n in nodes)) if nodes else set()
     lines = []
-    for node in _parsed(source)[0].body:
+    todo, statements = list(_parsed(source)[0].body), []
+    while todo:  # module level, through if/try/with blocks (`try: from zoneinfo import ZoneInfo`)
+        node = todo.pop(0)
+        statements.append(node)
+        if isinstance(node, (ast.If, ast.Try, ast.With)):
+            todo[:0] = [*node.body, *getattr(node, "orelse", []), *[x for h in getattr(node, "handlers", [])
+                                                                     for x in h.body], *getattr(node, "finalbody", [])]
+    for node in statements:
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             kept = [a for a in node.names if a.name != "*" and (a.asname or a.name).split(".")[0] in wanted
                     and "pytest" not in (getattr(node, "module", None) or a.name).split(".")[:1]]
