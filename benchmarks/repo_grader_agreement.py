@@ -288,6 +288,9 @@ def run_pytest(tasks: list[dict[str, Any]], cands: dict[str, list[tuple[str, str
     for spec, groups in by_spec.items():
         # the runs of one library share a sandbox: one job each, each in an emptied work dir
         repo = repos.prepare(spec)
+        tool = next((t["provenance"].get("test_tool") for _, g in groups for t, _, _ in g), None)
+        if tool and repo.config.test_deps and tool != repo.config.test_deps[0]:  # built under another pytest
+            repo = repos.with_test_deps(repo, (tool, *repo.config.test_deps[1:]))
         jobs = [_group_job(str(n), repo, test_file, group) for n, (test_file, group) in enumerate(groups)]
         for (_, wanted), report in zip(jobs, run_many(repo, [job for job, _ in jobs])):
             verdicts.update(_verdicts(report, wanted))

@@ -1036,6 +1036,20 @@ def prepare(spec: str, *, full: bool = False) -> Repo:
                 sdist_sha256=sdist, content_sha256=content)
 
 
+def with_test_deps(repo: Repo, deps: tuple[str, ...]) -> Repo:
+    """``repo`` with other test dependencies (another pytest: issue 35, a module pytest 9
+    cannot collect), in a venv of their own made as :func:`prepare` makes one."""
+    import dataclasses
+
+    config = dataclasses.replace(repo.config, test_deps=deps)
+    if repo.spec.startswith("pypi:"):
+        python = ensure_venv(repo.name, repo.version, config, [f"{repo.name}=={repo.version}"])
+    else:
+        packaged = any((repo.root / f).is_file() for f in ("pyproject.toml", "setup.py", "setup.cfg"))
+        python = ensure_venv(repo.name, repo.version, config, [], tree=repo.root if packaged else None)
+    return dataclasses.replace(repo, python=python, config=config)
+
+
 def _local_version(root: Path) -> str:
     """A local checkout's version: PKG-INFO's ``Version:`` when it is a PEP 440 version
     (normalised: it names a directory and a task id), else ``local-<hash>``."""

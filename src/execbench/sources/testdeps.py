@@ -186,6 +186,30 @@ def pytest_requirement(requirements: list[str], default: str) -> tuple[str, list
     return (default if mine.specifier.contains(version, prereleases=True) else str(mine)), others
 
 
+OLDEST_PYTEST_MAJOR = 7
+
+
+def pytest_fallbacks(declared: list[str], used: str) -> list[str]:
+    """The pytest requirements to try, in order, when a module cannot be collected under
+    ``used`` (issue 35: docopt-ng 0.9.0 declares an unpinned ``pytest``; its conftest's
+    ``pytest_ignore_collect(path, ...)`` is refused by pytest 9, accepted by 8): the
+    repository's own constraint (``declared``) bounded below each earlier major, newest first,
+    down to pytest 7. Nothing when the repository pins an exact version (that is what it runs)."""
+    mine = next((Requirement(t) for t in declared if canonicalize_name(Requirement(t).name) == "pytest"), None)
+    spec = str(mine.specifier) if mine is not None else ""
+    if mine is not None and any(s.operator in ("==", "===") for s in mine.specifier):
+        return []
+    try:
+        now = Requirement(used)
+        pinned = [Version(s.version).major for s in now.specifier if s.operator == "=="]
+    except (InvalidRequirement, InvalidVersion):
+        return []
+    major = pinned[0] if pinned else None
+    if major is None:
+        return []
+    return [f"pytest{spec + ',' if spec else ''}<{m}" for m in range(major, OLDEST_PYTEST_MAJOR, -1)]
+
+
 def resolved(python: Path) -> dict[str, str]:
     """Installed distributions of the venv whose interpreter is ``python``: name → version,
     read from ``lib/python*/site-packages/*.dist-info`` directory names."""

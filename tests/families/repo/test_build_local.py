@@ -173,12 +173,32 @@ def test_worker_processes_build_what_threads_build(built, local_repo, tmp_path):
 
 def test_a_module_pytest_cannot_collect_is_a_rejection_with_pytests_words(tmp_path):
     """boltons 25.0.0 under pytest 9: exit 1, no test record. It was counted as a clean run
-    with no tasks; now each module is rejected with pytest's own message."""
+    with no tasks; now each module is rejected with pytest's own message, naming every pytest
+    tried (issue 35): here the tree declares pytest>=9, so no earlier major is allowed."""
     root = tmp_path / "brokenconf"
     shutil.copytree(FIXTURE.parent / "brokenconf", root)
+    (root / "requirements-test.txt").write_text("pytest>=9\n")
     out = tmp_path / "ds"
     manifest = build_dataset(registry.get("repo"), [str(root)], out, options=dict(build.DEFAULT_OPTIONS), jobs=1)
     (rejection,) = list(read_rejected(out))
     assert rejection["stage"] == "execution" and rejection["reason"].startswith("collection_failed: ")
     assert "PytestRemovedIn9Warning: The (path: py.path.local) argument" in rejection["reason"], rejection
+    assert "(tried: pytest==9.0.3 (collection failed); pytest>=9,<9 (not installable: " in rejection["reason"]
+    assert "; pytest>=9,<8 (not installable: " in rejection["reason"], rejection
+    assert str(tmp_path) not in rejection["output"] and "site-packages/_pytest" in rejection["output"]
+    assert all(not line.lstrip().startswith('File "/') for line in rejection["output"].splitlines())
     assert manifest["tasks"] == 0 and "collection_failed" in manifest["zero_tasks_reason"]
+
+
+def test_a_module_the_default_pytest_cannot_collect_runs_under_an_earlier_one(tmp_path):
+    """docopt-ng 0.9.0's case (issue 35): an unpinned ``pytest`` declared, a conftest pytest 9
+    refuses; the module is built under the newest pytest 8 and the task says so."""
+    root = tmp_path / "brokenconf"
+    shutil.copytree(FIXTURE.parent / "brokenconf", root)
+    (root / "requirements-test.txt").write_text("pytest\n")
+    out = tmp_path / "ds"
+    build_dataset(registry.get("repo"), [str(root)], out, options={**build.DEFAULT_OPTIONS, "threshold": 0.0,
+                                                                   "assertion_threshold": 0.0}, jobs=1)
+    tasks = list(read_tasks(out))
+    assert [t.answer for t in tasks] == ["42"], list(read_rejected(out))
+    assert tasks[0].provenance["test_tool"] == "pytest<9"

@@ -41,7 +41,11 @@ class RepoFamily(Family):
     #     --confcutdir (node ids never relative to a cache dir: tomlkit 0.15.2); rejections and local
     #     repo_root without absolute paths (issue 33). Cached outcomes of 17 hold such ids and paths.
     # 19: shown values a reader computes (expected = <expression>, comprehensions, a sibling's
-    #     variable whose definition is the answer) are masked or answer_visible with its place (issue 35).
+    #     variable whose definition is the answer) are masked or answer_visible with its place (issue 35);
+    #     and context from the test's own run (issue 35): every fixture that ran (usefixtures, pytestmark,
+    #     autouse, plugins) carried, attributes/globals no shown code sets rejected context_missing;
+    #     except/match variables are test locals; another pytest tried when the default cannot collect
+    #     (provenance.test_tool); data-table recall excluded by default (provenance.data_table).
     version = "19"
     variants = tuple(prompt.VARIANTS)
     default_options = dict(build.DEFAULT_OPTIONS)

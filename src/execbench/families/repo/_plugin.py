@@ -158,6 +158,26 @@ class TestRecord(TypedDict):
     function: NotRequired[list[str | int] | None]  # [realpath, first line, qualname] of the test function
     trace: NotRequired[TraceSummary | None]
     seconds: NotRequired[float]
+    context: NotRequired[ContextRecord]  # what the test touched outside its function (issue 35)
+
+
+class ContextRecord(TypedDict, total=False):
+    """What a test touched that was set up outside its function, recorded as it ran (issue 35;
+    the parent validates every field, ``families/repo/touched.py``):
+
+    * ``fixtures``: every fixture that ran for it (``item.fixturenames``) with where pytest
+      found its definition: ``[name, realpath, first line, function name, module]``;
+    * ``params``: the names of its parametrization (``callspec.params``);
+    * ``instance``: the attribute names its ``self`` held when the test function was entered;
+    * ``classes``: per class of ``self``'s MRO: ``[qualname, realpath of its module, names]``;
+    * ``globals``: the module-level names its code (nested code included) reads, with what
+      they were: ``[name, kind, realpath of the defining module or ""]``."""
+
+    fixtures: list[list[str | int]]
+    params: list[str]
+    instance: list[str]
+    classes: list[list[Any]]
+    globals: list[list[str]]
 
 
 @dataclass
@@ -172,6 +192,7 @@ class _Running:
     overflow: set[str] = field(default_factory=set)
     function: list[str | int] | None = None
     trace: TraceSummary | None = None
+    context: ContextRecord | None = None
     deferred: list[tuple[RenderedValue, object]] = field(default_factory=list)  # sympy values, shown after
 
     def record(self, seconds: float) -> TestRecord:
@@ -181,6 +202,8 @@ class _Running:
             out["function"] = self.function
         if self.trace is not None:
             out["trace"] = self.trace
+        if self.context is not None:
+            out["context"] = self.context
         out["seconds"] = seconds
         return out
 
@@ -496,13 +519,139 @@ def pytest_runtest_call(item: Any):
         return (yield)
     files = [*_spec["sources"], *_spec["library_files"]]
     tracer = Tracer(files, limits=TraceLimits(**_spec["limits"]), record_calls=True)
+    before = _instance_names(item)
     tracer.start()
     try:
         return (yield)
     finally:
         tracer.stop()
         _current.trace = _summarize_trace(cast(_TracerResult, tracer.result()), _entry_code(item))
+        _current.context = _touched(item, before)
         _channel.check()  # before the test's fixtures are torn down (and could undo what they did)
+
+
+# --- what the test touched outside its function (issue 35): recorded in the key run only ------
+
+MAX_CONTEXT_NAMES = 500  # per list
+MAX_CONTEXT_CLASSES = 20
+MAX_NAME = 200  # characters of one name or path kept
+
+
+def _short(text: object) -> str:
+    return str(text)[:MAX_NAME] if isinstance(text, str) else ""
+
+
+def _code_file(obj: Any) -> tuple[str, int, str]:
+    """(realpath, first line, name) of a function's code, ("", 0, "") when it has none."""
+    try:
+        obj = inspect.unwrap(obj)
+    except Exception:  # noqa: BLE001 - a wrapper that refuses unwrapping is used as it is
+        pass
+    code = getattr(getattr(obj, "__func__", obj), "__code__", None)
+    if code is None:
+        return "", 0, ""
+    return os.path.realpath(code.co_filename)[:4 * MAX_NAME], int(code.co_firstlineno), _short(code.co_name)
+
+
+def _module_file(name: object) -> str:
+    module = sys.modules.get(name) if isinstance(name, str) else None
+    origin = getattr(module, "__file__", None)
+    return os.path.realpath(origin)[:4 * MAX_NAME] if isinstance(origin, str) else ""
+
+
+def _fixtures_touched(item: Any) -> list[list[str | int]]:
+    """Every fixture that ran for the item, with the definition pytest chose (the last one)."""
+    out: list[list[str | int]] = []
+    info = getattr(item, "_fixtureinfo", None)
+    defs = getattr(info, "name2fixturedefs", {}) or {}
+    for name in list(getattr(item, "fixturenames", []) or [])[:MAX_CONTEXT_NAMES]:
+        if not isinstance(name, str):
+            continue
+        chosen: Any = defs.get(name) or ()
+        func = getattr(chosen[-1], "func", None) if len(chosen) else None
+        path, line, fname = _code_file(func) if func is not None else ("", 0, "")
+        out.append([_short(name), path, line, fname, _short(getattr(func, "__module__", ""))])
+    return out
+
+
+def _instance_names(item: Any) -> set[str]:
+    instance = getattr(item, "instance", None)
+    try:
+        return {k for k in vars(instance) if isinstance(k, str)} if instance is not None else set()
+    except TypeError:  # no __dict__ (slots)
+        return set()
+
+
+def _classes_touched(item: Any) -> list[list[Any]]:
+    instance = getattr(item, "instance", None)
+    if instance is None:
+        return []
+    out: list[list[Any]] = []
+    for cls in type(instance).__mro__[:MAX_CONTEXT_CLASSES]:
+        if cls is object:
+            continue
+        names = sorted(k for k in list(vars(cls))[:4 * MAX_CONTEXT_NAMES] if isinstance(k, str)
+                       and not (k.startswith("__") and k.endswith("__")))
+        out.append([_short(getattr(cls, "__qualname__", "")), _module_file(getattr(cls, "__module__", None)),
+                    [_short(n) for n in names[:MAX_CONTEXT_NAMES]]])
+    return out
+
+
+def _code_names(code: Any) -> list[str]:
+    """The names a code object and the code nested in it (comprehensions, lambdas) use."""
+    names: list[str] = []
+    todo, seen = [code], 0
+    while todo and seen < 200:
+        current = todo.pop()
+        seen += 1
+        names += [n for n in current.co_names if n not in names]
+        todo += [c for c in current.co_consts if hasattr(c, "co_names")]
+    return names[:MAX_CONTEXT_NAMES]
+
+
+def _global_kind(value: Any) -> tuple[str, str]:
+    import types
+
+    if isinstance(value, types.ModuleType):
+        return "module", _module_file(getattr(value, "__name__", None))
+    if isinstance(value, type):
+        return "class", _module_file(getattr(value, "__module__", None))
+    if isinstance(value, (types.FunctionType, types.MethodType)) or hasattr(value, "__wrapped__"):
+        return "function", _code_file(value)[0] or _module_file(getattr(value, "__module__", None))
+    return "value", ""
+
+
+def _globals_touched(item: Any) -> list[list[str]]:
+    obj: Any = getattr(item, "obj", None)
+    obj = getattr(obj, "__func__", obj)
+    try:
+        obj = inspect.unwrap(obj)
+    except Exception:  # noqa: BLE001 - as _entry_code
+        pass
+    code, namespace = getattr(obj, "__code__", None), getattr(obj, "__globals__", None)
+    if code is None or not isinstance(namespace, dict):
+        return []
+    out: list[list[str]] = []
+    for name in _code_names(code):
+        if name in namespace:
+            kind, path = _global_kind(namespace[name])
+            out.append([_short(name), kind, path])
+    return out
+
+
+def _touched(item: Any, before: set[str]) -> ContextRecord:
+    """The :class:`ContextRecord` of the item, after its call (instance names: at the call's
+    start and end, so what ``setUp`` set, inside the call for unittest, is there too)."""
+    record: ContextRecord = {}
+    for key, get in (("fixtures", _fixtures_touched), ("classes", _classes_touched), ("globals", _globals_touched)):
+        try:
+            record[key] = get(item)  # type: ignore[literal-required]  # the keys are ContextRecord's
+        except Exception as exc:  # noqa: BLE001 - recorded as unknown: the parent rejects what it cannot check
+            record[key] = [["__error__", type(exc).__name__[:MAX_NAME], ""]]  # type: ignore[literal-required]
+    callspec = getattr(item, "callspec", None)
+    record["params"] = [_short(n) for n in list(getattr(callspec, "params", {}) or {})[:MAX_CONTEXT_NAMES]]
+    record["instance"] = sorted(_short(n) for n in before | _instance_names(item))[:MAX_CONTEXT_NAMES]
+    return record
 
 
 def pytest_runtest_setup(item: Any) -> None:

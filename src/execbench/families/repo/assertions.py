@@ -169,6 +169,12 @@ def _local_names(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
             names.add((node.asname or node.name).split(".")[0])
         elif isinstance(node, ast.arg) and node is not None:
             names.add(node.arg)
+        elif isinstance(node, ast.ExceptHandler) and node.name:  # `except ParseError as error:`
+            names.add(node.name)
+        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+            names.add(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            names.add(node.rest)
     return names
 
 

@@ -50,7 +50,7 @@ from execbench.dataset.cache import cache_dir
 from execbench.contract import Candidate, Outcome, SourceError, hashseeds
 from execbench.contract.jsontypes import JSONObject, JSONValue
 from execbench.families.repo import assertions as A
-from execbench.families.repo import agent_copy, context, dvp, leaks, packages, static_eval
+from execbench.families.repo import agent_copy, balance, context, dvp, leaks, packages, static_eval, touched
 from execbench.families.repo.records import (AnswerCandidate, Item, Module, Pending, RejectionBase, RepoOptions,
                                              RepoPayload, RepoPromptFields, SliceTarget, TestFilePayload)
 from execbench.families.repo.runner import PytestReport, pytest_job, run_many, run_tests
@@ -73,8 +73,10 @@ DEFAULT_OPTIONS: RepoOptions = {
     "file_timeout": 1200,  # seconds per test module run
     "max_instances": 4,  # parametrised / inherited instances of one test function
     "full": False,  # default corpus: run every test module of sympy and networkx
-    "max_modules_per_package": 0,  # list:FILE sources: test modules built per package (0: all)
-    "max_tasks_per_package": 0,  # list:FILE sources: tasks kept per package (0: all)
+    "max_modules_per_package": 0,  # test modules built per package, every source (0: all)
+    "max_tasks_per_package": 0,  # tasks kept per package, every source (0: all)
+    "max_tasks_per_function": 10,  # tasks kept per test function, first in assertion order (0: all; balance.py)
+    "data_table_tasks": "exclude",  # tasks whose answer is an entry of a library data table: exclude | keep
     "context_budget": 2000,  # tokens (~4 characters each) of test-file definitions a prompt may carry
     "assertion_threshold": 0.30,  # the same Score over the assertion's own dynamic slice
     "trivial_lines": 2,  # trivial: a plain read of at most this many plain library lines, no deeper call
@@ -149,8 +151,11 @@ def run_seeds(options: RepoOptions) -> list[int]:
 
 def candidates(sources: list[str], options: RepoOptions) -> Iterator[Candidate]:
     run_seeds(options)  # a bad repeats or check_seeds stops the build before any repository is prepared
+    if str(options.get("data_table_tasks", "exclude")) not in ("exclude", "keep"):
+        raise SourceError(f"data_table_tasks={options.get('data_table_tasks')!r}: expected exclude or keep")
     PREPARED.clear()
     packages.SELECTED.clear()
+    capped = bool(int(options.get("max_modules_per_package") or 0) or int(options.get("max_tasks_per_package") or 0))
     for spec in repos.expand_specs(sources):
         if packages.is_list(spec):  # one candidate per package, prepared where it is built
             yield from packages.list_candidates(spec, options)
@@ -165,6 +170,9 @@ def candidates(sources: list[str], options: RepoOptions) -> Iterator[Candidate]:
             PREPARED[repo.key] = test_environment(repo)
         except Exception as exc:  # noqa: BLE001 - the manifest note must not stop a build
             PREPARED[repo.key] = {"error": f"{type(exc).__name__}: {exc}"[:300]}
+        if capped:  # package caps need the whole package in one candidate, as a list: line is built
+            yield Candidate(key=f"package/{repo.key}", payload={"package": spec, "tree_sha256": repo.tree_sha256})
+            continue
         payload = repo_payload(repo)
         for path in test_files:
             rel = path.relative_to(repo.root).as_posix()
@@ -260,8 +268,11 @@ def _build_test_file(repo: Repo, rel: str, source: str, options: RepoOptions, *,
     items, nondet = _analyse(modules, sympy)
     served = _probe_sources(modules, items, origin)
     first = run_tests(repo, test_path, served, trace=True, options=options, hash_seed=seeds[0])
+    tried: list[str] = []
+    if not first.records and first.ok and first.result.exit_code not in (0, 5):
+        first, repo, tried = _other_test_tools(repo, test_path, served, options, seeds[0], first)
     if not first.records:
-        _reject_run_without_records(first, label, outcome)
+        _reject_run_without_records(first, label, outcome, tried)
         return outcome
     pending = _pending_assertions(repo, first.records, modules, items, nondet, options, sympy, outcome)
     if not pending:
@@ -284,7 +295,25 @@ def _build_test_file(repo: Repo, rel: str, source: str, options: RepoOptions, *,
         task = _task(repo, rel, modules, items, p, options, origin, analysis, store, outcome, copies)
         if task is not None:
             outcome.tasks.append(task)
+    _cap_per_function(outcome, int(options.get("max_tasks_per_function") or 0))
     return outcome
+
+
+def _cap_per_function(outcome: Outcome, cap: int) -> None:
+    """The first ``cap`` tasks of each test function (``source_id``) kept, the rest rejected
+    (stage ``cap``; :mod:`.balance`)."""
+    if cap <= 0:
+        return
+    seen: dict[str, int] = defaultdict(int)
+    kept = []
+    for task in outcome.tasks:
+        seen[task["source_id"]] += 1
+        if seen[task["source_id"]] <= cap:
+            kept.append(task)
+        else:
+            outcome.reject(task["id"], "cap", f"max_tasks_per_function={cap}: {task['source_id'].split('::')[-1]} "
+                           f"has more tasks", answer=task["answer"])
+    outcome.tasks[:] = kept
 
 
 def _read_modules(repo: Repo, test_path: Path, source: str, label: str, outcome: Outcome) -> list[Module] | None:
@@ -317,8 +346,38 @@ def _probe_sources(modules: list[Module], items: dict[str, Item], origin: str) -
     return served
 
 
-def _reject_run_without_records(first: Any, label: str, outcome: Outcome) -> None:
-    """The rejection of a probe run that ended without a test record: never a silent "no tasks"."""
+def _other_test_tools(repo: Repo, test_path: Path, served: dict[str, str], options: RepoOptions, seed: int,
+                      first: PytestReport) -> tuple[PytestReport, Repo, list[str]]:
+    """A module the default pytest cannot collect, run under the repository's declared pytest
+    bounded below each earlier major (:func:`testdeps.pytest_fallbacks`) until one collects it:
+    (the run, the repository with that venv, what was tried, each with its outcome). The
+    default corpus's pins are kept as they are."""
+    from execbench.sources import testdeps
+
+    used = repo.config.test_deps[0] if repo.config.test_deps else ""
+    if repo.name.lower() in repos.DEFAULT_BY_NAME or not used.startswith("pytest"):
+        return first, repo, []
+    tried = [f"{used} (collection failed)"]
+    try:
+        declared = testdeps.declared(repo.root, repo.name).requirements
+    except Exception as exc:  # noqa: BLE001 - unreadable declarations: nothing else to try
+        return first, repo, [*tried, f"no declarations read: {type(exc).__name__}"]
+    for requirement in testdeps.pytest_fallbacks(declared, used):
+        try:
+            other = repos.with_test_deps(repo, (requirement, *repo.config.test_deps[1:]))
+        except SourceError as exc:
+            tried.append(f"{requirement} (not installable: {str(exc)[:100]})")
+            continue
+        run = run_tests(other, test_path, served, trace=True, options=options, hash_seed=seed)
+        if run.records:
+            return run, other, [*tried, f"{requirement} (collected)"]
+        tried.append(f"{requirement} (collection failed)")
+    return first, repo, tried
+
+
+def _reject_run_without_records(first: Any, label: str, outcome: Outcome, tried: Sequence[str] = ()) -> None:
+    """The rejection of a probe run that ended without a test record: never a silent "no tasks";
+    ``tried``: the test tools tried (:func:`_other_test_tools`)."""
     if not first.ok:
         outcome.reject(label, "execution", f"test run failed: {first.fatal or first.reason}",
                        output=first.stderr_tail[-1500:])
@@ -328,7 +387,8 @@ def _reject_run_without_records(first: Any, label: str, outcome: Outcome) -> Non
         outcome.reject(label, "execution", "no_tests_collected: pytest collected no test in the module",
                        output=first.stderr_tail[-1500:])
     elif code != 0:
-        outcome.reject(label, "execution", f"collection_failed: {pytest_message(first)}",
+        also = f" (tried: {'; '.join(tried)})" if tried else ""
+        outcome.reject(label, "execution", f"collection_failed: {pytest_message(first)}{also}",
                        exit_code=code, output=first.stderr_tail[-1500:])
 
 
@@ -692,8 +752,12 @@ def _answer_candidates(it: Item, runs: list[dict[str, RenderedValue]], sympy: bo
         if text is None or any(c["text"] == text for c in out):
             return
         try:
-            ast.parse(text, mode="eval")
+            tree = ast.parse(text, mode="eval")
         except SyntaxError:
+            return
+        local = sorted({n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} & it.function.local_names)
+        if kind != "python-literal" and local:  # `error.expr`: names an object only the test has
+            ungradable.append(f"local_object: {text[:200]} names the test's own local {local[0]!r}")
             return
         # An answer the grader refuses (a dunder attribute; a sympy relation its parser does not
         # take) could never be graded correct: it is not offered.
@@ -742,7 +806,8 @@ def _answer_candidates(it: Item, runs: list[dict[str, RenderedValue]], sympy: bo
         return [], (dvp.SEMANTIC, "memory_address")
     if not clean:
         if ungradable:
-            return [], (dvp.MORPHOLOGY, f"answer_not_gradable: {ungradable[0]}")
+            first = ungradable[0]
+            return [], (dvp.MORPHOLOGY, first if first.startswith("local_object") else f"answer_not_gradable: {first}")
         if choice.variable:
             return [], (dvp.MORPHOLOGY, f"pure_variable_reference: no literal form for {value.get('type')}")
         if value.get("too_big"):
@@ -1067,6 +1132,22 @@ def _library_check(repo: Repo) -> Callable[[str], bool]:
 
 
 _LIBRARY_FILES: dict[tuple, set[str]] = {}
+
+
+def _excluded_recall(p: Pending, table: str, options: RepoOptions, outcome: Outcome) -> bool:
+    """Whether a data-table recall task is left out (``data_table_tasks=exclude``, the default;
+    stage ``balance``)."""
+    if str(options.get("data_table_tasks", "exclude")) != "exclude":
+        return False
+    outcome.reject(p.label, "balance", f"data_table_recall: the answer is an entry of {table}",
+                   answer=p.answer["text"] if p.answer else None, **p.base)
+    return True
+
+
+def _data_tables(repo: Repo) -> dict[str, str]:
+    """The library's data tables (:func:`balance.data_tables`), read once per repository."""
+    files = tuple((p.relative_to(repo.root).as_posix(), str(p)) for p in sorted(repo.library_files()))
+    return balance.data_tables(files)
 
 
 def _bound_names(stmt: ast.AST) -> set[str]:
@@ -1395,6 +1476,8 @@ class RepoProvenance(AnswerProvenance):
     trace_limits: dict[str, int]
     threshold: float
     pure_python: str
+    test_tool: str  # the pytest requirement the module ran under (another than the default: issue 35)
+    data_table: str | None  # FILE:QUALNAME of the library table the answer is an entry of (balance.py)
 
 
 def _answer_provenance(p: Pending, expr: str) -> AnswerProvenance:
@@ -1424,9 +1507,19 @@ def _carried_context(repo: Repo, p: Pending, definitions: list[Any], hidden: lis
     ``context_missing`` or ``context_too_large``."""
     module, function, assertion, choice = p.item.module, p.item.function, p.item.assertion, p.item.choice
     assert isinstance(choice, dvp.Choice)
+    ran = _touched(repo, p, outcome)
+    if ran is None:
+        return None
+    is_library = _library_check(repo)
+    spans = [*hidden, A.Span.of(assertion.operands[choice.masked])]
+    here = [f.name for f in ran.fixtures if f.file == module.rel]
+    definitions[:] = context.needed_definitions(module.source, function, spans, fixtures_run=here)
+    elsewhere = [(f.name, f.file) for f in ran.fixtures if f.file not in (None, module.rel) and not is_library(f.file)]
     outside, missing = context.outside_definitions(
-        repo.root, module.rel, module.source, function, definitions, _library_check(repo),
-        [*hidden, A.Span.of(assertion.operands[choice.masked])], leaks.parametrized(function))
+        repo.root, module.rel, module.source, function, definitions, is_library, spans,
+        leaks.parametrized(function), fixtures_run=elsewhere)
+    missing = missing or touched.missing(ran, function, _shown(module, function, definitions, outside), spans,
+                                         is_library)
     if missing:
         outcome.reject(p.label, "context", missing, **p.base)
         return None
@@ -1439,6 +1532,28 @@ def _carried_context(repo: Repo, p: Pending, definitions: list[Any], hidden: lis
                                                                          for o in outside][:50], **p.base)
         return None
     return carried, outside
+
+
+def _touched(repo: Repo, p: Pending, outcome: Outcome) -> touched.Touched | None:
+    """What the test touched outside its function, from its key run's record (hostile input:
+    validated); None (and a ``context_missing`` rejection) when the record is missing or malformed."""
+    raw = p.record.get("context")
+    try:
+        return touched.parse(raw, repo.root)
+    except touched.Invalid as exc:
+        why = "the run recorded no context" if raw is None else f"unreadable record: {exc}"
+        outcome.reject(p.label, "context", f"context_missing: {why}"[:500], **p.base)
+        return None
+
+
+def _shown(module: Module, function: A.TestFunction, definitions: list[Any], outside: list[Any]) -> touched.Shown:
+    """The test-side definitions a prompt shows, for :func:`touched.missing`."""
+    tree = context._parsed(module.source)[0]
+    imports, stars = context._module_imports(module.source)
+    nodes: list[tuple[str, str, ast.AST]] = [(module.rel, d.name.rsplit(".", 1)[-1], d.node) for d in definitions]
+    nodes += [(o.file, o.definition.name, o.definition.node) for o in outside]
+    own = {function.class_node.name} if function.class_node is not None else set()  # its header is shown
+    return touched.Shown(module.rel, tree, nodes, imports, bool(stars), own)
 
 
 def _record(repo: Repo, case: str, source_id: str, fields: RepoPromptFields, answer: AnswerCandidate,
@@ -1503,6 +1618,9 @@ def _task(repo: Repo, rel: str, modules: list[Module], items: dict[str, Item], p
     if leak:
         outcome.reject(p.label, "leak", leak, answer=answer["text"], **({"place": place} if place else {}), **p.base)
         return None
+    table = balance.table_entry(answer["text"], answer["kind"], _data_tables(repo), masked_source)
+    if table and _excluded_recall(p, table, options, outcome):
+        return None
     store = store or TraceStore()
     calls, sources = store.calls_and_sources(repo, nodeid, trace.get("calls", []), ((m.rel, m.source) for m in modules))
     expr = A.segment(module.source, assertion.operands[choice.masked])
@@ -1551,5 +1669,7 @@ def _task(repo: Repo, rel: str, modules: list[Module], items: dict[str, Item], p
         "trace_limits": {k: options[k] for k in ("max_depth", "max_calls", "max_line_events", "max_summary_bytes")},
         "threshold": options["threshold"],
         "pure_python": repo.config.note,
+        "test_tool": repo.config.test_deps[0] if repo.config.test_deps else "",
+        "data_table": table,  # the library table the answer is an entry of (kept with data_table_tasks=keep)
     }
     return _record(repo, case, f"{repo.key}/{module.rel}::{function.qualname}", fields, answer, metrics, provenance)

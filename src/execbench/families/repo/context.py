@@ -144,17 +144,20 @@ def _within(node: ast.AST, spans: list[Any]) -> bool:
     return any((s.lineno, s.col) <= pos and end <= (s.end_lineno, s.end_col) for s in spans)
 
 
-def needed_definitions(source: str, function: TestFunction, hidden: Iterable[Any] = ()) -> list[Definition]:
+def needed_definitions(source: str, function: TestFunction, hidden: Iterable[Any] = (),
+                       fixtures_run: Iterable[str] = ()) -> list[Definition]:
     """Module-level and class-level definitions the test function can read (see module doc).
     Names the function reads only inside ``hidden`` spans (the masked operands: the question
     and the other assertions' expected values) are not followed: ``NORM_DATA_OUTPUT`` in
-    ``assert stats.format_histogram() == NORM_DATA_OUTPUT`` is the answer, not context."""
+    ``assert stats.format_histogram() == NORM_DATA_OUTPUT`` is the answer, not context.
+    ``fixtures_run``: fixtures the test's run used that this module defines (``usefixtures``,
+    ``pytestmark``, autouse: :mod:`.touched`), carried like requested ones."""
     module_defs = _parsed(source)[1]
     # module-level classes only (a class of the same name nested in some test is not a base)
     classes = {name: d for name, ds in module_defs.items() for d in ds if isinstance(d, ast.ClassDef)}
     found: dict[int, Definition] = {}
     todo: list[ast.AST] = [function.node]
-    fixtures = {a.arg for a in function.node.args.args}
+    fixtures = {a.arg for a in function.node.args.args} | set(fixtures_run)
     # the class and its bases defined in this module: setUp methods and helpers through self
     chain: list[ast.ClassDef] = []
     if function.class_node is not None:
@@ -391,14 +394,17 @@ def _resolve_import(root: Path, files: _Files, asker: str, name: str, source: st
 
 def outside_definitions(root: Path, rel: str, source: str, function: TestFunction, found: list[Definition],
                         is_library: Callable[[str], bool], hidden: Iterable[Any] = (),
-                        parametrized: Iterable[str] = ()) -> tuple[list[Outside], str | None]:
+                        parametrized: Iterable[str] = (),
+                        fixtures_run: Iterable[tuple[str, str]] = ()) -> tuple[list[Outside], str | None]:
     """Definitions from other test-side files the test reads (module doc), and the
     ``context_missing`` reason when one cannot be found (then the list is partial).
 
     ``found`` is :func:`needed_definitions`' result for the module at ``rel`` (its text is
     ``source``, which may be a mutated text); ``is_library(rel)`` says whether a file of the
     tree belongs to the library (its imports are the library's API: not carried);
-    ``parametrized`` names the test's parametrize arguments (not fixtures)."""
+    ``parametrized`` names the test's parametrize arguments (not fixtures); ``fixtures_run``
+    (name, file) are fixtures the test's run used from other files of the tree (:mod:`.touched`:
+    ``usefixtures`` on a class, autouse at any level), carried from the file pytest took them from."""
     files = _Files(root)
     module_defs = _parsed(source)[1]
     hidden = list(hidden)
@@ -414,8 +420,10 @@ def outside_definitions(root: Path, rel: str, source: str, function: TestFunctio
     out: list[Outside] = []
     carried: set[tuple[str, int]] = set()
     # work items: (kind, name, file that asks, hops) with kind "import" or "fixture"
-    work: list[tuple[str, str, str, int]] = [("fixture", f, rel, 0) for f in sorted(fixtures - defined_here)]
+    located = {name for name, _path in fixtures_run}  # the run says where these are: carried from there
+    work: list[tuple[str, str, str, int]] = [("fixture", f, rel, 0) for f in sorted(fixtures - defined_here - located)]
     work += [("import", n, rel, 0) for n in sorted(reads - defined_here - _BUILTINS)]
+    work += [("carry", f"{path}:{name}", path, 1) for name, path in fixtures_run if path != rel]
     for path in files.conftests(rel):  # autouse fixtures of the conftests run for this test too
         parsed = files.get(path)
         for nodes in (parsed[2].values() if parsed else []):
@@ -476,18 +484,44 @@ def outside_definitions(root: Path, rel: str, source: str, function: TestFunctio
                     local = [d for d in fdefs.get(f, []) if _is_fixture(d)]
                     if local:
                         todo += [d for d in local if (path, id(d)) not in carried]
-                    else:
+                    elif f not in located:
                         work.append(("fixture", f, path, hops + 1))
     return out, None
 
 
+def _imports_read(source: str, nodes: list[ast.AST]) -> str:
+    """The module-level imports of ``source`` that bind a name ``nodes`` read (issue 35: a carried
+    conftest fixture's ``ZoneInfo``, ``datetime``), each narrowed to those names, in file order."""
+    wanted = set().union(*(_reads(n) - _locals(n) for n in nodes)) if nodes else set()
+    lines = []
+    todo, statements = list(_parsed(source)[0].body), []
+    while todo:  # module level, through if/try/with blocks (`try: from zoneinfo import ZoneInfo`)
+        node = todo.pop(0)
+        statements.append(node)
+        if isinstance(node, (ast.If, ast.Try, ast.With)):
+            todo[:0] = [*node.body, *getattr(node, "orelse", []), *[x for h in getattr(node, "handlers", [])
+                                                                     for x in h.body], *getattr(node, "finalbody", [])]
+    for node in statements:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            kept = [a for a in node.names if a.name != "*" and (a.asname or a.name).split(".")[0] in wanted
+                    and "pytest" not in (getattr(node, "module", None) or a.name).split(".")[:1]]
+            if kept:
+                copy = ast.ImportFrom(node.module, kept, node.level) if isinstance(node, ast.ImportFrom) \
+                    else ast.Import(kept)
+                lines.append(ast.unparse(copy))
+    return "\n".join(lines)
+
+
 def render_outside(outside: list[Outside]) -> str:
-    """The carried outside definitions, file by file (``# from tests/conftest.py``), in file order."""
+    """The carried outside definitions, file by file (``# from tests/conftest.py``), in file
+    order, under the imports of that file they read."""
     by_file: dict[str, list[Outside]] = {}
     for o in outside:
         by_file.setdefault(o.file, []).append(o)
     parts = []
     for path in sorted(by_file):
         group = sorted(by_file[path], key=lambda o: o.definition.node.lineno)
-        parts.append(f"# from {path}\n" + render(group[0].source, [o.definition for o in group]))
+        imports = _imports_read(group[0].source, [o.definition.node for o in group])
+        body = render(group[0].source, [o.definition for o in group])
+        parts.append(f"# from {path}\n" + (f"{imports}\n\n" if imports else "") + body)
     return "\n\n".join(parts)

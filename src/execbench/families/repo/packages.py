@@ -12,7 +12,8 @@ Caps keep one large package from dominating (0 = no cap):
 - ``max_modules_per_package``: the first N test modules (in path order) are built;
 - ``max_tasks_per_package``: the first N tasks (in module order) are kept.
 
-What a cap leaves out is recorded as one rejection (stage ``cap``).
+What a cap leaves out is recorded as one rejection (stage ``cap``). A ``pypi:`` or local
+source with a package cap set is built here too, as one candidate (``build.candidates``).
 
 **Release windows** (issue 26, ``docs/repo-family.md``, "A living benchmark"): a line may
 be a bare package name, and ``--set released_after=YYYY-MM-DD`` / ``released_before=``

@@ -35,6 +35,8 @@ class RepoOptions(TypedDict):
     full: bool
     max_modules_per_package: int
     max_tasks_per_package: int
+    max_tasks_per_function: int
+    data_table_tasks: str  # "exclude" | "keep"
     context_budget: int
     assertion_threshold: float
     trivial_lines: int

@@ -43,7 +43,7 @@ MAX_OUTPUT = 256 * 1024  # pytest's report kept (its tail is shown in rejections
 _RECORD_FIELDS = {"nodeid": str}
 _RECORD_OPTIONAL = {"phases": dict, "probes": dict, "verify": dict, "aliases": dict,
                     "overflow": list, "trace": (dict, type(None)), "function": (list, type(None)),
-                    "seconds": (int, float)}
+                    "seconds": (int, float), "context": dict}
 
 
 def _checked(record: object) -> TestRecord:
