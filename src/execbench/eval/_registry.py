@@ -8,6 +8,8 @@ and ``execbench/all`` (every task of the dataset). Task arguments: ``dataset`` (
 ``variant`` (any prompt variant of the families, default ``direct``), ``mode``
 (``direct``/``cot``; ``variant`` wins) and ``cache`` (response cache, default true).
 A family added to :mod:`execbench.families` gets its task here with no other change.
+Importing this module also registers the ``replay`` model provider
+(``inspect eval execbench/all --model replay/NAME -M file=PATH.jsonl -T dataset=...``).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Callable
 from inspect_ai import Task, task
 
 from execbench import registry
+from execbench.eval import replay_model  # noqa: F401 - registers the ``replay`` provider for `inspect eval`
 from execbench.eval.tasks import build_task
 
 
