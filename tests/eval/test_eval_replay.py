@@ -48,6 +48,7 @@ def test_replay_is_graded_logged_and_reported_like_a_live_model(dataset, tmp_pat
     assert frame.loc[task_ids[3], "response_status"] == "completed"
     assert frame.loc[task_ids[4], "response_status"] == "empty"
     assert frame.loc[task_ids[5], "response_status"] == "empty"
+    assert frame.loc[task_ids[5], "replay"] == "missing" and frame.loc[task_ids[4], "replay"] == "recorded"
     from inspect_ai.log import read_eval_log
 
     log = read_eval_log(str(next(logs.glob("*.eval"))))

@@ -6,7 +6,8 @@
 One task per family plug-in (``execbench/<family>``: that family's tasks of the dataset)
 and ``execbench/all`` (every task of the dataset). Task arguments: ``dataset`` (required),
 ``variant`` (any prompt variant of the families, default ``direct``), ``mode``
-(``direct``/``cot``; ``variant`` wins) and ``cache`` (response cache, default true).
+(``direct``/``cot``; ``variant`` wins), ``cache`` (response cache, default true) and
+``replay`` (the model replays recorded replies: an unrenderable prompt is noted, not an error).
 A family added to :mod:`execbench.families` gets its task here with no other change.
 Importing this module also registers the ``replay`` model provider
 (``inspect eval execbench/all --model replay/NAME -M file=PATH.jsonl -T dataset=...``).
@@ -24,8 +25,9 @@ from execbench.eval.tasks import build_task
 
 
 def _make(family: str | None) -> Callable[..., Task]:
-    def family_task(dataset: str, variant: str | None = None, mode: str | None = None, cache: bool = True) -> Task:
-        return build_task(dataset, family=family, variant=variant, mode=mode, cache=cache)
+    def family_task(dataset: str, variant: str | None = None, mode: str | None = None, cache: bool = True,
+                    replay: bool = False) -> Task:
+        return build_task(dataset, family=family, variant=variant, mode=mode, cache=cache, replay=replay)
 
     name = family or "all"
     family_task.__name__ = family_task.__qualname__ = name

@@ -143,7 +143,8 @@ def run_eval(request: EvalRequest, *, status: Callable[[str], None] | None = Non
     from execbench.eval._registry import task_for
 
     family = families_present[0] if len(families_present) == 1 else None
-    task = task_for(family)(dataset=str(dataset), variant=variant, mode=request.mode, cache=cache)
+    task = task_for(family)(dataset=str(dataset), variant=variant, mode=request.mode, cache=cache,
+                            **({"replay": True} if replay else {}))
 
     def run(model_name: str) -> tuple[bool, list[Any]]:
         say(f"evaluating {len(tasks)} tasks ({', '.join(families_present)}, variant {variant}) "

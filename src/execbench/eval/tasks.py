@@ -181,6 +181,9 @@ def execbench_scorer(dataset: str, family: str | None = None) -> Any:
             input_tokens=input_tokens,
             variant=state.metadata.get("variant"),
         )
+        replayed = (output.metadata or {}).get("replay") if output is not None else None
+        if replayed is not None:  # a replay file's reply, or its absence (eval/replay_model.py)
+            grade["replay"] = replayed
         for key in ("correct", "status", "extracted", "similarity", "response_status", "completed",
                     "truncated", "stop_reason", "output_tokens", "reasoning_tokens"):
             state.metadata[key] = grade[key]
@@ -213,12 +216,15 @@ def build_task(
     variant: str | None = None,
     mode: str | None = None,
     cache: bool = True,
+    replay: bool = False,
 ) -> Task:
-    """An Inspect task over a dataset directory (all its families, or just ``family``)."""
+    """An Inspect task over a dataset directory (all its families, or just ``family``);
+    ``replay``: the model plays recorded replies back (a prompt that cannot be rendered is noted,
+    not an error: :func:`execbench.eval.protocol.render`)."""
     path = Path(dataset).expanduser().resolve()
     tasks = protocol.load_tasks(path, family)
     chosen = protocol.resolve_variant(mode, variant, (task.family for task in tasks))
-    rendered = protocol.render(tasks, chosen)
+    rendered = protocol.render(tasks, chosen, replay=replay)
     samples = [
         Sample(id=item.task.id, input=_messages(item), target=json.dumps(item.task.answer, ensure_ascii=False),
                metadata=item.metadata())
