@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -116,3 +117,19 @@ def test_replay_files_that_cannot_be_played_are_usage_errors(dataset, tmp_path):
     assert code == 2 and sum(line.startswith("error:") for line in lines) == 1, lines
     code, lines = _exit_and_error(["eval", str(dataset), "--model", f"replay/{tmp_path / 'absent.jsonl'}"])
     assert code == 2 and any("no such replay file" in line for line in lines), lines
+
+
+def test_a_changed_replay_file_is_replayed_again_in_the_same_log_dir(dataset, tmp_path):
+    """An eval set reruns nothing that succeeded: the file's hash is a task argument, so an edited file
+    with the same name is a new task, and the report keeps the latest run."""
+    first = ids(dataset)[0]
+    replies = write_replies(tmp_path / "m.jsonl", [{"id": first, "response": "[9]"}])
+    logs = tmp_path / "logs"
+    args = ["eval", str(dataset), "--model", f"replay/{replies}", "--log-dir", str(logs)]
+    assert runner.invoke(app, args).exit_code == 0
+    assert not read_logs([logs]).samples.set_index("task_id").loc[first, "correct"]
+    time.sleep(1.1)  # the report keeps the later eval by creation time, recorded to the second
+    write_replies(replies, [{"id": first, "response": json.dumps(answer_for(0))}])
+    assert runner.invoke(app, args).exit_code == 0
+    assert len(list(logs.glob("*.eval"))) == 2
+    assert read_logs([logs]).samples.set_index("task_id").loc[first, "correct"]

@@ -7,7 +7,8 @@ One task per family plug-in (``execbench/<family>``: that family's tasks of the 
 and ``execbench/all`` (every task of the dataset). Task arguments: ``dataset`` (required),
 ``variant`` (any prompt variant of the families, default ``direct``), ``mode``
 (``direct``/``cot``; ``variant`` wins), ``cache`` (response cache, default true) and
-``replay`` (the model replays recorded replies: an unrenderable prompt is noted, not an error).
+``replay`` (the model replays recorded replies: an unrenderable prompt is noted, not an error;
+``execbench eval`` passes the file's sha256, so a changed file is a new task of an eval set).
 A family added to :mod:`execbench.families` gets its task here with no other change.
 Importing this module also registers the ``replay`` model provider
 (``inspect eval execbench/all --model replay/NAME -M file=PATH.jsonl -T dataset=...``).
@@ -26,7 +27,7 @@ from execbench.eval.tasks import build_task
 
 def _make(family: str | None) -> Callable[..., Task]:
     def family_task(dataset: str, variant: str | None = None, mode: str | None = None, cache: bool = True,
-                    replay: bool = False) -> Task:
+                    replay: bool | str = False) -> Task:
         return build_task(dataset, family=family, variant=variant, mode=mode, cache=cache, replay=replay)
 
     name = family or "all"

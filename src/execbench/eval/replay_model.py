@@ -30,12 +30,16 @@ class ReplayAPI(ModelAPI):
     """Answers from a replay file (module doc)."""
 
     def __init__(self, model_name: str, base_url: str | None = None, api_key: str | None = None,
-                 config: GenerateConfig | None = None, file: str | None = None, **model_args: Any) -> None:
+                 config: GenerateConfig | None = None, file: str | None = None, sha256: str | None = None,
+                 **model_args: Any) -> None:
         super().__init__(model_name, base_url, api_key, [], config or GenerateConfig())
         if not file:
             raise ReplayError(f"model replay/{model_name} needs its file: -M file=PATH.jsonl "
                               "(execbench eval --model replay/PATH.jsonl sets it)")
         self.replies: Replies = read_replies(file)
+        if sha256 is not None and sha256 != self.replies.sha256:
+            raise ReplayError(f"{file} changed after it was checked (sha256 {self.replies.sha256[:12]}, "
+                              f"expected {sha256[:12]}): run the command again")
 
     def max_connections(self) -> int:
         return 64  # nothing is sent anywhere: the limit only paces Inspect's own work

@@ -126,12 +126,13 @@ def run_eval(request: EvalRequest, *, status: Callable[[str], None] | None = Non
         kwargs.setdefault("timeout", LOCAL_TIMEOUT)
     run_meta: dict[str, Any] = {"mode": request.mode, "variant": variant, "model": request.model}
     cache = request.cache
-    if isinstance(model, ReplayModel):  # the file is the answer: never a cached reply of another file's
+    if isinstance(model, ReplayModel) and replay is not None:  # the file is the answer: no cached replies
         import execbench.eval.replay_model  # noqa: F401 - registers the provider
 
         cache = False
         run_meta["replay"] = replay
-        kwargs["model_args"] = {**kwargs.get("model_args", {}), "file": str(model.path)}
+        # the hash keys Inspect's model memo too: an edited file is never answered from a stale instance
+        kwargs["model_args"] = {**kwargs.get("model_args", {}), "file": str(model.path), "sha256": replay["sha256"]}
         kwargs.setdefault("log_realtime", False)
     kwargs["metadata"] = {**kwargs.get("metadata", {}), "execbench_run": run_meta}
 
@@ -144,7 +145,7 @@ def run_eval(request: EvalRequest, *, status: Callable[[str], None] | None = Non
 
     family = families_present[0] if len(families_present) == 1 else None
     task = task_for(family)(dataset=str(dataset), variant=variant, mode=request.mode, cache=cache,
-                            **({"replay": True} if replay else {}))
+                            **({"replay": replay["sha256"][:16]} if replay else {}))
 
     def run(model_name: str) -> tuple[bool, list[Any]]:
         say(f"evaluating {len(tasks)} tasks ({', '.join(families_present)}, variant {variant}) "

@@ -216,7 +216,7 @@ def build_task(
     variant: str | None = None,
     mode: str | None = None,
     cache: bool = True,
-    replay: bool = False,
+    replay: bool | str = False,
 ) -> Task:
     """An Inspect task over a dataset directory (all its families, or just ``family``);
     ``replay``: the model plays recorded replies back (a prompt that cannot be rendered is noted,
@@ -224,7 +224,7 @@ def build_task(
     path = Path(dataset).expanduser().resolve()
     tasks = protocol.load_tasks(path, family)
     chosen = protocol.resolve_variant(mode, variant, (task.family for task in tasks))
-    rendered = protocol.render(tasks, chosen, replay=replay)
+    rendered = protocol.render(tasks, chosen, replay=bool(replay))
     samples = [
         Sample(id=item.task.id, input=_messages(item), target=json.dumps(item.task.answer, ensure_ascii=False),
                metadata=item.metadata())
