@@ -42,7 +42,7 @@ def test_replay_is_graded_logged_and_reported_like_a_live_model(dataset, tmp_pat
     assert "replayed 5 recorded replies" in said and "1 tasks had no recorded reply" in said
     logset = read_logs([logs])
     frame = logset.samples.set_index("task_id")
-    assert set(frame["model"]) == {"replay/my-model"}
+    assert set(frame["model"]) == {"replay/my-model.preds"}  # the file's stem
     assert len(frame) == 6 and list(frame.index).count(task_ids[0]) == 1
     assert frame.loc[task_ids[0], "correct"] and frame.loc[task_ids[2], "correct"]
     assert not frame.loc[task_ids[1], "correct"] and not frame.loc[task_ids[3], "correct"]
@@ -53,7 +53,7 @@ def test_replay_is_graded_logged_and_reported_like_a_live_model(dataset, tmp_pat
     from inspect_ai.log import read_eval_log
 
     log = read_eval_log(str(next(logs.glob("*.eval"))))
-    assert log.eval.model == "replay/my-model"
+    assert log.eval.model == "replay/my-model.preds"
     record = log.eval.metadata["execbench_run"]["replay"]
     assert record["replies"] == 5 and record["missing"] == 1 and record["missing_ids"] == [task_ids[5]]
     by_id = {str(s.id): s for s in log.samples or []}

@@ -86,7 +86,7 @@ class ReplayModel:
 
     @property
     def stem(self) -> str:
-        return re.sub(r"[^A-Za-z0-9._-]+", "-", self.path.name.split(".")[0]).strip("-.") or "replies"
+        return re.sub(r"[^A-Za-z0-9._-]+", "-", self.path.stem).strip("-.") or "replies"
 
     @property
     def inspect_name(self) -> str:
