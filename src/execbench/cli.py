@@ -390,8 +390,8 @@ def _not_yet(name: str) -> None:
 def eval(  # the command's name (shadows the builtin in this module only)
     ctx: typer.Context,
     dataset: Path = typer.Argument(..., help="Dataset directory (or tasks.jsonl)."),
-    model: str = typer.Option("local", "--model", "-m", help="`local` (offline SmolLM2), `local/PATH.gguf`, or an "
-                              "Inspect model such as openai/gpt-4o or openai-api/<service>/<model>; see `execbench models`."),
+    model: str = typer.Option("local", "--model", "-m", help="`local` (offline SmolLM2), `local/PATH.gguf`, "
+                              "`replay/FILE.jsonl` (recorded replies), or an Inspect model such as openai/gpt-4o or openai-api/<service>/<model>; see `execbench models`."),
     mode: Optional[str] = typer.Option(None, "--mode", help="direct | cot | agent (agent: repo tasks only)."),
     variant: Optional[str] = typer.Option(None, "--variant", help="Any prompt variant of the dataset's families "
                                           f"({familyhelp.variants()}); wins over --mode."),

@@ -58,3 +58,28 @@ def test_report_shows_the_papers_trace_counts_and_says_when_traces_were_excluded
     sec = Section("trace", "Line traces")
     _paper_scoring_tables(sec, rows.assign(variant="direct"), "trace", [])
     assert sec.blocks == []  # nothing graded by the paper's rules: no layout, no note
+
+
+def test_tables_iv_v_layout_buckets_the_papers_key_length_and_leaves_out_unreplayed_tasks():
+    """The paper's length is its NoReps key's (runs collapsed); buckets are left-closed; a task
+    the replay file had no reply for is not in the paper-layout tables (the paper has no row)."""
+    from execbench.report.sections import Section, _paper_scoring_tables
+
+    oracles = ["[1, 2]", "[1, 1, 1, 2, 2]", "[1, 2, 3]", "[1, 2, 1, 2, 3, 4, 5, 6, 7, 8]", "[1, 2, 3, 4, 5]"]
+    rows = pd.DataFrame({
+        "setting": ["m · coconut"] * 5, "variant": ["coconut"] * 5, "topic": ["humaneval"] * 5,
+        "source_id": ["a", "b", "c", "d", "e"], "oracle": oracles, "correct": [True, False, True, True, True],
+        "similarity": [1.0, 0.2, 1.0, 1.0, 1.0], "completed": [True, True, True, True, False],
+        "replay": ["recorded", "recorded", "recorded", "recorded", "missing"]})
+    sec = Section("trace", "Line traces")
+    _paper_scoring_tables(sec, rows, "trace", ["m · coconut"])
+    tables = {block.title: block for kind, block in sec.blocks if kind == "table"}
+    layout = next(t for title, t in tables.items() if title.startswith("Tables IV-V") and title.endswith("coconut"))
+    row = layout.rows[0]
+    # keys: [1, 2] (2: "1-3"), [1, 2] (2: "1-3"), [1, 2, 3] (3: "3-5"), 10 items ("10-25"); e has no reply
+    assert row["N"] == 4 and row["1-3"] == 0.5 and row["3-5"] == 1.0 and row["10-25"] == 1.0
+    assert "5-10" not in row
+    human = next(t for title, t in tables.items() if title.startswith("Table I "))
+    assert human.rows[0]["N"] == 4 and human.rows[0]["tasks"] == 4
+    notes = [text for kind, text in sec.blocks if kind == "note"]
+    assert any("1 tasks had no reply in their replay file" in n for n in notes)

@@ -55,8 +55,8 @@ def test_correct_never_counts_without_a_response():
     assert not df["correct"].iloc[0]
 
 
-def test_length_buckets_are_right_closed():
-    lengths = pd.Series([1, 3, 4, 5, 6, 10, 11, 25, 26, 40, 41, 500, 0, np.nan])
+def test_length_buckets_are_left_closed_as_the_papers_rows_decide():
+    lengths = pd.Series([1, 2, 3, 4, 5, 9, 10, 24, 25, 39, 40, 500, 0, np.nan])
     got = list(T.length_buckets(lengths))
     assert got == ["1-3", "1-3", "3-5", "3-5", "5-10", "5-10", "10-25", "10-25", "25-40", "25-40", "40+", "40+",
                    None, None]

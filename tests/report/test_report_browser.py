@@ -69,3 +69,41 @@ def test_real_log_report_renders_and_sorts(tmp_path, real_report):
     values, cls = re.search(r'data-probe="([^"]*)"', dom).group(1).split("|")
     numbers = [float(x) for x in values.strip("[]").split(",") if x and x != "null"]
     assert numbers == sorted(numbers, reverse=True) and "desc" in cls
+
+
+def test_wide_tables_scroll_inside_the_page_and_degenerate_statistics_say_so(tmp_path, synthetic_report, fast):
+    """At a narrow window the leaderboard (a column per family and arm) is wider than the page:
+    it scrolls inside its wrapper, the page itself never gets wider than the window; a paired
+    comparison on too few common tasks reads "too few samples"."""
+    import pandas as pd
+
+    from execbench.analysis.schema import normalize
+    from execbench.report import write_report
+    from execbench.report.leaderboard import TOO_FEW
+
+    _, written = synthetic_report
+    probe = tmp_path / "wide.html"
+    probe.write_text(written.html.read_text().replace("</body>", """<script>
+      var wraps = Array.prototype.slice.call(document.querySelectorAll(".tablewrap"));
+      var board = document.querySelector("#leaderboard .tablewrap");
+      var scrolling = wraps.filter(function (w) { return w.scrollWidth > w.clientWidth + 1; }).length;
+      document.body.setAttribute("data-probe", [board.scrollWidth, board.clientWidth,
+        getComputedStyle(board).overflowX, document.documentElement.scrollWidth, window.innerWidth,
+        scrolling].join("|"));
+    </script></body>"""))
+    result = chromium(tmp_path, probe, "--dump-dom", "--window-size=700,1200")
+    assert result.returncode == 0, result.stderr[-2000:]
+    board_scroll, board_client, overflow, page_width, window, scrolling = \
+        re.search(r'data-probe="([^"]*)"', result.stdout).group(1).split("|")
+    assert int(board_scroll) > int(board_client) and overflow == "auto" and int(scrolling) >= 1
+    assert int(page_width) <= int(window)  # nothing clips or widens the page: the table scrolls instead
+    shot = tmp_path / "wide.png"
+    assert chromium(tmp_path, probe, f"--screenshot={shot}", "--window-size=700,1200").returncode == 0
+    assert png_size(shot) == (700, 1200) and shot.stat().st_size > 20_000
+
+    rows = [{"model": f"prov/{name}", "setting": name, "variant": "direct", "family": "trace", "arm": "trace",
+             "task_id": f"trace/s/c{i}#trace", "source_id": f"s/p{i}", "correct": i < right, "completed": True,
+             "trace_length": 3 + i, "epoch": 1} for name, right in (("alpha", 4), ("beta", 1)) for i in range(5)]
+    small = write_report(normalize(pd.DataFrame(rows)), tmp_path / "small.html", options=fast)
+    dom = chromium(tmp_path, small.html, "--dump-dom").stdout
+    assert TOO_FEW in dom

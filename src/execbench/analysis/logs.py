@@ -122,6 +122,7 @@ def row_from_records(eval_info: EvalInfo, record: SampleRecord, model: str, log:
         "topic": meta.get("topic"), "repository": meta.get("repository"), "pair": meta.get("pair"),
         "difficulty": None, "scope": None,
         "release_date": meta.get("release_date"),
+        "replay": grade.get("replay"),
     }
     if row["template"] is None:
         prompts = as_list(as_object(execbench.get("prompts")).get(row["family"]))

@@ -63,6 +63,7 @@ TEXT_COLUMNS = (
     "difficulty", "repository", "scope", "original_id", "pair",
     "stop_reason", "dataset_hash", "execbench_version",
     "release_date",  # provenance.release_date (YYYY-MM-DD), any family: the report's contamination view
+    "replay",  # replayed replies (--model replay/FILE): "recorded" or "missing" (no line for the task); else None
 )
 FLOAT_COLUMNS = ("similarity", "temperature", "output_tokens", "epoch", *METRIC_COLUMNS)
 BOOL_COLUMNS = ("completed", "correct")

@@ -21,9 +21,10 @@ from execbench.grading.accounting import account
 
 Z95 = 1.959963984540054
 
-#: CoCoNUT trace-length buckets (paper 002 appendix A); intervals are right-closed:
-#: "1-3" holds lengths 1..3, "3-5" holds 4..5, ..., "40+" holds 41 and more.
-BUCKET_EDGES = (0, 3, 5, 10, 25, 40, math.inf)
+#: CoCoNUT trace-length buckets (paper 002 appendix A, tables IV-V); intervals are left-closed,
+#: as the published rows decide (115 of the 120 printed cells, benchmarks/RESULTS.md issue 37):
+#: "1-3" holds lengths 1..2, "3-5" holds 3..4, "5-10" 5..9, "10-25" 10..24, "25-40" 25..39, "40+" 40 and more.
+BUCKET_EDGES = (1, 3, 5, 10, 25, 40, math.inf)
 BUCKET_LABELS = ("1-3", "3-5", "5-10", "10-25", "25-40", "40+")
 
 
@@ -80,7 +81,7 @@ def sort_by(table: pd.DataFrame, by: Sequence[str], order: dict[str, Sequence]) 
 def length_buckets(lengths: pd.Series) -> pd.Series:
     """The CoCoNUT bucket label of each length (None for a missing or non-positive length)."""
     values = pd.to_numeric(lengths, errors="coerce")
-    cut = pd.cut(values, bins=list(BUCKET_EDGES), labels=list(BUCKET_LABELS), right=True)
+    cut = pd.cut(values, bins=list(BUCKET_EDGES), labels=list(BUCKET_LABELS), right=False)
     return pd.Series(cut.astype(object), index=lengths.index).where(values > 0, None)
 
 

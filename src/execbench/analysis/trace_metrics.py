@@ -87,8 +87,11 @@ def paper_tables(df: pd.DataFrame, variants: Sequence[str], task_topic: str = ""
     none) and all correct, each averaged over tasks; other topics means over rows. Every
     planned sample counts (a missing answer is wrong with similarity 0, as the paper's
     empty predictions were). ``variants``: the prompt variants scored this way (the family's
-    ``paper_scoring_variants``); other rows are left out."""
+    ``paper_scoring_variants``); other rows are left out, and so are the tasks a replay file
+    recorded no reply for (``replay == "missing"``: the paper's tables cover the rows it has)."""
     rows = df[df["variant"].isin(list(variants))] if "variant" in df else df.iloc[0:0]
+    if "replay" in rows:
+        rows = rows[rows["replay"] != "missing"]
     out = []
     for (setting, topic), group in rows.groupby(["setting", rows["topic"].fillna(task_topic)], sort=True):
         correct = group["correct"].astype(float)

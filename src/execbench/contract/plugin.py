@@ -292,6 +292,11 @@ class Family(ABC):
         """:meth:`summarize` for results graded with :meth:`grade_as` under ``variant``."""
         return self.summarize(results)
 
+    def paper_length(self, answer: Any) -> int | None:
+        """The length the peer benchmark buckets an item by (its scoring key's length, from the
+        oracle ``answer``), for the paper-layout length tables; None: the peer has none."""
+        return None
+
 
 def build_key(family: Family, payload: dict[str, Any], options: dict[str, Any]) -> str:
     """The build-cache key of the outcome of a candidate with ``payload`` built under ``options``:

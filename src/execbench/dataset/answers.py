@@ -69,15 +69,21 @@ def read_answers(path: str | Path) -> dict[str, str]:
 
 def read_answer_file(path: str | Path) -> tuple[dict[str, str], dict[str, int]]:
     """(``{task id: response}``, ``{task id: its line}``) of the answer file at ``path``."""
+    with open(path, "rb") as fh:
+        return parse_answer_bytes(fh.read(), path)
+
+
+def parse_answer_bytes(data: bytes, path: str | Path) -> tuple[dict[str, str], dict[str, int]]:
+    """:func:`read_answer_file` on the file's bytes (a caller that also hashes them reads once)."""
     answers: dict[str, str] = {}
     first_line: dict[str, int] = {}
     problems: list[str] = []
-    with open(path, encoding="utf-8", errors="strict") as fh:
-        try:
-            lines = list(fh)
-        except UnicodeDecodeError as exc:
-            raise AnswerFileError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    for number, line in enumerate(lines, 1):
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise AnswerFileError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")  # universal newlines, not splitlines():
+    for number, line in enumerate(lines, 1):  # JSON strings may hold U+2028 and other breaks unescaped
         if not line.strip():
             continue
         task_id, response, problem = _line(number, line)

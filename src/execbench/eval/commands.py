@@ -22,9 +22,10 @@ from execbench.usererror import INTERRUPTED
 
 def _errors() -> tuple[type[BaseException], ...]:
     from execbench.dataset import DatasetError
+    from execbench.eval.replay import ReplayError
     from execbench.models.server import ServerError
 
-    return (EvalSetupError, models.ModelError, DatasetError, ServerError, OSError)
+    return (EvalSetupError, models.ModelError, DatasetError, ServerError, ReplayError, OSError)
 
 
 def _next_steps(console: Console, log_dir: Path, dataset: Path | None = None, report: Path | None = None) -> None:
@@ -40,6 +41,12 @@ def _report(console: Console, outcome: Any, dataset: Path | None = None, report:
     from execbench.eval.summary import render
 
     render(outcome.summaries, console)
+    replay = getattr(outcome, "replay", None)
+    if replay:
+        console.print(f"replayed {replay['replies']} recorded replies from {escape(replay['file'])} over "
+                      f"{replay['tasks']} tasks" + (f"; [yellow]{replay['missing']} tasks had no recorded reply[/] "
+                                                   "(scored as no answer: wrong in C/N, not in C/R)"
+                                                   if replay["missing"] else ""))
     for summary in outcome.summaries:
         total = summary["total"]
         if total["errors"] or total["not_run"]:

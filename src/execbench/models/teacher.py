@@ -88,6 +88,8 @@ def open_teacher(name: str, *, temperature: float = 0.7, max_tokens: int = 16384
     from execbench.models import names as models
 
     model = models.resolve(name)
+    if isinstance(model, models.ReplayModel):
+        raise models.ModelError(f"{name}: a replay file answers an eval's tasks by id; it cannot be a teacher")
     if isinstance(model, models.LocalModel):
         from execbench.models.server import LocalServer
 

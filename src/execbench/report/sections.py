@@ -7,6 +7,7 @@ block is a note saying so instead of a table. Headline findings are collected on
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field
 from html import escape as esc
@@ -154,6 +155,10 @@ def _paper_scoring_tables(sec: Section, rows: pd.DataFrame, family: str, setting
     sec.note("Settings whose variant is " + ", ".join(sorted(set(tables["variant"]))) + " were graded by the paper's "
              "own rules (NoReps key, string match, character-level similarity; docs/trace-format.md): the "
              "tables above describe those grades with execbench's aggregation, the tables below with the paper's.")
+    if "replay" in rows and (rows["replay"] == "missing").any():
+        sec.note(f"{int((rows['replay'] == 'missing').sum())} tasks had no reply in their replay file: the paper's "
+                 "tables cover the rows it has, so the paper-layout tables leave them out (the tables above count "
+                 "them as unanswered).")
     if (tables["N"] < tables["paper_N"]).any():
         sec.note("Where Traces is below the paper's count, the numbers are over the traces the build admitted: "
                  "the others (rejected.jsonl of the dataset: nondeterministic across runs, failing or over a "
@@ -170,12 +175,53 @@ def _paper_scoring_tables(sec: Section, rows: pd.DataFrame, family: str, setting
             Col("Sim", "sim", "num", "per-task mean similarity averaged over tasks"),
             Col("False Sim", "false_sim", "num", "per task the mean similarity of its wrong traces (0 if none), "
                 "averaged over all tasks")], records(human), paper="paper 002 table I"))
+    _paper_length_tables(sec, rows, plugin, settings)
     other = T.sort_by(tables[tables["topic"] != plugin.paper_task_topic], ["topic", "setting"], {"setting": settings})
     if not other.empty:
         sec.table(Table("Table II layout (the paper's aggregation, means over traces)", [
             Col("Topic", "topic"), Col("Setting", "setting"), Col("Variant", "variant"), Col("Traces", "N", "int"),
             paper_n, Col("Acc Mean %", "acc_mean", "pct"), Col("Sim", "sim", "num")], records(other),
             paper="paper 002 table II"))
+
+
+def _paper_length_tables(sec: Section, rows: pd.DataFrame, plugin: Any, settings: list[str]) -> None:
+    """The paper's accuracy by length bucket (paper 002 tables IV-V), one table per peer-scoring
+    variant: the peer's task topic only, the peer's item length (``Family.paper_length`` of the
+    oracle), accuracy over every planned row the replay recorded (as ``paper_tables``)."""
+    chosen = rows[rows["variant"].isin(list(plugin.paper_scoring_variants))
+                  & (rows["topic"].fillna(plugin.paper_task_topic) == plugin.paper_task_topic)]
+    if "replay" in chosen:
+        chosen = chosen[chosen["replay"] != "missing"]
+    if chosen.empty or "oracle" not in chosen:
+        return
+
+    def length(oracle: Any) -> float:
+        try:
+            value = plugin.paper_length(json.loads(oracle)) if isinstance(oracle, str) else None
+        except (ValueError, RecursionError):
+            value = None
+        return math.nan if value is None else float(value)
+
+    chosen = chosen.assign(paper_length=[length(o) for o in chosen["oracle"]])
+    for variant in plugin.paper_scoring_variants:
+        part = chosen[chosen["variant"] == variant]
+        if part.empty:
+            continue
+        long = T.bucket_table(part.assign(completed=True), ("setting",), "paper_length")  # every planned row
+        wide = []
+        for setting, group in long.groupby("setting", sort=False):
+            row: dict[str, Any] = {"setting": setting, "N": int(group["N"].sum())}
+            for _, b in group.iterrows():
+                row[b["bucket"]] = b["acc_cr"]
+            wide.append(row)
+        wide = T.sort_by(pd.DataFrame(wide), ["setting"], {"setting": settings}).to_dict("records")
+        present = [label for label in T.BUCKET_LABELS if label in set(long["bucket"])]
+        sec.table(Table(f"Tables IV-V layout: accuracy % by the paper's trace-length bucket, variant {variant}",
+                        [Col("Setting", "setting"), Col("Traces", "N", "int")]
+                        + [Col(label, label, "pct") for label in present],
+                        wide, paper="paper 002 tables IV (direct) and V (CoT)",
+                        caption="Length: the paper's key (runs of one line collapsed); buckets left-closed (1-3 holds "
+                                "1 to 2 lines, ..., 40+ 40 or more); accuracy over every planned trace with a reply."))
 
 
 def _per_task_tables(sec: Section, rows: pd.DataFrame, family: str, opts: Options) -> None:
@@ -223,7 +269,8 @@ def sequence_section(df: pd.DataFrame, family: str, colors: dict, opts: Options,
         sec.table(Table("Accuracy (C/R %) by trace-length bucket", [Col("Setting", "setting")] + [
             Col(label, (label, label + "_lo", label + "_hi"), "pct_ci") for label in T.BUCKET_LABELS
             if label in set(buckets["bucket"])], wide_rows, paper="paper 002 tables IV-V",
-            caption="Buckets are right-closed: 1-3 holds traces of 1 to 3 lines, 3-5 of 4 to 5, ..., 40+ of 41 or more."))
+            caption="Buckets are left-closed (the paper's rule, as its published rows decide): 1-3 holds traces of "
+                    "1 to 2 lines, 3-5 of 3 to 4, ..., 40+ of 40 or more."))
         sec.table(Table("Trace-length buckets, both denominators", [
             Col("Setting", "setting"), Col("Bucket", "bucket"), Col("N", "N", "int"), Col("R", "R", "int"),
             *acc_cols()], records(buckets)))
@@ -627,7 +674,10 @@ def build(df: pd.DataFrame, opts: Options | None = None) -> Report:
     headlines: list[str] = []
     notes: list[str] = []
     colors = F.color_map(_setting_order(df))
-    sections = [overview(df, headlines)]
+    from execbench.report.leaderboard import leaderboard_section
+
+    board = Section("leaderboard", "Leaderboard", "ranked settings; paired comparisons on common tasks", nav="Leaderboard")
+    sections = [leaderboard_section(df, opts.replicates, headlines, board), overview(df, headlines)]
     present = families_present(df)
     reported = [f.name for f in registry.registered() if f.analysis is not None]
     for family in reported:
@@ -649,5 +699,6 @@ def build(df: pd.DataFrame, opts: Options | None = None) -> Report:
                                            df, opts.cutoff, headlines))
     unknown = [f for f in present if f not in reported]
     if unknown:
-        notes.append(f"Samples of unknown families ({', '.join(unknown)}) appear only in the overview.")
+        notes.append(f"Samples of families without a report section ({', '.join(unknown)}) appear only in the "
+                     "overview and the leaderboard.")
     return Report(sections, headlines, notes)

@@ -105,6 +105,39 @@ def render(col: Col, row: dict[str, Any]) -> tuple[str, str, str]:
     return (html.escape(str(value)), html.escape(str(value)), "")
 
 
+_PERCENT = ("pct", "pct_ci", "pp_ci")
+
+
+def _datum(kind: str, value: Any) -> Any:
+    """A cell as data: None for a missing number, percent kinds in percent (as shown), ints as ints."""
+    if kind == "text":
+        return None if value is None or (isinstance(value, float) and math.isnan(value)) else str(value)
+    if not _ok(value):
+        if isinstance(value, str) and value:
+            return value
+        return None
+    v = _num(value)
+    if kind == "int":
+        return int(round(v))
+    return 100 * v if kind in _PERCENT else v
+
+
+def table_data(table: Table) -> tuple[list[str], list[list[Any]]]:
+    """(column names, rows) of a table as data: an interval column becomes three (``X``, ``X low``,
+    ``X high``); numbers stay numbers (percent kinds in percent, as the page shows them)."""
+    columns: list[str] = []
+    for col in table.columns:
+        columns += [col.label, f"{col.label} low", f"{col.label} high"] if isinstance(col.key, tuple) else [col.label]
+    rows = []
+    for row in table.rows:
+        out: list[Any] = []
+        for col in table.columns:
+            keys = col.key if isinstance(col.key, tuple) else (col.key,)
+            out += [_datum(col.kind, row.get(key)) for key in keys]
+        rows.append(out)
+    return columns, rows
+
+
 def acc_cols(prefix: str = "acc", label: str = "") -> list[Col]:
     """C/R and C/N accuracy columns side by side (paper 001 table 3)."""
     lead = f"{label} " if label else ""

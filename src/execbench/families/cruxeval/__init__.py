@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from execbench.dataset import Task
-from execbench.contract import Family
+from execbench.contract import AnalysisFacts, Family, Metric, SliceTable
 from execbench.families.cruxeval import build, grade, prompt
 from execbench.grading import Score
 
@@ -30,6 +30,17 @@ class CruxevalFamily(Family):
     source_licenses = {build.SOURCE: "MIT (CRUXEval, facebookresearch/cruxeval)"}
     # output/input prediction: Python literals; the state family's checkpoint arms: JSON objects
     arms = dict(zip(build.ARMS, (("python-literal",), ("python-literal",), ("json",), ("json",))))
+    # the report's section: accuracy per arm; with one reply per task, C/N is CRUXEval's pass@1
+    analysis = AnalysisFacts(
+        layout="slice-tables", title="CRUXEval (peer benchmark)", nav="CRUXEval",
+        paper="CRUXEval (Gu et al., 2024) table 1: pass@1", relations_paper="execbench metrics of CRUXEval's programs",
+        metrics=("trace_length", "cyclomatic", "loc", "answer_chars"),
+        metric_labels=(Metric("trace_length", "trace length", term="Trace"), Metric("answer_chars", "answer chars")),
+        correlation_metrics=("trace_length", "cyclomatic", "loc"), theta_metrics=("trace_length",),
+        logistic_models=(("Trace", ("trace_length",)),), cell_column="arm",
+        slice_orders={"arm": build.ARMS},
+        slice_tables=(SliceTable("arm", "Arm", "Accuracy by arm (one reply per task: C/N % is CRUXEval's pass@1)",
+                                 "CRUXEval table 1 (pass@1)", figure_caption=""),))
 
     def grade(self, task: Task, response: str) -> Score:
         return grade.grade(task, response)

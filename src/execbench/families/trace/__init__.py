@@ -91,6 +91,13 @@ class TraceFamily(Family):
             return coconut.score(task.answer, response, variant, concurrent=is_concurrent(task), segments=order)
         return self.grade(task, response)
 
+    def paper_length(self, answer: Any) -> int | None:
+        """CoCoNUT's tables IV-V bucket a trace by its NoReps key's length (runs of a line collapsed;
+        decided from the published rows: benchmarks/RESULTS.md, issue 37)."""
+        if not isinstance(answer, list):
+            return None
+        return len(coconut.key_tokens(answer, "canonical"))
+
     def summarize_as(self, results: Iterable[tuple[Task, Score]], variant: str | None) -> dict[str, Any]:
         results = list(results)
         summary = self.summarize(results)
