@@ -837,9 +837,9 @@ def existing(spec: str) -> Repo | None:
         packaged = any((root / f).is_file() for f in ("pyproject.toml", "setup.py", "setup.cfg"))
         install, tree = [], (root if packaged else None)
     try:
-        content = None if local is None else content_hash(root)
-        if local is not None:
-            version = _local_version(root)
+        content = None if local is None else content_hash(root)  # first, as in prepare: a deep tree is refused
+        version = version if local is None else _local_version(root)
+        assert version is not None
         config = config_for(name, version, root)
         venv = venv_dir(name, version, config, install, tree, content)
         import_root, packages = find_packages(root, name)
