@@ -54,6 +54,7 @@ from typing import Any, Iterable, Mapping
 
 from execbench.families.repo import static_eval
 from execbench.families.repo.assertions import TestFunction
+from execbench.families.repo.touched import parametrize_names
 
 PURE_BUILTINS = {"list", "tuple", "set", "frozenset", "dict", "sorted", "reversed", "range", "len", "str", "int",
                  "float", "bool", "bytes", "min", "max", "sum", "abs", "repr", "round", "divmod", "pow", "chr",
@@ -158,19 +159,9 @@ def literal_bindings(function: TestFunction) -> dict[str, ast.expr]:
     """Names bound exactly once in the function, to a literal expression."""
     from execbench.families.repo import dvp
 
-    counts: dict[str, int] = {}
-    values: dict[str, ast.expr] = {}
-    for sub in ast.walk(function.node):
-        targets = (sub.targets if isinstance(sub, ast.Assign) else [sub.target]
-                   if isinstance(sub, (ast.AugAssign, ast.AnnAssign, ast.For, ast.NamedExpr)) else [])
-        for target in targets:
-            for n in ast.walk(target):
-                if isinstance(n, ast.Name):
-                    counts[n.id] = counts.get(n.id, 0) + 1
-        if (isinstance(sub, ast.Assign) and len(sub.targets) == 1 and isinstance(sub.targets[0], ast.Name)
-                and dvp._is_literal(sub.value)):
-            values[sub.targets[0].id] = sub.value
-    return {k: v for k, v in values.items() if counts.get(k) == 1}
+    counts, assigns = _single_bindings(function)
+    return {a.targets[0].id: a.value for a in assigns  # type: ignore[attr-defined]  # one Name target
+            if counts.get(a.targets[0].id) == 1 and dvp._is_literal(a.value)}  # type: ignore[attr-defined]
 
 
 def readable_expression(node: ast.expr, literal_names: Iterable[str], local_names: set[str]) -> bool:
@@ -319,15 +310,7 @@ def _bracketed(comment: str, limit: int = 20) -> list[str]:
 
 def parametrized(function: TestFunction) -> set[str]:
     """Argument names of the function's ``@pytest.mark.parametrize`` decorators."""
-    out: set[str] = set()
-    for d in function.node.decorator_list:
-        if isinstance(d, ast.Call) and isinstance(d.func, ast.Attribute) and d.func.attr == "parametrize" and d.args:
-            first = d.args[0]
-            if isinstance(first, ast.Constant) and isinstance(first.value, str):
-                out |= {p.strip() for p in first.value.split(",") if p.strip()}
-            elif isinstance(first, (ast.List, ast.Tuple)):
-                out |= {e.value for e in first.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)}
-    return out
+    return parametrize_names(function.node.decorator_list)
 
 
 def answer_visible(*, function: TestFunction, source: str, masked: ast.expr, actual: ast.expr, answer: str,
