@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import stat
 import tempfile
 
 import pytest
@@ -20,6 +23,23 @@ for var, sub in {
     os.environ[var] = os.path.join(_ROOT, sub)
     os.makedirs(os.environ[var], exist_ok=True)
 os.environ.setdefault("INSPECT_LOG_DIR", os.path.join(_ROOT, "inspect-logs"))
+
+
+def _remove_root() -> None:
+    """Remove this process's test root at exit (each xdist worker has its own), read-only entries included."""
+    def writable_then_retry(function, path, _exc_info) -> None:
+        try:
+            os.chmod(os.path.dirname(path), stat.S_IRWXU)
+            if os.path.isdir(path) and not os.path.islink(path):
+                os.chmod(path, stat.S_IRWXU)
+            function(path)
+        except OSError:
+            pass  # left for the system's temp cleaning: never fail a test run over it
+
+    shutil.rmtree(_ROOT, onerror=writable_then_retry)
+
+
+atexit.register(lambda: _remove_root() if os.path.isdir(_ROOT) else None)
 
 
 @pytest.fixture
