@@ -114,12 +114,13 @@ def _demo_replays(console: Console, out: Path, replays: list[Any]) -> tuple[list
     from execbench.eval.demo import build_replay_dataset
     from execbench.eval.run import EvalRequest
 
-    outcomes = []
+    outcomes: list[Any] = []
+    errors: tuple[type[BaseException], ...] = (RuntimeError, *_errors())
     for replay in replays:
         console.print(f"replaying [bold]replay/{escape(replay.stem)}[/]: {escape(replay.label)}")
         try:
             dataset = build_replay_dataset(out, replay)
-        except (RuntimeError, *_errors()) as exc:
+        except errors as exc:
             console.print(f"[bold red]error:[/] {escape(str(exc))}", soft_wrap=True)
             return outcomes, 2
         request = EvalRequest(dataset=dataset, model=replay.model, variant=replay.variant, log_dir=out / "logs",
