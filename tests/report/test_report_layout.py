@@ -127,8 +127,12 @@ def browser_layout(tmp_path: Path, html: Path, width: int) -> dict:
       var out = {tables: [], images: [], page: [document.documentElement.scrollWidth, window.innerWidth]};
       document.querySelectorAll("main table").forEach(function (t) {
         var wrap = t.parentElement, open = t.offsetParent !== null;
+        var tallest = 0, widest = 0;
+        Array.prototype.forEach.call(t.rows, function (r) { tallest = Math.max(tallest, r.offsetHeight); });
+        Array.prototype.forEach.call(t.querySelectorAll("td"), function (c) { widest = Math.max(widest, c.offsetWidth); });
         out.tables.push({open: open, width: t.scrollWidth, room: wrap.clientWidth, wrap: wrap.className,
-                         overflow: getComputedStyle(wrap).overflowX, scrolls: wrap.scrollWidth > wrap.clientWidth});
+                         overflow: getComputedStyle(wrap).overflowX, scrolls: wrap.scrollWidth > wrap.clientWidth,
+                         tallest: tallest, widest: widest});
       });
       document.querySelectorAll("main img").forEach(function (i) {
         out.images.push({natural: i.naturalWidth, shown: i.clientWidth, room: i.parentElement.clientWidth,
@@ -154,6 +158,8 @@ def check_reads_well(tmp_path: Path, html: Path, width: int = 760) -> dict:
     for table in shown:  # a table wider than its container scrolls inside a scroll box
         if table["width"] > table["room"] + 1:
             assert "tablewrap" in table["wrap"] and table["overflow"] in ("auto", "scroll") and table["scrolls"], table
+        # no column squeezed into a tower of wrapped words, no cell a screen wide (notes wrap at 30em)
+        assert table["tallest"] <= 110 and table["widest"] <= 480, table
     assert layout["images"]
     for image in layout["images"]:
         assert image["complete"] and image["natural"] > 100 and 0 < image["shown"] <= image["room"] + 1, image
