@@ -9,7 +9,8 @@ packages and the GGUF are reused; the pip install itself is not timed here). ``I
 
 Recorded per round: the command's wall time; the demo's own phases (``demo/timings.json``:
 ``build``, ``server_start``, ``eval`` (which includes the server start and Inspect's import),
-``total``); from the Inspect log: samples, prompt and output tokens, stop reasons, truncated
+``replay`` (building the tasks of the shipped published predictions and replaying them, issue 37),
+``total``); from the live model's Inspect log: samples, prompt and output tokens, stop reasons, truncated
 answers (stop reason ``max_tokens``), per-sample seconds and the tokens per second of the whole
 eval; the load average before and after. ``--src`` runs each given source tree in turn
 (``PYTHONPATH``; e.g. ``--src /tmp/head/src src`` for the code before and after issue 34), so two
@@ -52,7 +53,9 @@ def _environment(home: Path, src: Path | None, threads: int | None) -> dict[str,
 def _log_figures(logs: Path) -> dict[str, Any]:
     from inspect_ai.log import read_eval_log
 
-    (path,) = sorted(logs.glob("*.eval"))
+    # the live model's log (the demo also replays shipped published predictions into logs/: issue 37)
+    (path,) = [p for p in sorted(logs.glob("*.eval"))
+               if not read_eval_log(str(p), header_only=True).eval.model.startswith("replay/")]
     log = read_eval_log(str(path))
     samples = log.samples or []
     rows = []

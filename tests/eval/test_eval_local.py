@@ -144,7 +144,13 @@ def test_demo_builds_evaluates_and_points_to_the_logs(tmp_path):
     tasks = list(read_tasks(tmp_path / "demo" / "dataset"))
     sources = {task.id.split("/")[1] for task in tasks}
     assert {"humaneval", "advanced"} <= sources
-    (log,) = (tmp_path / "demo" / "logs").glob("*.eval")
+    from inspect_ai.log import read_eval_log as read_log
+
+    logs = {read_log(str(path), header_only=True).eval.model: path for path in (tmp_path / "demo" / "logs").glob("*.eval")}
+    # the live model, and the shipped published predictions replayed into the same logs (issue 37)
+    assert len(logs) == 2 and "replay/cruxeval-codellama-7b" in logs
+    (log,) = [path for model, path in logs.items() if not model.startswith("replay/")]
+    assert "replayed, not run" in text
     # no --max-tokens: every sample was given the budget its answer needs (none cut off by construction)
     from inspect_ai.log import read_eval_log
 
@@ -155,7 +161,7 @@ def test_demo_builds_evaluates_and_points_to_the_logs(tmp_path):
     assert {sample.id: sample.metadata["max_tokens"] for sample in samples} == budgets
     assert all(sample.output.usage.output_tokens <= budgets[sample.id] for sample in samples)
     phases = json.loads((tmp_path / "demo" / "timings.json").read_text())
-    assert set(phases) == {"build", "server_start", "eval", "total"}
+    assert set(phases) == {"build", "server_start", "eval", "replay", "total"}
     assert 0 < phases["build"] < phases["total"] and phases["server_start"] < phases["eval"] < phases["total"]
     assert "phases: build" in text
     assert "C/R" in text and "C/N" in text

@@ -108,11 +108,35 @@ def _phases(out: Path, phases: dict[str, float], started: float) -> str:
     return ", ".join(f"{name.replace('_', ' ')} {seconds:.0f} s" for name, seconds in record.items())
 
 
+def _demo_replays(console: Console, out: Path, replays: list[Any]) -> tuple[list[Any], int]:
+    """Build the tasks of each shipped replay set and play its published predictions back into
+    ``out/logs`` (eval/demo.py): (outcomes, exit code)."""
+    from execbench.eval.demo import build_replay_dataset
+    from execbench.eval.run import EvalRequest
+
+    outcomes: list[Any] = []
+    errors: tuple[type[BaseException], ...] = (RuntimeError, *_errors())
+    for replay in replays:
+        console.print(f"replaying [bold]replay/{escape(replay.stem)}[/]: {escape(replay.label)}")
+        try:
+            dataset = build_replay_dataset(out, replay)
+        except errors as exc:
+            console.print(f"[bold red]error:[/] {escape(str(exc))}", soft_wrap=True)
+            return outcomes, 2
+        request = EvalRequest(dataset=dataset, model=replay.model, variant=replay.variant, log_dir=out / "logs",
+                              defaults={"display": "none"})
+        outcome, code = _run(console, request)
+        if outcome is None:
+            return outcomes, code
+        outcomes.append(outcome)
+    return outcomes, 0
+
+
 def demo_command(console: Console, out: Path, *, per_source: int, max_tokens: int | None, extra: list[str],
-                 sources: dict[str, tuple[str, ...]] | None = None) -> int:
+                 sources: dict[str, tuple[str, ...]] | None = None, replays: list[Any] | None = None) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
-    from execbench.eval.demo import CANDIDATES_PER_SOURCE, build_demo_dataset, check_demo_out
+    from execbench.eval.demo import CANDIDATES_PER_SOURCE, build_demo_dataset, check_demo_out, demo_replays
     from execbench.eval.run import EvalRequest
 
     started = time.perf_counter()
@@ -159,10 +183,22 @@ def demo_command(console: Console, out: Path, *, per_source: int, max_tokens: in
     if outcome.server is not None:
         phases["server_start"] = outcome.server["startup_seconds"]
     phases["eval"] = outcome.seconds
+    console.rule("[bold]replay published predictions (recorded replies of a real model, offline)")
+    replay_started = time.perf_counter()
+    replayed, replay_code = _demo_replays(console, out, demo_replays() if replays is None else replays)
+    phases["replay"] = time.perf_counter() - replay_started
     console.rule("[bold]summary")
     code = _report(console, outcome, report=out / "report.html")
+    for done in replayed:
+        from execbench.eval.summary import render
+
+        console.print(f"[bold]replayed, not run:[/] {escape(str(done.replay['file']))} "
+                      f"({done.replay['replies']} recorded replies)")
+        render(done.summaries, console)
     console.print(f"phases: {_phases(out, phases, started)}")
     console.print(f"demo finished in {time.perf_counter() - started:.0f} s. The 135M model is tiny: expect low "
-                  "scores; the point is the pipeline. Try a real model with "
+                  "scores; the point is the pipeline" + (", and the replayed published predictions show what a real "
+                                                          "model's failure profile looks like in the report" if replayed
+                                                          else "") + ". Try a real model with "
                   f"[cyan]execbench eval {demo.path} --model …[/]")
-    return code
+    return code or replay_code

@@ -4,6 +4,13 @@ For every family with built-in demo sources, build a few candidates per source w
 real build engine (sandboxed execution, build cache), keep the tasks with the shortest
 prompts (arms in turn), merge them into one dataset, evaluate the default local model on it and
 summarise. Everything lands under ``out`` (``dataset/``, ``logs/``, ``build/``).
+
+Beside the live model, the demo replays the shipped sets of published predictions (issue 37:
+``execbench/data/<name>/replay/<stem>.jsonl``, each with a ``<stem>.json`` that names the family,
+source and build options of the tasks it answers, and the license next to it): their tasks are
+built into ``replay/<stem>/dataset`` and the file is played back as the model ``replay/<stem>``
+into the same ``logs/``, so the first report shows a real model's failure profile beside the
+tiny local one. Nothing is fetched: the predictions are package data.
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ CANDIDATES_PER_SOURCE = 2
 # source (and so every family) present at two thirds of the reading (benchmarks/demo_time.py).
 TASKS_PER_SOURCE = 2
 PROMPT_CHARS = 4000  # prompt fields + answer, in characters: keeps every demo prompt near 1,000 tokens
+DATA = Path(__file__).resolve().parents[1] / "data"
 
 
 @dataclass
@@ -33,6 +41,61 @@ class DemoDataset:
     tasks: int
     by_source: dict[str, int]
     skipped: dict[str, str]  # family/source -> why it contributed nothing
+
+
+@dataclass(frozen=True)
+class DemoReplay:
+    """A shipped set of published predictions (module doc): the replay file and how to build its tasks."""
+
+    file: Path
+    family: str
+    source: str
+    options: dict[str, Any]
+    candidates: int
+    variant: str
+    label: str
+
+    @property
+    def stem(self) -> str:
+        return self.file.stem
+
+    @property
+    def model(self) -> str:
+        return f"replay/{self.file}"
+
+
+def demo_replays(root: Path = DATA) -> list[DemoReplay]:
+    """The shipped replay sets whose family is available (``<root>/*/replay/<stem>.json`` beside its
+    ``<stem>.jsonl``): the one place the demo reads them, so they can move onto the family later."""
+    found = []
+    for meta_path in sorted(root.glob("*/replay/*.json")):
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        replies = meta_path.with_suffix(".jsonl")
+        if meta["family"] not in registry.names() or not replies.is_file():
+            continue
+        found.append(DemoReplay(file=replies, family=meta["family"], source=meta["source"],
+                                options=dict(meta.get("options", {})), candidates=int(meta.get("candidates", 1)),
+                                variant=meta.get("variant", "direct"), label=meta.get("label", replies.stem)))
+    return found
+
+
+def build_replay_dataset(out: Path, replay: DemoReplay, *, jobs: int = 2, cache: Any = None) -> Path:
+    """Build the tasks ``replay`` answers into ``out/replay/<stem>/dataset`` (the real build engine,
+    the build cache) and return that dataset."""
+    plugin = registry.get(replay.family)
+    path = out / "replay" / replay.stem / "dataset"
+    if path.exists():
+        check_output_dir(path)
+        shutil.rmtree(path)
+    own = cache is None
+    cache = BuildCache() if own else cache
+    try:
+        build_dataset(plugin, [replay.source], path, options={**plugin.default_options, **replay.options}, jobs=jobs,
+                      cache=cache, limit=replay.candidates)
+    finally:
+        if own:
+            cache.close()
+    return path
 
 
 def demo_sources() -> dict[str, tuple[str, ...]]:
@@ -68,8 +131,8 @@ def _pick(tasks: list[Any], n: int) -> list[Any]:
 def check_demo_out(out: Path) -> None:
     """``-o`` never overwrites what is not execbench's (issue 34): ``out`` holds only the demo's
     own entries, and ``out/dataset`` (replaced by each run) is a dataset (DatasetError if not)."""
-    check_output_dir(out, ours=("dataset", "logs", "build", "report.html", "report.samples.csv",
-                                "report.samples.parquet"))
+    check_output_dir(out, ours=("dataset", "logs", "build", "replay", "timings.json", "report.html",
+                                "report.samples.csv", "report.samples.parquet", "report.tables.json", "report.tables"))
     check_output_dir(out / "dataset")
 
 

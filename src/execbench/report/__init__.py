@@ -25,7 +25,7 @@ from execbench import __version__
 from execbench.analysis.logs import EvalDescription, LogSet
 from execbench.analysis.schema import families_present, normalize, ordered
 from execbench.report.sections import Options, Report, build
-from execbench.report.tables import table_data
+from execbench.report.tables import MIN_SAMPLES, TOO_FEW, table_data
 
 TEMPLATES = Path(__file__).parent / "templates"
 #: columns written as JSON text in Parquet (mixed or nested values; FIELD-NOTES: Arrow rejects mixed types)
@@ -127,7 +127,7 @@ def render_html(df: pd.DataFrame, logs: list[EvalDescription], notes: list[str],
     all_notes = [*notes, *report.notes]
     page = env.get_template("report.jinja").render(
         title=title, meta=_meta(df, logs, files), logs=logs, sections=report.sections,
-        headlines=report.headlines, notes=all_notes)
+        headlines=report.headlines, notes=all_notes, min_samples=MIN_SAMPLES, too_few=TOO_FEW)
     return page, report.headlines, all_notes
 
 

@@ -24,7 +24,7 @@ from typing import Any
 import pandas as pd
 
 from execbench.report import figures as F
-from execbench.report.tables import Col, Table, records
+from execbench.report.tables import Col, Table, enough, records
 
 Z95 = 1.959963984540054
 
@@ -160,7 +160,7 @@ def fill(sec: Any, df: pd.DataFrame, cutoff: str | None, headlines: list[str]) -
         Col("After − before (pp)", ("delta", "delta_low", "delta_high"), "pp_ci", "Newcombe 95%"),
         Col("p (Fisher)", "p", "pval"), Col("Note", "note")], records(split)))
     for r in split.itertuples():
-        if r.delta is not None and not pd.isna(r.delta):
+        if r.delta is not None and not pd.isna(r.delta) and enough(r.n_before) and enough(r.n_after):
             how = ("as accurate as" if r.delta == 0 else
                    f"{abs(r.delta) * 100:.1f} pp {'less' if r.delta < 0 else 'more'} accurate than")
             headlines.append(f"<b>{esc(str(r.setting))}</b>: tasks released after {r.cutoff} "

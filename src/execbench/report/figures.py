@@ -43,10 +43,27 @@ def _horizontal() -> dict:
 
 
 def _encode(fig) -> str:
+    """The figure as a PNG data URI. The saved area is the tight box of everything drawn (plus a
+    margin), so no tick label, axis label, title or legend is ever cut off at the edge."""
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", facecolor="white")
+    fig.savefig(buffer, format="png", facecolor="white", bbox_inches="tight", pad_inches=0.08)
     _plt().close(fig)
     return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def _width(labels: Sequence[str], base: float = 6.4) -> float:
+    """A figure's width (inches) that leaves its axes room beside tick labels as long as ``labels``
+    (about 0.07 in per character at the report's font size): long setting names never squeeze the
+    plot until its axis label spills over the edge."""
+    longest = max((len(str(label)) for label in labels), default=0)
+    return base + max(0.0, 0.07 * (longest - 18))
+
+
+def _label(text: str, width: int = 48) -> str:
+    """An axis label wrapped to lines of at most ``width`` characters (it never outgrows its axes)."""
+    import textwrap
+
+    return "\n".join(textwrap.wrap(text, width)) or text
 
 
 def color_map(settings: Sequence[str]) -> dict[str, str]:
@@ -65,7 +82,8 @@ def accuracy_lines(table: pd.DataFrame, x: str, order: Sequence[str], colors: di
     """Accuracy (C/R unless ``ylabel`` says otherwise, Wilson bars) over ordered categories
     ``x``, one line per series; ``marks``: (position on the category axis, label) drawn as
     dashed vertical lines (e.g. a cutoff between two months)."""
-    if table.empty:
+    table = table[np.isfinite(table["acc_cr"].to_numpy(dtype=float))] if not table.empty else table
+    if table.empty or not table[x].isin(list(order)).any():  # nothing to draw: no empty panel
         return None
     plt = _plt()
     own = ax is None
@@ -90,8 +108,8 @@ def accuracy_lines(table: pd.DataFrame, x: str, order: Sequence[str], colors: di
         ax.set_xlim(min(-0.5, *(m - 0.3 for m, _ in marks)), max(len(order) - 0.5, *(m + 0.3 for m, _ in marks)))
     ax.set_ylim(-3, 103)
     ax.set_ylabel(ylabel)
-    ax.set_xlabel(xlabel)
-    ax.set_title(title)
+    ax.set_xlabel(_label(xlabel))
+    ax.set_title(_label(title, 64))
     if legend:
         ax.legend(fontsize=8, loc="best")
     if own:
@@ -101,7 +119,8 @@ def accuracy_lines(table: pd.DataFrame, x: str, order: Sequence[str], colors: di
 
 def metric_panels(tables: dict[str, pd.DataFrame], colors: dict[str, str], title: str) -> str | None:
     """One accuracy-over-bins panel per metric (e.g. ESV, MCL, DFI), shared legend."""
-    tables = {m: t for m, t in tables.items() if not t.empty}
+    tables = {m: t for m, t in tables.items()  # a panel only where some bin has an accuracy to draw
+              if not t.empty and np.isfinite(t["acc_cr"].to_numpy(dtype=float)).any()}
     if not tables:
         return None
     plt = _plt()
@@ -115,7 +134,11 @@ def metric_panels(tables: dict[str, pd.DataFrame], colors: dict[str, str], title
         for label in ax.get_xticklabels():
             label.set_rotation(30)
             label.set_ha("right")
-    handles, labels = axes[0][0].get_legend_handles_labels()
+    shown: dict[str, object] = {}  # every setting drawn in some panel, once
+    for ax in axes[0]:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            shown.setdefault(label, handle)
+    handles, labels = list(shown.values()), list(shown)
     width = max(6.4, 4.1 * len(tables))
     per_row = max(1, min(5, int(width * 11 / (max(12, longest) + 4))))  # ~11 legend characters per inch
     fig.legend(handles, labels, loc="outside lower center", ncol=min(per_row, len(labels)), fontsize=8)
@@ -130,7 +153,7 @@ def similarity_distributions(df: pd.DataFrame, settings: Sequence[str], colors: 
     if not data:
         return None
     plt = _plt()
-    fig, ax = plt.subplots(figsize=(6.4, 0.55 * len(data) + 1.6), layout="constrained")
+    fig, ax = plt.subplots(figsize=(_width([s for s, _ in data]), 0.55 * len(data) + 1.6), layout="constrained")
     rng = np.random.default_rng(0)
     for i, (setting, group) in enumerate(data):
         values = group["similarity"].to_numpy(dtype=float)
@@ -145,7 +168,7 @@ def similarity_distributions(df: pd.DataFrame, settings: Sequence[str], colors: 
     ax.set_yticks(range(len(data)))
     ax.set_yticklabels([s for s, _ in data])
     ax.set_xlim(-0.02, 1.02)
-    ax.set_xlabel("Gestalt similarity to the oracle trace (dots: wrong answers, bar: mean)")
+    ax.set_xlabel(_label("Gestalt similarity to the oracle trace (dots: wrong answers, bar: mean)"))
     ax.set_title("Similarity distributions")
     ax.invert_yaxis()
     return _encode(fig)
@@ -158,7 +181,7 @@ def taxonomy_bars(counts: pd.DataFrame, categories: Sequence[str], colors: Mappi
         return None
     plt = _plt()
     shares = counts.div(counts.sum(axis=1), axis=0).fillna(0) * 100
-    fig, ax = plt.subplots(figsize=(7.2, 0.5 * len(shares) + 2.2), layout="constrained")
+    fig, ax = plt.subplots(figsize=(_width(list(shares.index), 7.2), 0.5 * len(shares) + 2.2), layout="constrained")
     left = np.zeros(len(shares))
     for category in categories:
         if category not in shares or shares[category].sum() == 0:
@@ -189,7 +212,7 @@ def forest(rows: list[dict], title: str) -> str | None:
     plt = _plt()
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-    fig, ax = plt.subplots(figsize=(6.4, 0.42 * len(rows) + 1.3), layout="constrained")
+    fig, ax = plt.subplots(figsize=(_width([r["label"] for r in rows]), 0.42 * len(rows) + 1.3), layout="constrained")
     for i, row in enumerate(rows):
         ax.plot([row["low"], row["high"]], [i, i], color="#2f6db5", lw=2)
         ax.plot([row["odds_ratio"]], [i], "o", color="#2f6db5")
@@ -201,6 +224,6 @@ def forest(rows: list[dict], title: str) -> str | None:
     ax.set_yticks(range(len(rows)))
     ax.set_yticklabels([r["label"] for r in rows])
     ax.invert_yaxis()
-    ax.set_xlabel("error odds ratio per doubling (95% interval, source-clustered)")
+    ax.set_xlabel(_label("error odds ratio per doubling (95% interval, source-clustered)"))
     ax.set_title(title)
     return _encode(fig)

@@ -25,10 +25,9 @@ from execbench.analysis import paired
 from execbench.analysis import tables as T
 from execbench.analysis.schema import families_present, ordered
 from execbench.analysis.trace_metrics import paper_tables
-from execbench.report.tables import Col, Table, fmt_pct
+from execbench.report.tables import MIN_SAMPLES, TOO_FEW, Col, Table, enough, fmt_pct
 
-MIN_PAIRED = 10  # common tasks below which a paired comparison is "too few samples"
-TOO_FEW = "too few samples"
+MIN_PAIRED = MIN_SAMPLES  # common tasks below which a paired comparison is "too few samples"
 
 
 def cells(df: pd.DataFrame) -> list[tuple[str, str, str]]:
@@ -61,6 +60,12 @@ def _paper_figure(group: pd.DataFrame) -> tuple[float, str] | None:
     return None
 
 
+def replayed(group: pd.DataFrame) -> bool:
+    """Whether a setting's answers are recorded predictions played back (``--model replay/FILE``: the
+    per-sample ``replay`` column says ``recorded`` or ``missing``), not a model run live."""
+    return "replay" in group and bool(group["replay"].notna().any())
+
+
 def ranking(df: pd.DataFrame) -> tuple[list[dict[str, Any]], list[tuple[str, str, str]]]:
     present = cells(df)
     rows = []
@@ -77,6 +82,7 @@ def ranking(df: pd.DataFrame) -> tuple[list[dict[str, Any]], list[tuple[str, str
                 row[f"c{index}"], row[f"c{index}_lo"], row[f"c{index}_hi"] = \
                     cell["acc_cn"], cell["acc_cn_low"], cell["acc_cn_high"]
                 row[f"c{index}_n"] = cell["N"]
+        row["answers"] = "replayed" if replayed(group) else "live"
         figure = _paper_figure(group)
         if figure is not None:
             row["paper"], row["paper_what"] = figure
@@ -103,8 +109,7 @@ def comparisons(df: pd.DataFrame, ranked: list[dict[str, Any]], replicates: int)
         pairs = pair_settings(df, upper["setting"], lower["setting"])
         row: dict[str, Any] = {"a": upper["setting"], "b": lower["setting"], "pairs": len(pairs)}
         if len(pairs) < MIN_PAIRED:
-            row["note"] = TOO_FEW + (f" ({len(pairs)} common tasks, fewer than {MIN_PAIRED})" if len(pairs)
-                                     else ": no common tasks")
+            row["note"] = TOO_FEW + (f" ({len(pairs)} common tasks)" if len(pairs) else ": no common tasks")
             out.append(row)
             continue
         summary = paired.paired_summary(pairs, replicates=replicates)
@@ -112,8 +117,10 @@ def comparisons(df: pd.DataFrame, ranked: list[dict[str, Any]], replicates: int)
         p_value = (stats.binomtest(summary["correct_to_wrong"], discordant).pvalue if discordant else 1.0)
         row.update(sources=summary["sources"], a_only=summary["correct_to_wrong"], b_only=summary["wrong_to_correct"],
                    delta=summary["decrement"], d_low=summary["low"], d_high=summary["high"], p=p_value,
-                   note=summary["note"] or ("no discordant tasks: the two settings agree on every common task"
-                                            if not discordant else None))
+                   note=summary["note"] or (f"{TOO_FEW} (no discordant tasks: the two settings agree on every "
+                                            "common task)" if not discordant else None))
+        if not discordant:  # a difference of 0 with a zero-width interval is not a finding
+            row.update(delta=None, d_low=None, d_high=None, p=None)
         out.append(row)
     return out
 
@@ -122,6 +129,8 @@ def leaderboard_section(df: pd.DataFrame, replicates: int, headlines: list[str],
     """Fill ``section`` (the report's first) with the ranking and the neighbour comparisons."""
     ranked, present = ranking(df)
     columns = [Col("Rank", "rank", "int"), Col("Setting", "setting"), Col("Model", "model"), Col("Variant", "variant"),
+               Col("Answers", "answers", tip="live: the model ran; replayed: recorded predictions played back "
+                   "(--model replay/FILE)"),
                Col("N", "N", "int", "planned samples"),
                Col("Accuracy C/N %", ("acc", "acc_low", "acc_high"), "pct_ci",
                    "correct over every planned sample (no response = wrong), Wilson 95% interval")]
@@ -136,6 +145,11 @@ def leaderboard_section(df: pd.DataFrame, replicates: int, headlines: list[str],
                         caption="A setting is a model with a prompt variant. With one reply per task, a cell's C/N "
                                 "is pass@1. Settings that ran different tasks are ranked on different samples: "
                                 "compare them through the paired table below."))
+    played = [str(row["setting"]) for row in ranked if row["answers"] == "replayed"]
+    if played:
+        section.note("Replayed, not run: " + ", ".join(played) + (" answer" if len(played) > 1 else " answers")
+                     + " with recorded predictions played back through the same pipeline (--model replay/FILE; "
+                     "docs/eval.md). Their prompts in the logs are execbench's; the replies were made elsewhere.")
     if len(ranked) > 1:
         rows = comparisons(df, ranked, replicates)
         section.table(Table("Neighbours in the ranking, paired on their common tasks", [
@@ -143,7 +157,7 @@ def leaderboard_section(df: pd.DataFrame, replicates: int, headlines: list[str],
             Col("Only higher right", "a_only", "int"), Col("Only lower right", "b_only", "int"),
             Col("Δ (pp)", ("delta", "d_low", "d_high"), "pp_ci", "higher minus lower, source-clustered bootstrap"),
             Col("McNemar p", "p", "pval", "exact binomial test on the discordant tasks"), Col("Note", "note")], rows))
-    if ranked:
+    if ranked and enough(ranked[0]["N"]):
         best = ranked[0]
         headlines.insert(0, f"Leaderboard: <b>{esc(str(best['setting']))}</b> ranks first at "
                             f"{fmt_pct(best['acc'])}% [{fmt_pct(best['acc_low'])}, {fmt_pct(best['acc_high'])}] "

@@ -24,7 +24,7 @@ from execbench.analysis.schema import (facts, families_present, metric_label, me
                                       ordered)
 from execbench.analysis.trace_metrics import per_task_table, paper_tables
 from execbench.report import figures as F
-from execbench.report.tables import Col, Table, acc_cols, fmt_p, fmt_pct, records
+from execbench.report.tables import MIN_SAMPLES, TOO_FEW, Col, Table, acc_cols, enough, fmt_p, fmt_pct, mark_too_few, records
 
 THETA_STATIC = ("cyclomatic",)
 
@@ -95,7 +95,7 @@ def overview(df: pd.DataFrame, headlines: list[str]) -> Section:
         Col("R", "R", "int", "completed responses"), Col("C", "C", "int", "correct"), *acc_cols()],
         records(table), paper="paper 001 table 5"))
     for family, group in table.groupby("family", sort=False):
-        ranked = group[group["R"] > 0].sort_values("acc_cr", ascending=False)
+        ranked = group[group["R"] >= MIN_SAMPLES].sort_values("acc_cr", ascending=False)
         if ranked.empty:
             continue
         best = ranked.iloc[0]
@@ -280,7 +280,7 @@ def sequence_section(df: pd.DataFrame, family: str, colors: dict, opts: Options,
                    "accuracy versus trace length")
         pooled = T.bucket_table(rows.assign(setting="all"), ("setting",), length)
         low, high = pooled.iloc[0], pooled.iloc[-1]
-        if low["bucket"] != high["bucket"] and low["R"] and high["R"]:
+        if low["bucket"] != high["bucket"] and enough(low["R"]) and enough(high["R"]):
             first = _ci(low["acc_cr"], low["acc_cr_low"], low["acc_cr_high"])
             last = _ci(high["acc_cr"], high["acc_cr_low"], high["acc_cr_high"])
             if high["acc_cr"] == low["acc_cr"]:
@@ -337,8 +337,9 @@ def _taxonomy(sec: Section, rows: pd.DataFrame, family: str, declared: ErrorTaxo
                    "Share of wrong traces per first-deviation category.", "error taxonomy stacked bars")
         overall = counts.sum().sort_values(ascending=False)
         top = overall.index[0]
-        headlines.append(f"<b>{esc(str(family))}</b>: the most common first deviation is <i>{esc(str(top))}</i> "
-                         f"({fmt_pct(overall[top] / overall.sum())}% of {int(overall.sum())} wrong traces).")
+        if enough(overall.sum()):
+            headlines.append(f"<b>{esc(str(family))}</b>: the most common first deviation is <i>{esc(str(top))}</i> "
+                             f"({fmt_pct(overall[top] / overall.sum())}% of {int(overall.sum())} wrong traces).")
 
 
 # -- state ------------------------------------------------------------------------------------------
@@ -357,6 +358,7 @@ def _paired_arms(sec: Section, rows: pd.DataFrame, declared: AnalysisFacts, opts
     for label, group in cohorts:
         summary = paired.paired_summary(group, replicates=opts.replicates)
         out.append({"cohort": label, "settings": group["setting"].nunique(), **summary})
+    mark_too_few(out, "pairs", "decrement", interval=("low", "high"))
     sec.table(Table("Paired short-minus-long decrement", [
         Col("Cohort", "cohort"), Col("Settings", "settings", "int"), Col("Pairs", "pairs", "int"),
         Col("Sources", "sources", "int"), Col("Correct→wrong", "correct_to_wrong", "int"),
@@ -368,7 +370,7 @@ def _paired_arms(sec: Section, rows: pd.DataFrame, declared: AnalysisFacts, opts
         caption=f"{opts.replicates:,} bootstrap replicates resample whole clean-source clusters (all settings of a "
                 "source together); only pairs with both responses completed."))
     first = out[0]
-    if first["pairs"]:
+    if enough(first["pairs"]) and first["decrement"] == first["decrement"]:
         headlines.append(
             f"<b>{esc(str(family))}</b>: on {first['pairs']} matched short/long pairs, the longer input turns "
             f"{first['correct_to_wrong']} correct answers wrong and {first['wrong_to_correct']} wrong answers correct; "
@@ -395,6 +397,7 @@ def _language_pairs(sec: Section, rows: pd.DataFrame, opts: Options, headlines: 
     for label, group in cohorts:
         summary = paired.paired_summary(group, replicates=opts.replicates)
         out.append({"cohort": label, "settings": group["setting"].nunique(), **summary})
+    mark_too_few(out, "pairs", "decrement", interval=("low", "high"))
     declared = facts(family)
     sec.table(Table(f"Paired {first}-minus-{second} accuracy on the same programs", [
         Col("Arms", "cohort"), Col("Settings", "settings", "int"), Col("Pairs", "pairs", "int"),
@@ -408,7 +411,7 @@ def _language_pairs(sec: Section, rows: pd.DataFrame, opts: Options, headlines: 
                 "replicates resample whole programs (both languages, all arms and settings of a program together)."
                 + (f" {declared.pairs_note}" if declared and declared.pairs_note else "")))
     first_row = out[0]
-    if first_row["pairs"]:
+    if enough(first_row["pairs"]) and first_row["decrement"] == first_row["decrement"]:
         headlines.append(
             f"<b>{esc(family)}</b>: on {first_row['pairs']} answers to the same programs in {first} and {second}, "
             f"{first} minus {second} accuracy is {_pp(first_row['decrement'])} pp "
@@ -487,7 +490,7 @@ def _correlation_tables(sec: Section, rows: pd.DataFrame, metrics: list[str], fa
     sec.h(f"Correlation of {labels} with correctness")
     pearson = correlations.pearson_table(rows, metrics)
     wide: dict[str, dict] = {}
-    for _, r in pearson.iterrows():
+    for r in mark_too_few(records(pearson), "n", "r", blank=("p",), interval=("r_low", "r_high")):
         entry = wide.setdefault(r["setting"], {"setting": r["setting"], "n": r["n"], "notes": []})
         entry[r["metric"]], entry[r["metric"] + "_lo"], entry[r["metric"] + "_hi"] = r["r"], r["r_low"], r["r_high"]
         entry[r["metric"] + "_p"] = r["p"]
@@ -503,7 +506,9 @@ def _correlation_tables(sec: Section, rows: pd.DataFrame, metrics: list[str], fa
                     paper=declared.correlation_paper,
                     caption="Completed responses; correctness coded 1/0, so a negative r means harder when larger."))
     if len(metrics) >= 2:
-        partial = correlations.partial_table(rows, metrics)
+        partial = pd.DataFrame(mark_too_few(records(correlations.partial_table(rows, metrics)), "n", "r",
+                                            blank=("p",)),
+                               columns=["setting", "metric", "controls", "n", "r", "p", "note"])
         sec.table(Table("Partial correlation, controlling for the other metrics", [
             Col("Setting", "setting"), Col("Metric", "metric"), Col("Controlled for", "controls"), Col("n", "n", "int"),
             Col("Partial r", "r", "num"), Col("p", "p", "pval"), Col("Note", "note")],
@@ -536,10 +541,10 @@ def _theta_tables(sec: Section, theta_rows_source: pd.DataFrame, theta_by: tuple
                                                 permutations=opts.permutations)
         theta_rows += records(theta_static.rename(columns={"arm": "arms"}))
     if theta_rows:
-        table = pd.DataFrame(theta_rows)
+        table = pd.DataFrame(mark_too_few(theta_rows, "n", "theta", blank=("p",)))
         table["p_bh"] = mann_whitney.benjamini_hochberg(table["p"])
         table["metric"] = table["metric"].map(metric_label)
-        table["supported"] = np.where(table["theta"].isna(), "inestimable",
+        table["supported"] = np.where(table["theta"].isna(), TOO_FEW,
                                       np.where((table["theta"] > 0.5) & (table["p"] < 0.05), "yes", "no"))
         sec.table(Table("θ per series (θ > 0.5: failures have larger values)", [
             Col("Setting", "setting"), Col("Study", "study"),
@@ -569,8 +574,9 @@ def _logistic_models(sec: Section, rows: pd.DataFrame, declared: AnalysisFacts) 
             fits.append(logistic.fit_error_model(rows, predictors, name, terms=metric_terms(declared)))
     term_rows, forest_rows = [], []
     for fit in fits:
-        if fit.status != "ok":
-            sec.note(f"Model “{fit.name}” (n = {fit.n}, {fit.clusters} clusters): {fit.status}: {fit.message}. "
+        if fit.status != "ok" or not enough(fit.n):
+            why = f"{fit.status}: {fit.message}" if fit.status != "ok" else "fewer responses than the report's minimum"
+            sec.note(f"Model “{fit.name}” (n = {fit.n}, {fit.clusters} clusters): {TOO_FEW} for an estimate ({why}). "
                      "No coefficients are reported.")
             continue
         for term in fit.terms:
@@ -613,13 +619,14 @@ def comparison_section(df: pd.DataFrame, opts: Options, headlines: list[str]) ->
                [{"family": f, **s} for f, s in summary["per_family"].items()]
         for r in rows:  # B minus A, as in the cell table
             r["delta"], r["d_low"], r["d_high"] = -r["decrement"], -r["high"], -r["low"]
+        mark_too_few(rows, "pairs", "delta", interval=("d_low", "d_high"))
         sec.table(Table("Matched tasks (answered in both runs)", [
             Col("Family", "family"), Col("Tasks", "pairs", "int"), Col("Sources", "sources", "int"),
             Col("A right → B wrong", "correct_to_wrong", "int"), Col("A wrong → B right", "wrong_to_correct", "int"),
             Col("A %", "acc_a", "pct"), Col("B %", "acc_b", "pct"),
             Col("Δ B−A (pp)", ("delta", "d_low", "d_high"), "pp_ci", "source-clustered bootstrap"), Col("Note", "note")],
             rows))
-        if summary["pairs"]:
+        if enough(summary["pairs"]) and rows[0]["delta"] == rows[0]["delta"]:
             headlines.append(f"<b>{esc(a)}</b> → <b>{esc(b)}</b>: accuracy changes by {_pp(rows[0]['delta'])} pp "
                              f"[{_pp(rows[0]['d_low'])}, {_pp(rows[0]['d_high'])}] on {summary['pairs']} "
                              "tasks answered in both runs.")
@@ -656,9 +663,11 @@ def memorisation_section(df: pd.DataFrame, opts: Options, headlines: list[str]) 
         Col("MR %", ("mr", "mr_low", "mr_high"), "pct_ci", "P(pass orig and fail mutated), clustered bootstrap"),
         Col("MR Wilson", ("mr", "mr_wilson_low", "mr_wilson_high"), "pct_ci"),
         Col("Reverse %", "reverse", "pct", "P(fail orig and pass mutated)"),
-        Col("Drop (pp)", ("drop", "drop_low", "drop_high"), "pp_ci"), Col("Note", "note")], records(table)))
+        Col("Drop (pp)", ("drop", "drop_low", "drop_high"), "pp_ci"), Col("Note", "note")],
+        mark_too_few(records(table), "pairs", "mr", blank=("mr_low", "mr_high", "mr_wilson_low", "mr_wilson_high",
+                                                           "reverse", "drop", "drop_low", "drop_high"))))
     for _, r in table.iterrows():
-        if r["pairs"]:
+        if enough(r["pairs"]):
             headlines.append(f"<b>{esc(str(r['setting']))}</b>: memorisation rate {_ci(r['mr'], r['mr_low'], r['mr_high'])}; "
                              f"accuracy drops {_pp(r['drop'])} pp [{_pp(r['drop_low'])}, "
                              f"{_pp(r['drop_high'])}] from original to mutated tasks.")

@@ -13,6 +13,48 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 
+#: A statistic over fewer samples than this (paired tasks, responses, series), over samples that are
+#: all equal (every answer right, or every answer wrong), or with a zero-width interval is shown as
+#: :data:`TOO_FEW`, never as a finding; the page states the minimum once, in its summary.
+MIN_SAMPLES = 10
+TOO_FEW = "too few samples"
+
+
+def enough(n: Any) -> bool:
+    """Whether ``n`` samples support a finding (:data:`MIN_SAMPLES`)."""
+    return _ok(n) and _num(n) >= MIN_SAMPLES
+
+
+def zero_width(low: Any, high: Any) -> bool:
+    return _ok(low) and _ok(high) and _num(low) == _num(high)
+
+
+def mark_too_few(rows: list[dict[str, Any]], n_key: str, value: str, blank: Sequence[str] = (),
+                 interval: tuple[str, str] | None = None) -> list[dict[str, Any]]:
+    """Rows whose statistic ``value`` is degenerate (``n_key`` below :data:`MIN_SAMPLES`, a zero-width
+    ``interval``, or no estimate because the samples are all equal: the analysis left a note): the
+    statistic and ``blank`` become missing and the row's ``note`` says :data:`TOO_FEW` and why."""
+    for row in rows:
+        prior = row.get("note") if isinstance(row.get("note"), str) else None
+        if prior and prior.startswith(TOO_FEW):
+            continue
+        n = row.get(n_key)
+        why = None
+        if not enough(n):
+            why = f"n = {int(_num(n)) if _ok(n) else 0}"
+        elif interval is not None and zero_width(row.get(interval[0]), row.get(interval[1])):
+            why = "every resample gives the same value"
+        elif not _ok(row.get(value)) and prior:
+            why = prior
+            prior = None
+        if why is None:
+            continue
+        for key in (value, *blank, *(interval or ())):
+            row[key] = math.nan
+        row["note"] = f"{TOO_FEW} ({why})" + (f"; {prior}" if prior else "")
+    return rows
+
+
 @dataclass
 class Col:
     label: str
@@ -82,6 +124,8 @@ def render(col: Col, row: dict[str, Any]) -> tuple[str, str, str]:
         return ("–", "", "num na")
     v = _num(value)
     interval = _ok(low) and _ok(high)
+    if interval and zero_width(low, high):  # a bootstrap whose every resample agrees (Wilson never is)
+        return (f"{_shown(kind, v)} <span class=ci>({TOO_FEW})</span>", f"{v}", "num")
     if kind == "int":
         return (f"{int(round(v)):,}", f"{v}", "num")
     if kind == "pct":
@@ -103,6 +147,10 @@ def render(col: Col, row: dict[str, Any]) -> tuple[str, str, str]:
     if kind == "pval":
         return (fmt_p(v), f"{v}", "num" + (" sig" if v < 0.05 else ""))
     return (html.escape(str(value)), html.escape(str(value)), "")
+
+
+def _shown(kind: str, v: float) -> str:
+    return fmt_pct(v) if kind == "pct_ci" else _pp(v) if kind == "pp_ci" else f"{v:.3f}"
 
 
 _PERCENT = ("pct", "pct_ci", "pp_ci")
@@ -133,7 +181,10 @@ def table_data(table: Table) -> tuple[list[str], list[list[Any]]]:
         out: list[Any] = []
         for col in table.columns:
             keys = col.key if isinstance(col.key, tuple) else (col.key,)
-            out += [_datum(col.kind, row.get(key)) for key in keys]
+            cells = [_datum(col.kind, row.get(key)) for key in keys]
+            if len(cells) == 3 and zero_width(cells[1], cells[2]):  # shown as "too few samples", no interval
+                cells[1:] = [None, None]
+            out += cells
         rows.append(out)
     return columns, rows
 
