@@ -63,10 +63,18 @@ def _run(args: list[str], env: dict[str, str], cwd: Path) -> str:
     return done.stdout
 
 
-def test_the_example_is_under_150_lines_and_provides_the_core_only():
+def test_the_example_is_under_150_lines_and_the_page_describes_it_and_every_capability():
+    from execbench.contract import Family
+    from execbench.contract.capabilities import KINDS
+
     source = (EXAMPLE / "stdout_family.py").read_text()
     assert len(source.splitlines()) < 150
     assert "class StdoutFamily(Family[Payload, Options])" in source
+    page = (ROOT / "docs" / "writing-a-family.md").read_text()
+    assert f"a complete family of {len(source.splitlines())} lines, `examples/minimal_family/stdout_family.py`" in page
+    assert all(f"| `{kind.__name__}` |" in page for kind in KINDS)  # the capabilities table lists each kind
+    core = {n for n in (*vars(Family), *Family.__annotations__) if not n.startswith("_")}
+    assert all(f"`{member}" in page for member in core)  # and the core table each member
 
 
 @pytest.mark.slow
