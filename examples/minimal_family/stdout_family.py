@@ -87,7 +87,7 @@ class StdoutFamily(Family[Payload, Options]):
                     arm="output", source_id=candidate.key, language="python",
                     prompt_fields={"program": payload["program"]}, answer=printed.pop().strip(), answer_kind="text",
                     metrics={"loc": len(payload["program"].splitlines())})
-        outcome.tasks.append(task.to_json())
+        outcome.add(task)
         return outcome
 
     def prompt(self, task: Task, variant: str = "direct") -> Prompt:

@@ -45,8 +45,14 @@ class Candidate(Generic[PayloadT]):
 
 @dataclass
 class Outcome:
+    """A candidate's tasks (JSON records, as the build cache keeps them) and rejections."""
+
     tasks: list[dict[str, Any]] = field(default_factory=list)
     rejected: list[dict[str, Any]] = field(default_factory=list)
+
+    def add(self, task: Task) -> None:
+        """Admit ``task`` (recorded as its JSON record)."""
+        self.tasks.append(task.to_json())
 
     def reject(self, candidate: str, stage: str, reason: str, **details: Any) -> None:
         self.rejected.append({"candidate": candidate, "stage": stage, "reason": reason, **details})
