@@ -108,7 +108,7 @@ def _refusal(plugin: object, name: str = "words") -> str:
 
 
 def test_a_plug_in_missing_a_core_member_is_refused_naming_it():
-    class NoGrade(Family):  # type: ignore[type-arg]
+    class NoGrade(Family):
         name, version, arms = "words", "1", {"upper": ("text",)}
         candidates, build_candidate, prompt, summarize = (Words.candidates, Words.build_candidate, Words.prompt,
                                                           Words.summarize)
@@ -133,12 +133,12 @@ def test_a_plug_in_missing_a_core_member_is_refused_naming_it():
     ({"capabilities": [Licenses()]}, "capabilities must be a tuple"),
     ({"capabilities": (object(),)}, "is not a capability"),
     ({"capabilities": (Licenses(), Licenses())}, "Licenses is declared twice"),
-    ({"capabilities": (BatchGrading(grade_many="grade.grade_many"),)},  # type: ignore[arg-type]
+    ({"capabilities": (BatchGrading(grade_many="grade.grade_many"),)},
      "capability BatchGrading has a mistyped field: grade_many"),
-    ({"capabilities": (BuildSchedule(batch_size="16"),)}, "BuildSchedule has a mistyped field: batch_size"),  # type: ignore[arg-type]
+    ({"capabilities": (BuildSchedule(batch_size="16"),)}, "BuildSchedule has a mistyped field: batch_size"),
     ({"capabilities": (BuildSchedule(batch_size=True),)}, "BuildSchedule has a mistyped field: batch_size"),
-    ({"capabilities": (Slices(task=None),)}, "Slices has a mistyped field: task"),  # type: ignore[arg-type]
-    ({"capabilities": (Licenses(by_source={"a": 1}),)}, "Licenses has a mistyped field: by_source"),  # type: ignore[dict-item]
+    ({"capabilities": (Slices(task=None),)}, "Slices has a mistyped field: task"),
+    ({"capabilities": (Licenses(by_source={"a": 1}),)}, "Licenses has a mistyped field: by_source"),
     ({"grade_many": lambda pairs: []}, "grade_many is not a Family member: declare it in the BatchGrading"),
     ({"mutation_adapter": lambda: None}, "mutation_adapter is not a Family member: declare it in the Mutation"),
 ])
