@@ -131,10 +131,12 @@ def compare_samples(scored_dir: Path, dataset: Path) -> dict:
     graded in-process with ``grade_many``. Each extracted answer is put back into an assertion
     in an ``[ANSWER]`` block (``assert f(<input>) == <answer>`` / ``assert <answer> == <output>``)."""
     from execbench import registry
+    from execbench.contract import BatchGrading
     from execbench.dataset import read_tasks
 
     tasks = {task.id: task for task in read_tasks(dataset)}
-    family = registry.get("cruxeval")
+    batch = registry.get("cruxeval").capability(BatchGrading)
+    assert batch is not None
     report = {}
     for mode, arm in MODES.items():
         data = json.loads((scored_dir / f"sample_scored_codellama-7b_temp0.2_{mode}.json").read_text())
@@ -152,7 +154,7 @@ def compare_samples(scored_dir: Path, dataset: Path) -> dict:
                     text = f"[ANSWER]\nassert {answer} == {task.prompt_fields['output']}\n[/ANSWER]"
                 pairs.append((task, text))
         started = time.perf_counter()
-        scores = family.grade_many([p for p in pairs if p is not None])
+        scores = batch.grade_many([p for p in pairs if p is not None])
         seconds = time.perf_counter() - started
         verdicts: dict[str, list[bool]] = {}
         it = iter(scores)

@@ -111,7 +111,33 @@ def measure(src: Path) -> dict[str, object]:
             f"functions over {LONG} lines": long_functions}
 
 
+def _public_members(node: ast.ClassDef) -> list[str]:
+    """The public names a class body defines: methods, assignments and annotations (issue 36)."""
+    names: list[str] = []
+    for item in node.body:
+        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            names.append(item.name)
+        elif isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+            names.append(item.target.id)
+        elif isinstance(item, ast.Assign):
+            names += [t.id for t in item.targets if isinstance(t, ast.Name)]
+    return sorted({n for n in names if not n.startswith("_")})
+
+
+def contract_size(src: Path) -> dict[str, object]:
+    """The plug-in contract's size (issue 36): ``Family``'s public members, the capability classes
+    (``contract/capabilities.py``; before issue 36 there were none) and ``AnalysisFacts``' fields."""
+    classes = {node.name: node for path in (src / "contract").glob("*.py")
+               for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))) if isinstance(node, ast.ClassDef)}
+    capabilities = sorted(name for name, node in classes.items()
+                          if any(isinstance(b, ast.Name) and b.id == "Capability" for b in node.bases))
+    family = _public_members(classes["Family"]) if "Family" in classes else []
+    facts = _public_members(classes["AnalysisFacts"]) if "AnalysisFacts" in classes else []
+    return {"Family public members": len(family), "capability kinds": f"{len(capabilities)} {capabilities}",
+            "AnalysisFacts fields": len(facts)}
+
+
 if __name__ == "__main__":
     root = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parents[1] / "src" / "execbench"
-    for key, value in measure(root).items():
+    for key, value in {**measure(root), **contract_size(root)}.items():
         print(f"{key}: {value}")

@@ -330,7 +330,7 @@ def test_the_length_check_counts_lines(tmp_path):
 
 # -- family vocabulary stays in its folder ------------------------------------------------------
 # The consumers of the families name none of their metrics, arms, slices or layouts: they ask the
-# plug-in (``Family.analysis``: metrics, labels, slice columns, sections). Docstrings and comments may.
+# plug-in (its ``AnalysisFacts``: metrics, labels, slice columns, sections). Docstrings and comments may.
 CONSUMERS = ("analysis", "report", "dataset", "eval", "grading", "cli")
 # Family words besides what the families declare (names of papers' metrics and tables).
 OBVIOUS_FAMILY_WORDS = {"coconut", "esv", "mcl", "dfi", "state_load", "peak_state", "trace_length", "checkpoint",
@@ -343,12 +343,15 @@ NEUTRAL_LAYOUTS = {"slice-tables", "sequence"}
 def family_vocabulary() -> set[str]:
     """The metric, arm, layout and slice-value words the families declare, plus the obvious ones."""
     from execbench import registry
+    from execbench.contract import AnalysisFacts, PaperScoring
 
     words = set(OBVIOUS_FAMILY_WORDS)
     for family in registry.registered():
         words.update(family.arms)
-        words.update(family.paper_scoring_variants, family.paper_trace_counts)
-        facts = family.analysis
+        paper = family.capability(PaperScoring)
+        if paper is not None:
+            words.update(paper.variants, paper.trace_counts)
+        facts = family.capability(AnalysisFacts)
         if facts is None:
             continue
         words.update(facts.metrics, facts.correlation_metrics, facts.theta_metrics, facts.cell_order)
@@ -417,7 +420,7 @@ def test_consumers_name_no_family_vocabulary():
         print(f"  {module}: {word!r} at {lines}")
     new = [f"{module}: {word!r} at lines {lines}" for (module, word), lines in sorted(places.items())
            if (module, word) not in VOCABULARY_LEFT]
-    assert new == [], "family vocabulary belongs on the Family plug-in (Family.analysis), not in its consumers"
+    assert new == [], "family vocabulary belongs on the Family plug-in (its AnalysisFacts), not in its consumers"
     gone = sorted(pair for pair in VOCABULARY_LEFT if pair not in places)
     assert gone == [], "no longer found: remove these from VOCABULARY_LEFT (the list only shrinks)"
 

@@ -142,7 +142,7 @@ def build(
     from execbench import registry
     from execbench.dataset import check_output_dir
     from execbench.dataset.cache import BuildCache
-    from execbench.contract import SourceError
+    from execbench.contract import Annotator, SourceError
     from execbench.contract.options import parse_settings
     from execbench.families.build import build_dataset
     from execbench.families.distributed import ExecutorError, parse_executor
@@ -165,9 +165,10 @@ def build(
         parse_executor(executor)
     except ExecutorError as exc:
         _fail(str(exc))
-    annotate_dataset = plugin.annotator()
+    declared = plugin.capability(Annotator)
+    annotate_dataset = declared.annotate() if declared is not None else None
     if annotator is not None and annotate_dataset is None:
-        able = [f.name for f in registry.registered() if f.annotator() is not None]
+        able = [f.name for f in registry.registered() if f.capability(Annotator) is not None]
         _fail(f"--annotator labels {' and '.join(able)} tasks only")
     check_output_dir(out)
     cache = BuildCache(enabled=not no_cache)
@@ -316,6 +317,7 @@ def export(
 ) -> None:
     """Write datasets as a Hugging Face `datasets` folder: Parquet shards per family and arm + a dataset card."""
     from execbench import registry
+    from execbench.contract import source_license
     from execbench.dataset import DatasetError, check_unmodified
     from execbench.dataset.export import write_export
     from execbench.dataset.store import read_inputs
@@ -332,7 +334,7 @@ def export(
             if not licenses.get(source) and isinstance(declared, str) and declared.strip():
                 licenses[source] = f"{declared.strip()[:100]} (declared by its case directories)"
             if source not in licenses:
-                licenses[source] = registry.get(parts.family).source_license(parts.source)
+                licenses[source] = source_license(registry.get(parts.family), parts.source)
         marker = write_export(inputs, out, licenses={k: v for k, v in licenses.items() if v})
     except (DatasetError, OSError) as exc:
         _fail(_said(exc))

@@ -5,7 +5,7 @@ every family folder (seconds) at each start-up. So the facts the help texts need
 static table, one line per built-in family beside the registry's (``execbench.registry._BUILTIN``),
 and ``tests/contract/test_registry.py`` checks it against the plug-ins: the same families, each
 family's prompt variants and peer-scoring variants as its plug-in declares them, and its
-built-in sources (``Family.demo_sources``) among those named. A third-party family (an entry
+built-in sources (its ``Demo`` capability) among those named. A third-party family (an entry
 point) is not listed here: ``execbench build NAME`` still finds it.
 """
 
@@ -25,7 +25,7 @@ VARIANTS: dict[str, tuple[str, ...]] = {
     "repo": ("direct", "cot", "agent"),
     "cruxeval": ("direct", "cot", "cruxeval"),
 }
-# family -> the variants graded by a peer benchmark's own rules (Family.paper_scoring_variants)
+# family -> the variants graded by a peer benchmark's own rules (its PaperScoring capability)
 PAPER_SCORING: dict[str, tuple[str, ...]] = {
     "trace": ("coconut", "coconut-direct"),
 }

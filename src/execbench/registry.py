@@ -1,8 +1,9 @@
 """The family registry: which families exist, and their plug-ins, found by name.
 
 Each family declares its facts once on its :class:`~execbench.contract.plugin.Family`
-plug-in (arms and their answer kinds, the id parser, similarity, mutation adapter, agent
-browser, analysis facts); every other package asks :func:`get` or iterates :func:`registered`.
+plug-in (arms and their answer kinds, the id parser, similarity) and its declared capabilities
+(mutation adapter, agent browser, analysis facts, ...: ``family.capability(Kind)``); every other
+package asks :func:`get` or iterates :func:`registered`.
 
 Discovery: the built-in families are listed in :data:`_BUILTIN` (one line per family); a
 third-party package registers more with an entry point in the group :data:`ENTRY_POINT_GROUP`
@@ -26,7 +27,7 @@ from functools import lru_cache
 from importlib.metadata import entry_points
 from typing import Iterator
 
-from execbench.contract.plugin import Family
+from execbench.contract.plugin import Family, PluginError, check_plugin
 from execbench.dataset import DatasetError, TaskId, parse_id as _parse_id, register_family_check
 
 ENTRY_POINT_GROUP = "execbench.families"
@@ -60,18 +61,22 @@ def names() -> list[str]:
 
 @lru_cache(maxsize=None)
 def get(name: str) -> Family:
-    """The family plug-in called ``name`` (imported on first use)."""
+    """The family plug-in called ``name`` (imported on first use), checked (:func:`~execbench.contract.check_plugin`:
+    a plug-in with a core member or a capability missing or mistyped is refused with
+    :class:`~execbench.contract.PluginError` naming it)."""
     try:
         location = _locations()[name]
     except KeyError:
         raise KeyError(f"unknown family {name!r}; known: {', '.join(names())}") from None
     module_name, _, attribute = location.partition(":")
-    plugin = getattr(importlib.import_module(module_name), attribute or "FAMILY")
-    if isinstance(plugin, type) and issubclass(plugin, Family):
-        plugin = plugin()
-    if not isinstance(plugin, Family) or plugin.name != name:
-        raise TypeError(f"{location!r} (family {name!r}) is not a Family plug-in named {name!r}")
-    return plugin
+    try:
+        plugin = getattr(importlib.import_module(module_name), attribute or "FAMILY")
+    except AttributeError:
+        raise PluginError(f"family {name!r}: {module_name} has no {attribute or 'FAMILY'}") from None
+    try:
+        return check_plugin(plugin, name)
+    except PluginError as exc:
+        raise PluginError(f"{exc} ({location!r} refused)") from None
 
 
 def registered() -> Iterator[Family]:

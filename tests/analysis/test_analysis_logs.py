@@ -77,8 +77,11 @@ def test_program_is_recovered_from_the_prompt_when_the_dataset_is_gone(tmp_path)
 
 def test_program_from_prompt_needs_a_complete_numbered_listing():
     from execbench import registry
+    from execbench.contract import Slices
 
-    _program_from_prompt = registry.get("trace").program_from_prompt
+    rules = registry.get("trace").capability(Slices)
+    assert rules is not None
+    _program_from_prompt = rules.program_from_prompt
     prompt = "Example:\n```\n1 | def g():\n2 |     return 1\n```\nNow the task.\n```\n1 | x = 1\n2 |\n3 | y = x\n```\n"
     assert _program_from_prompt(prompt) == "x = 1\n\ny = x\n"
     assert _program_from_prompt("```\n1 | a\n3 | b\n```") is None

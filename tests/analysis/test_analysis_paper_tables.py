@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 
 from execbench import registry
+from execbench.contract import PaperScoring
 from execbench.analysis.trace_metrics import paper_tables
 from execbench.families.trace import coconut
 
@@ -20,8 +21,9 @@ def _rows() -> pd.DataFrame:
 
 
 def test_paper_tables_match_the_graders_own_aggregation():
-    trace = registry.get("trace")
-    tables = paper_tables(_rows(), trace.paper_scoring_variants, trace.paper_task_topic)
+    trace = registry.get("trace").capability(PaperScoring)
+    assert trace is not None
+    tables = paper_tables(_rows(), trace.variants, trace.task_topic)
     assert set(tables["setting"]) == {"m · coconut"}  # rows of other variants are left out
     human = tables[tables["topic"] == "humaneval"].iloc[0]
     # a response that never completed counts with similarity 0 (task c)

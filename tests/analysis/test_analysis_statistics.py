@@ -11,7 +11,13 @@ from scipy import stats
 from execbench.analysis import compare, correlations, logistic, mann_whitney, memorisation, paired
 from execbench.analysis.bootstrap import cluster_ratio_interval
 from execbench import registry
-from execbench.analysis.schema import normalize
+from execbench.analysis.schema import facts, normalize
+
+
+def _paired_arms() -> tuple[str, str]:
+    declared = facts("state")
+    assert declared is not None and declared.paired_arms is not None
+    return declared.paired_arms
 
 
 def _logit(x):
@@ -94,7 +100,7 @@ def _state_pairs(seed=5, sources=80, settings=("a", "b", "c")):
 
 def test_paired_counts_and_decrement():
     df = _state_pairs()
-    pairs = paired.short_long_pairs(df, *registry.get("state").analysis.paired_arms)
+    pairs = paired.short_long_pairs(df, *_paired_arms())
     assert len(pairs) == 80 * 3
     short = df[df["arm"] == "short-trace-final"].set_index(["setting", "source_id"])["correct"]
     long = df[df["arm"] == "long-trace-final"].set_index(["setting", "source_id"])["correct"]
@@ -127,7 +133,7 @@ def test_clustered_interval_is_wider_than_an_iid_one_when_clusters_agree():
 def test_pairs_need_both_responses():
     df = _state_pairs(sources=10, settings=("a",))
     df.loc[df.index[1], "completed"] = False  # the long answer of source 0
-    pairs = paired.short_long_pairs(df, *registry.get("state").analysis.paired_arms)
+    pairs = paired.short_long_pairs(df, *_paired_arms())
     assert len(pairs) == 9 and "state/lcb/0" not in set(pairs["case"])
 
 

@@ -6,10 +6,15 @@ import pandas as pd
 from execbench.analysis import logistic
 from execbench.analysis.schema import metric_label, metric_terms
 from execbench import registry
+from execbench.contract import AnalysisFacts
+
+
+def _all_facts() -> list[AnalysisFacts]:
+    return [a for f in registry.registered() if (a := f.capability(AnalysisFacts)) is not None]
 
 
 def test_labels_are_the_declared_ones_else_the_static_ones_else_the_name():
-    declared = {m.name: m.label for f in registry.registered() if f.analysis for m in f.analysis.metric_labels}
+    declared = {m.name: m.label for a in _all_facts() for m in a.metric_labels}
     assert declared  # the built-in families declare some
     for name, label in declared.items():
         assert metric_label(name) == label
@@ -18,7 +23,7 @@ def test_labels_are_the_declared_ones_else_the_static_ones_else_the_name():
 
 
 def test_an_error_model_names_its_terms_as_the_family_declares():
-    facts = next(f.analysis for f in registry.registered() if f.analysis and f.analysis.logistic_models)
+    facts = next(a for a in _all_facts() if a.logistic_models)
     terms = metric_terms(facts)
     name, predictors = facts.logistic_models[0]
     rng = np.random.default_rng(5)

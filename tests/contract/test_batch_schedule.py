@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from execbench import registry
 from execbench.contract import Candidate
-from execbench.families.build import _batches
+from execbench.families.build import _batches, _cost
 
 
 def misses(languages: str) -> list[tuple[int, Candidate]]:
@@ -24,21 +24,20 @@ def test_equal_costs_are_dealt_out_in_turn_as_before():
 
 
 def test_alternating_dear_and_cheap_candidates_are_balanced_and_dearest_first():
-    state = registry.get("state")
+    state = _cost(registry.get("state"))
     items = misses("cp" * 60)                      # paired: a C++ case, its Python twin, ...
-    batches = _batches(items, 16, 2, state.candidate_cost)
+    batches = _batches(items, 16, 2, state)
     assert sorted(i for batch in batches for i, _ in batch) == list(range(120))
     assert all([i for i, _ in batch] == sorted(i for i, _ in batch) for batch in batches)
     assert all(len(batch) <= 16 for batch in batches) and len(batches) == 8
-    totals = [sum(state.candidate_cost(c) for _, c in batch) for batch in batches]
+    totals = [sum(state(c) for _, c in batch) for batch in batches]
     assert totals == sorted(totals, reverse=True)
-    assert max(totals) - min(totals) <= max(state.candidate_cost(c) for _, c in items)
+    assert max(totals) - min(totals) <= max(state(c) for _, c in items)
     # dealt out in turn instead, every batch would have been one language: 75 against 15
     assert max(totals) < 2 * min(totals)
     assert all({c.payload["language"] for _, c in batch} == {"cpp", "python"} for batch in batches)
 
 
 def test_a_family_without_a_cost_counts_every_candidate_alike():
-    trace = registry.get("trace")
-    assert trace.candidate_cost(Candidate("x", {"language": "cpp"})) == 1.0
-    assert registry.get("state").candidate_cost(Candidate("x", {"language": "cpp"})) > 1.0
+    assert _cost(registry.get("trace"))(Candidate("x", {"language": "cpp"})) == 1.0
+    assert _cost(registry.get("state"))(Candidate("x", {"language": "cpp"})) > 1.0

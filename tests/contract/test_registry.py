@@ -8,6 +8,7 @@ fresh interpreter, so nothing of this process's registry is patched.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -15,13 +16,15 @@ from pathlib import Path
 
 import pytest
 
+import execbench
 from execbench import registry
-from execbench.contract import Family, build_key
+from execbench.contract import Demo, Family, PaperScoring, build_key
 from execbench.dataset import DatasetError
 
+SRC = str(Path(execbench.__file__).parents[1])  # this tree's execbench in the child interpreters
 PLUGIN = textwrap.dedent('''
-    """A minimal third-party family (its build and prompt modules are not needed to register)."""
-    from execbench.contract import Family
+    """A small third-party family: the core members only (docs/writing-a-family.md)."""
+    from execbench.contract import Candidate, Family, Message, Outcome, Prompt
     from execbench.grading import Score
 
 
@@ -29,6 +32,15 @@ PLUGIN = textwrap.dedent('''
         name = "echo"
         version = "1"
         arms = {"say": ("text",)}
+
+        def candidates(self, sources, options):
+            return iter([Candidate(source, {"word": source}) for source in sources])
+
+        def build_candidate(self, candidate, options):
+            return Outcome()
+
+        def prompt(self, task, variant="direct"):
+            return Prompt([Message("user", "say it")], "echo/direct", "1")
 
         def grade(self, task, response):
             return Score(correct=response.strip() == task.answer, status="ok", extracted=response.strip())
@@ -68,7 +80,7 @@ def _install(site: Path, entries: str) -> None:
 
 def _probe(site: Path) -> dict:
     done = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, timeout=120,
-                          env={"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"})
+                          env={"PYTHONPATH": os.pathsep.join((str(site), SRC)), "PATH": "/usr/bin:/bin"})
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
@@ -116,11 +128,12 @@ def test_the_cli_help_table_says_what_the_plug_ins_declare():
     plugins = {name: registry.get(name) for name in registry._BUILTIN}
     assert list(familyhelp.SOURCES) == list(familyhelp.VARIANTS) == list(plugins)
     assert familyhelp.VARIANTS == {name: plugin.variants for name, plugin in plugins.items()}
-    assert familyhelp.PAPER_SCORING == {name: plugin.paper_scoring_variants for name, plugin in plugins.items()
-                                        if plugin.paper_scoring_variants}
+    scoring = {name: plugin.capability(PaperScoring) for name, plugin in plugins.items()}
+    assert familyhelp.PAPER_SCORING == {name: paper.variants for name, paper in scoring.items() if paper is not None}
     for name, plugin in plugins.items():
         named = {word.strip() for word in familyhelp.SOURCES[name].replace(" or ", ",").split(",")}
-        assert set(plugin.demo_sources) <= named, name
+        demo = plugin.capability(Demo)
+        assert demo is None or set(demo.sources) <= named, name
     assert familyhelp.families() == "trace, state, repo or cruxeval"
     assert "trace: coconut / coconut-direct" in familyhelp.paper_scoring()
     assert "state" not in familyhelp.variants()  # only direct and cot: nothing to list
@@ -142,17 +155,14 @@ BUILD_WITHOUT_REGISTRY = textwrap.dedent('''
         def candidates(self, sources, options):
             return iter([Candidate(source, {"word": source}) for source in sources])
 
-        def batch_size(self, options):
-            return 1
-
-        def build_candidates(self, candidates, options):
-            return [self.build_candidate(candidate, options) for candidate in candidates]
-
         def build_candidate(self, candidate, options):
             return Outcome(tasks=[{"id": f"trace/mine/{candidate.key}#say", "family": "trace", "arm": "say",
                                    "source_id": f"mine/{candidate.key}", "language": "python", "prompt_fields": {},
                                    "answer": candidate.payload["word"], "answer_kind": self.kind, "metrics": {},
                                    "provenance": {}}])
+
+        def prompt(self, task, variant="direct"):
+            raise NotImplementedError
 
         def grade(self, task, response):
             raise NotImplementedError
@@ -179,7 +189,7 @@ def test_the_build_engine_checks_tasks_against_the_plug_in_it_is_handed(tmp_path
     """Without the registry (the engine does not import it), a task of an arm or answer kind its
     plug-in does not declare is still refused."""
     done = subprocess.run([sys.executable, "-c", BUILD_WITHOUT_REGISTRY, str(tmp_path)], capture_output=True,
-                          text=True, timeout=300)
+                          text=True, timeout=300, env={**os.environ, "PYTHONPATH": SRC})
     assert done.returncode == 0, done.stderr
     seen = json.loads(done.stdout)
     assert seen["registry"] is False

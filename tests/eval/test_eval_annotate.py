@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from eval_support import SCRIPTED, output, write_repo_dataset
+from execbench.contract import Annotator
 from execbench.dataset import read_manifest, read_tasks
 from execbench.families.repo.annotate import annotate_dataset, annotation_prompt
 
@@ -63,6 +64,8 @@ def test_the_build_command_reports_the_labels(tmp_path, script, monkeypatch):
     dataset = write_repo_dataset(tmp_path)
     monkeypatch.setattr(cli, "console", Console(record=True, width=120))
     script.handler = lambda n, prompt: output("Medium")
-    cli._annotate(dataset, SCRIPTED, registry.get("repo").annotator())
+    declared = registry.get("repo").capability(Annotator)
+    assert declared is not None
+    cli._annotate(dataset, SCRIPTED, declared.annotate())
     text = cli.console.export_text()
     assert "difficulty labels (execbench-test/scripted)" in text and "labels: Medium 1 in " in text

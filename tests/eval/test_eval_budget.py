@@ -9,6 +9,7 @@ from pathlib import Path
 
 from eval_support import SCRIPTED, answer_for, called_x, output, synthetic_task
 from execbench import registry
+from execbench.contract import AnalysisFacts
 from execbench.dataset import Task, make_id, read_tasks
 from execbench.eval import protocol
 from execbench.eval.run import LOCAL_MAX_TOKENS, EvalRequest, _answer_budget, run_eval
@@ -114,7 +115,7 @@ def test_an_answer_cut_off_at_the_token_limit_is_truncated_not_empty(dataset, sc
     samples = read_logs([tmp_path / "logs"], [dataset]).samples
     wrong = samples[samples["completed"] & ~samples["correct"]]
     assert len(wrong) == 4 and set(wrong["status"]) == {"truncated"} and set(wrong["stop_reason"]) == {"max_tokens"}
-    counts = category_counts(wrong, registry.get("trace").analysis.taxonomy, sorted(set(wrong["setting"])))
+    counts = category_counts(wrong, registry.get("trace").capability(AnalysisFacts).taxonomy, sorted(set(wrong["setting"])))
     assert counts.sum().to_dict() == {"truncated": 3, "no exit": 1}
 
 

@@ -7,8 +7,8 @@ What logs do not carry (the program text needed by the error taxonomy, a mutated
 ``provenance.original_id``, a trace task's topic, a repo task's repository / difficulty /
 scope) is joined from the evaluated dataset's ``tasks.jsonl`` by task id: the dataset path
 recorded in the log, or directories passed as ``datasets``; slices still missing come from
-the source id as the family derives them (``Family.slices``). As a last resort the program
-is recovered from the prompt by the family (``Family.program_from_prompt``).
+the source id as the family derives them (its ``Slices.source``). As a last resort the program
+is recovered from the prompt by the family (``Slices.program_from_prompt``).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from typing import Any, Iterable, Sequence, TypedDict
 import pandas as pd
 
 from execbench import registry
+from execbench.contract import Slices
 from execbench.analysis.schema import METRIC_COLUMNS, facts, normalize
 from execbench.contract.jsontypes import JSONValue, as_list, as_object
 from execbench.eval.logs import EvalInfo, SampleRecord, grade_of, log_files, read_records
@@ -136,10 +137,10 @@ def row_from_records(eval_info: EvalInfo, record: SampleRecord, model: str, log:
     for name in METRIC_COLUMNS:
         row[name] = metrics.get(name)
     if row["family"] in registry.names():
-        plugin = registry.get(row["family"])
-        row.update(plugin.sample_slices(meta, metrics))
+        rules = _slices(row["family"])
+        row.update(rules.sample(meta, metrics))
         if row["program"] is None and (asked := record.get("prompt")):
-            row["program"] = plugin.program_from_prompt(asked)
+            row["program"] = rules.program_from_prompt(asked)
     return row
 
 
@@ -182,7 +183,7 @@ def _join_dataset(frame: pd.DataFrame, tasks: dict[str, Task]) -> pd.DataFrame:
             continue
         fields, provenance = task.prompt_fields, task.provenance
         declared = facts(task.family)
-        slices = registry.get(task.family).task_slices(task) if task.family in registry.names() else {}
+        slices = _slices(task.family).task(task) if task.family in registry.names() else {}
         fill = {
             "program": fields.get("program") if declared is not None and declared.program_text else None,
             "mode": provenance.get("mode"),
@@ -203,24 +204,29 @@ def _join_dataset(frame: pd.DataFrame, tasks: dict[str, Task]) -> pd.DataFrame:
     return frame
 
 
+def _slices(family: str) -> Slices:
+    """The slice rules a registered family declares (none: no slice columns)."""
+    return registry.get(family).capability(Slices) or Slices()
+
+
 def _sample_slices(task: Any) -> dict[str, str | None]:
     """The family's own slice rules over a task's prompt fields (over its provenance) and metrics."""
     if task.family not in registry.names():
         return {}
     recorded = {key: value for key, value in task.provenance.items() if value is not None}
     recorded.update((key, value) for key, value in task.prompt_fields.items() if value is not None)
-    return registry.get(task.family).sample_slices(recorded, task.metrics)
+    return _slices(task.family).sample(recorded, task.metrics)
 
 
 def fill_slices(frame: pd.DataFrame) -> pd.DataFrame:
     """Slice columns still missing (a trace task's topic, a repo task's repository) from the
-    source id, as the family derives them (``Family.slices``)."""
+    source id, as the family derives them (``Slices.source``)."""
     if frame.empty:
         return frame
     for index, (family, source_id) in enumerate(zip(frame["family"], frame["source_id"])):
         if family not in registry.names() or not isinstance(source_id, str):
             continue
-        for column, value in registry.get(family).slices(source_id).items():
+        for column, value in _slices(family).source(source_id).items():
             if column not in frame:
                 frame[column] = None
             label = frame.index[index]

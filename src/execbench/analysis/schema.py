@@ -32,16 +32,16 @@ from execbench.contract import AnalysisFacts
 
 def facts(family: str | None) -> AnalysisFacts | None:
     """The analysis facts a family declares (None: an unknown family, or one without any)."""
-    return registry.get(family).analysis if family in registry.names() else None
+    return registry.get(family).capability(AnalysisFacts) if family in registry.names() else None
 
 
 #: Metric columns (the task record's ``metrics``) by family, as the families declare them; all stored as float.
-METRICS = {f.name: f.analysis.metrics for f in registry.registered() if f.analysis is not None}
+METRICS = {name: declared.metrics for name in registry.names() if (declared := facts(name)) is not None}
 METRIC_COLUMNS = tuple(dict.fromkeys(m for ms in METRICS.values() for m in ms))
 #: How the report names a metric (the families' ``Metric`` declarations; the first family to declare one wins),
 #: besides the static metrics of any program (execbench.static).
-METRIC_DECLARATIONS = {m.name: m for f in reversed(list(registry.registered())) if f.analysis is not None
-                       for m in f.analysis.metric_labels}
+METRIC_DECLARATIONS = {m.name: m for name in reversed(registry.names()) if (declared := facts(name)) is not None
+                       for m in declared.metric_labels}
 STATIC_METRIC_LABELS = {"loc": "LOC", "cyclomatic": "cyclomatic"}
 
 

@@ -17,28 +17,42 @@ import json
 import platform
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from types import ModuleType
-from typing import Any, Callable, Iterable, Iterator, Mapping
+from typing import Any, Callable, Generic, Iterable, Iterator, TypeVar
 
 from execbench.contract import hashseeds
+from execbench.contract.capabilities import (AnalysisFacts, Capability, ErrorCategory, ErrorTaxonomy,  # noqa: F401
+                                             Licenses, Metric, PaperScoring, PluginError, SliceTable,
+                                             check_capabilities, find)
 from execbench.dataset import Task, TaskId, parse_id
 from execbench.dataset.cache import content_key
 from execbench.grading import Score
 from execbench.sources.errors import SourceError  # noqa: F401 - re-exported: families raise it
 
 
+PayloadT = TypeVar("PayloadT")
+OptionsT = TypeVar("OptionsT")
+C = TypeVar("C", bound=Capability)
+
+
 @dataclass
-class Candidate:
-    """One unit of build work: ``payload`` must hold everything the outcome depends on."""
+class Candidate(Generic[PayloadT]):
+    """One unit of build work: ``payload`` (JSON: it is hashed into the build-cache key) must hold
+    everything the outcome depends on."""
 
     key: str
-    payload: dict[str, Any]
+    payload: PayloadT
 
 
 @dataclass
 class Outcome:
+    """A candidate's tasks (JSON records, as the build cache keeps them) and rejections."""
+
     tasks: list[dict[str, Any]] = field(default_factory=list)
     rejected: list[dict[str, Any]] = field(default_factory=list)
+
+    def add(self, task: Task) -> None:
+        """Admit ``task`` (recorded as its JSON record)."""
+        self.tasks.append(task.to_json())
 
     def reject(self, candidate: str, stage: str, reason: str, **details: Any) -> None:
         self.rejected.append({"candidate": candidate, "stage": stage, "reason": reason, **details})
@@ -57,93 +71,6 @@ class Prompt:
     version: str  # template version, recorded in every log
 
 
-@dataclass(frozen=True)
-class Metric:
-    """How the report names one of a family's metric columns (a key of ``Task.metrics``).
-
-    ``label`` heads its table columns and figure panels ("ESV", "peak state"); ``term`` names it
-    as a predictor in the error models' odds-ratio table (default: ``name``)."""
-
-    name: str
-    label: str
-    term: str = ""
-
-
-@dataclass(frozen=True)
-class SliceTable:
-    """One accuracy table of a family's main report section: accuracy by the slice column ``column``
-    (its values in ``AnalysisFacts.slice_orders`` order), or the note ``missing`` when no task records it."""
-
-    column: str
-    label: str  # the column's heading
-    title: str
-    paper: str = ""
-    missing: str = ""
-    heading: str = ""  # a subheading before the table (or its note)
-    setting_first: bool = True  # rows by setting then the slice (False: by the slice, then setting)
-    figure_caption: str = ""  # when set, the table is also drawn: accuracy over the slice, a line per setting
-    figure_alt: str = ""
-
-
-@dataclass(frozen=True)
-class ErrorCategory:
-    """One category of a family's error taxonomy: its name (a table column, a bar's label) and bar colour."""
-
-    name: str
-    color: str
-
-
-@dataclass(frozen=True)
-class ErrorTaxonomy:
-    """A family's first-deviation error taxonomy (``AnalysisFacts.taxonomy``): ``classify(program,
-    oracle, predicted, status)`` names the category of a wrong answer (None: the answer is right);
-    ``categories`` lists every name it returns, in table order."""
-
-    categories: tuple[ErrorCategory, ...]
-    classify: Callable[[str | None, Any, Any, str | None], str | None]
-
-
-@dataclass(frozen=True)
-class AnalysisFacts:
-    """What analysis and the report know about a family's samples (``Family.analysis``).
-
-    ``layout`` names the report's main section for the family (``report/sections.py``
-    ``LAYOUTS``; ``slice-tables``: the family's ``slice_tables``, then the same programs in two
-    languages when tasks share a ``pair``, then the ``paired_arms`` decrement; ``sequence``: answers
-    that are sequences scored with a similarity, per-task tables, length buckets, slices by
-    ``cell_column``, the ``taxonomy`` of wrong answers); the paper
-    references are printed next to the tables they reproduce.
-    """
-
-    layout: str
-    title: str
-    nav: str
-    paper: str  # the main section's paper tables
-    relations_paper: str  # the "what makes tasks hard" section's
-    metrics: tuple[str, ...] = ()  # the task record's metrics analysis keeps (as floats)
-    metric_fallbacks: dict[str, tuple[str, ...]] = field(default_factory=dict)  # metric -> others to use if absent
-    metric_labels: tuple[Metric, ...] = ()  # how the report names the metrics (default: the column name)
-    correlation_metrics: tuple[str, ...] = ()  # Pearson/partial correlation with correctness
-    theta_metrics: tuple[str, ...] = ()  # dynamic metrics of the Mann-Whitney theta table
-    logistic_models: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (name, predictors) error models
-    correlation_paper: str = ""
-    partial_paper: str = ""
-    logistic_paper: str = ""
-    cell_column: str | None = None  # the slice column of run comparisons (topic, study, repository)
-    cell_order: tuple[str, ...] = ()  # known values of that column, in table order
-    slice_orders: dict[str, tuple[str, ...]] = field(default_factory=dict)  # slice column -> its values in table order
-    slice_tables: tuple[SliceTable, ...] = ()  # accuracy by slice, in the main section's ``slice-tables`` layout
-    python_only_relations: bool = False  # relations on Python cases only (C++ metrics differ)
-    headlines: tuple[str, ...] = ()  # headline findings to state: "partial" and/or "theta"
-    paired_arms: tuple[str, str] | None = None  # (shorter, longer input) arms of one case: the paired decrement
-    program_text: bool = False  # the error taxonomy reads the task's program (from the dataset or prompt)
-    taxonomy: ErrorTaxonomy | None = None  # the wrong answers' first-deviation categories (in the sequence layout)
-    per_task_title: str = "Per-task metrics"  # the sequence layout's per-task accuracy/similarity tables
-    length_metric: str = ""  # the sequence layout's accuracy-by-length buckets: the metric bucketed
-    cell_heading: str = ""  # what the cells of ``cell_column`` are, in the heading of their table
-    pairs_note: str = ""  # what differs between the two languages of a pair (the paired table's caption)
-
-
 class Reject(Exception):
     """Raised inside a family's build code: the candidate is rejected at ``stage``; the
     builder records it with :meth:`Outcome.reject`."""
@@ -155,30 +82,48 @@ class Reject(Exception):
         self.details = details
 
 
-class Family(ABC):
-    """A family is its ``build`` module (``candidates``, ``build_candidate``, ``DEFAULT_OPTIONS``)
-    and its ``prompt`` module (``render``, ``VARIANTS``); a subclass names them and adds grading."""
+class Family(ABC, Generic[PayloadT, OptionsT]):
+    """The core a family provides: its identity, its candidates and how one is built, the prompt
+    of a task, the grade of a response and the summary of grades. Everything optional is a declared
+    capability (:mod:`execbench.contract.capabilities`) in ``capabilities``, asked for with
+    :meth:`capability`. ``PayloadT`` is the type of its candidates' payloads, ``OptionsT`` of its
+    build options. The registry checks a plug-in when it registers (:func:`check_plugin`)."""
 
     name: str
     version: str  # bump when outcomes change: it is part of every build-cache key
+    arms: dict[str, tuple[str, ...]] = {}  # arm -> the answer kinds its tasks may have (in report order)
     variants: tuple[str, ...] = ("direct", "cot")
     default_options: dict[str, Any] = {}  # build settings a user may override with --set
-    # build candidates in worker processes, not threads: for a family whose own Python work
-    # (not its sandboxed children) dominates a build, one GIL would serialise it
-    build_in_processes: bool = False
-    source_licenses: dict[str, str] = {}  # built-in source -> license of its programs (dataset cards)
-    builder: ModuleType  # families/<name>/build.py
-    renderer: ModuleType  # families/<name>/prompt.py
-    # -- the family's facts: the rest of the house asks for these and never names a family or an arm
-    arms: dict[str, tuple[str, ...]] = {}  # arm -> the answer kinds its tasks may have (in report order)
     has_similarity: bool = False  # grade() scores a similarity besides correctness
-    demo_sources: tuple[str, ...] = ()  # built-in sources `execbench demo` builds from
-    analysis: AnalysisFacts | None = None  # None: the report shows the family in the overview only
-    # a peer benchmark's own scoring: the report adds that paper's tables for these prompt variants
-    paper_scoring_variants: tuple[str, ...] = ()  # variants graded by the peer's rules (``grade_as``)
-    paper_trace_counts: dict[str, int] = {}  # the peer's item count per topic, shown beside its tables
-    paper_task_topic: str = ""  # the topic the peer aggregates per task (its other topics: per item)
-    paper_reproduction: str = ""  # the script rescoring the peer's own predictions on the admitted items
+    capabilities: tuple[Capability, ...] = ()  # the optional parts, one object per kind
+
+    def capability(self, kind: type[C]) -> C | None:
+        """The family's declared capability of ``kind`` (e.g. ``Mutation``), or None."""
+        return find(self.capabilities, kind)
+
+    @abstractmethod
+    def candidates(self, sources: list[str], options: OptionsT) -> Iterator[Candidate[PayloadT]]:
+        """The build's units of work from ``sources`` (cheap: nothing runs)."""
+
+    @abstractmethod
+    def build_candidate(self, candidate: Candidate[PayloadT], options: OptionsT) -> Outcome:
+        """The tasks and rejections of one candidate (code runs here, in the sandbox)."""
+
+    def manifest_settings(self, options: OptionsT) -> dict[str, Any]:
+        """Extra build settings the manifest records (e.g. the interpreter answers came from)."""
+        return {}
+
+    @abstractmethod
+    def prompt(self, task: Task, variant: str = "direct") -> Prompt:
+        """The chat messages of ``task`` under the prompt ``variant``."""
+
+    @abstractmethod
+    def grade(self, task: Task, response: str) -> Score:
+        """The score of a raw model response (never executed outside the sandbox)."""
+
+    @abstractmethod
+    def summarize(self, results: Iterable[tuple[Task, Score]]) -> dict[str, Any]:
+        """The family's summary of graded tasks (``execbench grade``)."""
 
     def parse_id(self, task_id: str) -> TaskId:
         """The parts of one of this family's task ids (``<family>/<source>/<case>#<arm>``)."""
@@ -186,83 +131,6 @@ class Family(ABC):
         if parts.family != self.name or parts.arm not in self.arms:
             raise ValueError(f"{task_id!r} is not a task id of family {self.name!r}")
         return parts
-
-    def mutation_adapter(self) -> Any | None:
-        """The offline mutation adapter (``mutation.engine.Adapter``), or None."""
-        return None
-
-    def annotator(self) -> Any | None:
-        """``annotate_dataset(out, model, progress=...)`` of ``execbench build --annotator``, or None."""
-        return None
-
-    def teacher_mutation(self) -> Any | None:
-        """The teacher-driven mutation of a dataset (``mutation.engine.mutate_with_teacher``), or None."""
-        return None
-
-    def agent_browser(self) -> Any | None:
-        """The read-only repository browser of ``--mode agent`` (a class with ``for_task(task)``), or None."""
-        return None
-
-    def program_from_prompt(self, prompt: str) -> str | None:
-        """The task's program recovered from its rendered prompt (for the error taxonomy when the
-        dataset is gone), or None."""
-        return None
-
-    def task_slices(self, task: Task) -> dict[str, str | None]:
-        """Analysis slice columns (``topic``, ``repository``) from the task's own fields; eval
-        records them in every sample's metadata."""
-        return {}
-
-    def slices(self, source_id: str) -> dict[str, str | None]:
-        """Analysis slice columns (``topic``, ``repository``) recoverable from a source id alone."""
-        return {}
-
-    def sample_slices(self, fields: Mapping[str, Any], metrics: Mapping[str, Any]) -> dict[str, str | None]:
-        """Analysis slice columns derived by the family's own rules (e.g. a difficulty label from a
-        1/2/3 metric) from a sample's recorded fields (a log sample's metadata, or a task's prompt
-        fields over its provenance) and its metrics."""
-        return {}
-
-    def candidates(self, sources: list[str], options: dict[str, Any]) -> Iterator[Candidate]:
-        return self.builder.candidates(sources, options)
-
-    def limited(self, candidates: list[Candidate], limit: int) -> list[Candidate]:
-        """The candidates of the first ``limit`` problems (``execbench build --limit N``): the first
-        ``limit`` candidates, unless the builder's candidates hold several problems each and it
-        cuts them by problem (its ``limited``)."""
-        cut = getattr(getattr(self, "builder", None), "limited", None)
-        return list(cut(candidates, limit)) if cut is not None else candidates[:limit]
-
-    def build_candidate(self, candidate: Candidate, options: dict[str, Any]) -> Outcome:
-        return self.build_candidates([candidate], options)[0]
-
-    def build_candidates(self, candidates: list[Candidate], options: dict[str, Any]) -> list[Outcome]:
-        """Outcomes of several candidates (one per candidate, in order). A builder that
-        defines ``build_candidates`` runs them together (e.g. in one sandbox per hash
-        seed); each outcome must be what building the candidate alone gives."""
-        many = getattr(self.builder, "build_candidates", None)
-        if many is not None:
-            return many(candidates, options)
-        return [self.builder.build_candidate(candidate, options) for candidate in candidates]
-
-    def batch_size(self, options: dict[str, Any]) -> int:
-        """How many candidates the build engine hands :meth:`build_candidates` at once."""
-        return int(getattr(self.builder, "BATCH_SIZE", 1))
-
-    def candidate_cost(self, candidate: Candidate) -> float:
-        """What building ``candidate`` roughly costs, relative to the family's other candidates
-        (the build engine balances its batches by it); the builder's ``candidate_cost`` when it
-        has one, else 1 (also for a plug-in that overrides the build methods and has no
-        builder module). Only the schedule depends on it, never an outcome."""
-        cost = getattr(getattr(self, "builder", None), "candidate_cost", None)
-        return float(cost(candidate)) if cost is not None else 1.0
-
-    def manifest_settings(self, options: dict[str, Any]) -> dict[str, Any]:
-        """Extra build settings the manifest records (e.g. the interpreter answers came from)."""
-        return {}
-
-    def prompt(self, task: Task, variant: str = "direct") -> Prompt:
-        return self.renderer.render(task, variant)
 
     def answer_token_bound(self, task: Task) -> int:
         """At most how many tokens a right answer to ``task`` takes, written as the prompt asks for it
@@ -272,33 +140,80 @@ class Family(ABC):
         assertion around it) counts that too."""
         return len(json.dumps(task.answer, ensure_ascii=False).encode())
 
-    def source_license(self, source: str) -> str | None:
-        """The license of a source's programs (``source``: the second part of a task id), for
-        dataset cards; None when the family does not know it."""
-        return self.source_licenses.get(source)
 
-    @abstractmethod
-    def grade(self, task: Task, response: str) -> Score: ...
+# what a plug-in must provide: (member, check, what it must be)
+_CORE: tuple[tuple[str, Callable[[Any], bool], str], ...] = (
+    ("name", lambda v: isinstance(v, str) and bool(v), "a non-empty str"),
+    ("version", lambda v: isinstance(v, str) and bool(v), "a non-empty str"),
+    ("arms", lambda v: isinstance(v, dict) and bool(v) and all(
+        isinstance(k, str) and isinstance(t, tuple) and t and all(isinstance(x, str) for x in t)
+        for k, t in v.items()), "a non-empty dict of arm -> tuple of answer kinds"),
+    ("variants", lambda v: isinstance(v, tuple) and bool(v) and all(isinstance(x, str) for x in v),
+     "a non-empty tuple of str"),
+    ("default_options", lambda v: isinstance(v, dict), "a dict"),
+    ("has_similarity", lambda v: isinstance(v, bool), "a bool"),
+    *((method, callable, "a method") for method in ("candidates", "build_candidate", "manifest_settings", "prompt",
+                                                    "grade", "summarize", "parse_id", "answer_token_bound")),
+)
+# members of the contract before issue 36, now capabilities: a plug-in still defining one is told where it went
+_MOVED = {"analysis": "AnalysisFacts", "task_slices": "Slices", "slices": "Slices", "sample_slices": "Slices",
+          "program_from_prompt": "Slices", "batch_size": "BuildSchedule", "build_candidates": "BuildSchedule",
+          "candidate_cost": "BuildSchedule", "limited": "BuildSchedule", "build_in_processes": "BuildSchedule",
+          "grade_many": "BatchGrading", "grade_as": "PaperScoring", "summarize_as": "PaperScoring",
+          "paper_length": "PaperScoring", "paper_scoring_variants": "PaperScoring",
+          "paper_trace_counts": "PaperScoring", "paper_task_topic": "PaperScoring",
+          "paper_reproduction": "PaperScoring", "mutation_adapter": "Mutation", "teacher_mutation": "TeacherMutation",
+          "annotator": "Annotator", "agent_browser": "AgentBrowser", "source_licenses": "Licenses",
+          "source_license": "Licenses", "demo_sources": "Demo"}
 
-    @abstractmethod
-    def summarize(self, results: Iterable[tuple[Task, Score]]) -> dict[str, Any]: ...
 
-    def grade_as(self, task: Task, response: str, variant: str | None) -> Score:
-        """Grade as the prompt variant ``variant`` scores (a peer benchmark's own rules, e.g.
-        the trace family's ``coconut``); by default every variant grades alike."""
-        return self.grade(task, response)
+def check_plugin(plugin: Any, name: str) -> Family[Any, Any]:
+    """``plugin`` if it is a complete family plug-in named ``name``: a :class:`Family` (a subclass is
+    instantiated), every core member present and of its type, no pre-capability member, every capability
+    a known one of its declared type. Else :class:`PluginError` naming what is missing or mistyped."""
+    if isinstance(plugin, type) and issubclass(plugin, Family):
+        missing = sorted(getattr(plugin, "__abstractmethods__", ()))
+        if missing:
+            raise PluginError(f"family {name!r}: {plugin.__name__} does not define {', '.join(missing)}")
+        plugin = plugin()
+    if not isinstance(plugin, Family):
+        raise PluginError(f"family {name!r}: {plugin!r} is not a Family plug-in")
+    for member, fits, wanted in _CORE:
+        if not hasattr(plugin, member):
+            raise PluginError(f"family {name!r}: {type(plugin).__name__} does not define {member}")
+        if not fits(getattr(plugin, member)):
+            raise PluginError(f"family {name!r}: {member} must be {wanted}, not {getattr(plugin, member)!r}")
+    if plugin.name != name:
+        raise PluginError(f"family {name!r}: the plug-in is named {plugin.name!r}")
+    for member, kind in _MOVED.items():
+        if hasattr(plugin, member):
+            raise PluginError(f"family {name!r}: {member} is not a Family member: declare it in the "
+                              f"{kind} capability (execbench.contract.capabilities)")
+    check_capabilities(f"family {name!r}", plugin.capabilities)
+    return plugin
 
-    def summarize_as(self, results: Iterable[tuple[Task, Score]], variant: str | None) -> dict[str, Any]:
-        """:meth:`summarize` for results graded with :meth:`grade_as` under ``variant``."""
-        return self.summarize(results)
 
-    def paper_length(self, answer: Any) -> int | None:
-        """The length the peer benchmark buckets an item by (its scoring key's length, from the
-        oracle ``answer``), for the paper-layout length tables; None: the peer has none."""
-        return None
+def grade_as(family: Family[Any, Any], task: Task, response: str, variant: str | None) -> Score:
+    """``response`` graded as the prompt ``variant`` scores: by the family's :class:`PaperScoring`
+    when it declares one (a peer benchmark's own rules), else by its ``grade``."""
+    paper = family.capability(PaperScoring)
+    return paper.grade_as(task, response, variant) if paper is not None else family.grade(task, response)
 
 
-def build_key(family: Family, payload: dict[str, Any], options: dict[str, Any]) -> str:
+def summarize_as(family: Family[Any, Any], results: Iterable[tuple[Task, Score]], variant: str | None
+                 ) -> dict[str, Any]:
+    """:func:`grade_as`'s summary: the family's :class:`PaperScoring` ``summarize_as``, else its ``summarize``."""
+    paper = family.capability(PaperScoring)
+    return paper.summarize_as(results, variant) if paper is not None else family.summarize(results)
+
+
+def source_license(family: Family[Any, Any], source: str) -> str | None:
+    """The license of ``source``'s programs as the family's :class:`Licenses` states it, or None."""
+    licenses = family.capability(Licenses)
+    return licenses.of(source) if licenses is not None else None
+
+
+def build_key(family: Family[Any, Any], payload: Any, options: dict[str, Any]) -> str:
     """The build-cache key of the outcome of a candidate with ``payload`` built under ``options``:
     the family and its version, the interpreter's version, the payload and the options without
     randomly drawn hash seeds (:func:`execbench.contract.hashseeds.cache_options`)."""

@@ -1,7 +1,7 @@
 """``--mode agent``: a read-only, tool-using agent (RepoReason's ReadOnlyAgent) as an Inspect solver.
 
 A family supports agent mode when it has an ``agent`` prompt variant and a browser class
-(``Family.agent_browser()``, e.g. ``families/repo/agent_tools.py``) whose
+(its ``AgentBrowser`` capability, e.g. ``families/repo/agent_tools.py``) whose
 ``for_task(task)`` gives an object with ``list_dir``, ``read_file`` and ``search``,
 confined to the task's repository (Inspect's ``local`` sandbox is no boundary, so the
 confinement lives in the family). The agent is Inspect's ``react()`` with those three
@@ -20,16 +20,17 @@ from inspect_ai.tool import ToolDef, ToolError
 from inspect_ai.util import LimitExceededError
 
 from execbench import registry
+from execbench.contract import AgentBrowser
 from execbench.eval import protocol
 
 DEFAULT_MESSAGE_LIMIT = 60  # ~30 tool rounds; override with --message-limit
 
 
 def _browser(task: Any) -> Any:
-    browser = registry.get(task.family).agent_browser()
-    if browser is None:
+    declared = registry.get(task.family).capability(AgentBrowser)
+    if declared is None:
         raise ValueError(f"family {task.family!r} has no agent browser")
-    return browser.for_task(task)
+    return declared.browser().for_task(task)
 
 
 def _tools(browser: Any) -> list[ToolDef]:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from execbench import registry
+from execbench.contract import Demo
 from execbench.dataset import DatasetWriter, check_output_dir, read_tasks
 from execbench.dataset.cache import BuildCache
 from execbench.families.build import ProgressFn, build_dataset
@@ -99,8 +100,9 @@ def build_replay_dataset(out: Path, replay: DemoReplay, *, jobs: int = 2, cache:
 
 
 def demo_sources() -> dict[str, tuple[str, ...]]:
-    """Per family, the built-in sources it declares for the demo (``Family.demo_sources``)."""
-    return {family.name: tuple(family.demo_sources) for family in registry.registered() if family.demo_sources}
+    """Per family, the built-in sources it declares for the demo (its ``Demo`` capability)."""
+    declared = {family.name: family.capability(Demo) for family in registry.registered()}
+    return {name: tuple(demo.sources) for name, demo in declared.items() if demo is not None and demo.sources}
 
 
 def _size(task: Any) -> int:

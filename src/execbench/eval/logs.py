@@ -25,6 +25,7 @@ import json
 from typing import Any, Iterator, NamedTuple, NotRequired, Sequence, TypedDict
 
 from execbench import registry
+from execbench.contract import AnalysisFacts
 from execbench.contract.jsontypes import JSONObject, JSONValue
 from execbench.dataset import DatasetError
 from execbench.usererror import UserError
@@ -138,7 +139,7 @@ def reads_program(family: Any) -> bool:
     """Whether the family's error taxonomy reads the task's program text."""
     if family not in registry.names():
         return False
-    declared = registry.get(family).analysis
+    declared = registry.get(family).capability(AnalysisFacts)
     return declared is not None and declared.program_text
 
 

@@ -34,7 +34,7 @@ from typing import Iterable
 
 from execbench import registry
 from execbench.dataset import Task, read_tasks
-from execbench.contract import Family, Message, Prompt
+from execbench.contract import AgentBrowser, Family, Message, Prompt, Slices, grade_as
 from execbench.grading import BAD_ENVELOPE, NO_ANSWER, TRUNCATED
 from execbench.jsontypes import JSONObject
 from execbench.usererror import UserError
@@ -59,7 +59,7 @@ def resolve_variant(mode: str | None, variant: str | None, family_names: Iterabl
 
     ``--variant`` wins; otherwise ``--mode direct|cot|agent`` names the variant. ``agent``
     mode (a read-only, tool-using agent) needs families with an agent browser
-    (``Family.agent_browser()``) and an ``agent`` prompt variant.
+    (an ``AgentBrowser`` capability) and an ``agent`` prompt variant.
     """
     names = sorted(set(family_names))
     if mode is not None and mode not in MODES:
@@ -80,9 +80,14 @@ def resolve_variant(mode: str | None, variant: str | None, family_names: Iterabl
     return chosen
 
 
+def _slices(family: Family) -> Slices:
+    """The family's declared slice rules (none: no slice columns)."""
+    return family.capability(Slices) or Slices()
+
+
 def supports_agent(family: Family) -> bool:
     """Whether ``--mode agent`` can run the family: an agent browser and an agent prompt."""
-    return family.agent_browser() is not None and "agent" in family.variants
+    return family.capability(AgentBrowser) is not None and "agent" in family.variants
 
 
 def load_tasks(dataset: str | Path, family: str | None = None) -> list[Task]:
@@ -120,7 +125,7 @@ class Rendered:
             "template": self.prompt.template,
             "template_version": self.prompt.version,
             # what analysis groups by (as the family derives it), so that logs suffice without the dataset
-            "topic": None, "repository": None, **registry.get(task.family).task_slices(task),
+            "topic": None, "repository": None, **_slices(registry.get(task.family)).task(task),
             "original_id": task.provenance.get("original_id"),
             "release_date": task.provenance.get("release_date"),  # the report's contamination view
         }
@@ -189,7 +194,7 @@ def grade_response(
     ``details`` (the grader's), ``response_status``, ``completed``, ``truncated``,
     ``stop_reason``, ``error``, token counts, and the task's ``family``, ``arm``,
     ``source_id`` and ``metrics``; ``variant``: the prompt variant the response answers
-    (``Family.grade_as``), recorded as ``variant``.
+    (``contract.grade_as``), recorded as ``variant``.
     """
     text = text or ""
     truncated = stop_reason in TRUNCATING_STOPS or (stop_reason or "").endswith("_limit")
@@ -200,7 +205,7 @@ def grade_response(
     else:
         response_status = COMPLETED
     # a variant that brings its own scoring (the trace family's coconut) grades by it
-    score = registry.get(task.family).grade_as(task, text if response_status == COMPLETED else "", variant)
+    score = grade_as(registry.get(task.family), task, text if response_status == COMPLETED else "", variant)
     status = score.status
     if response_status == COMPLETED and truncated and status in (NO_ANSWER, BAD_ENVELOPE):
         status = TRUNCATED  # cut off before an answer (or its envelope) was complete

@@ -1,7 +1,7 @@
 """The build engine shared by every family: candidates → cached, parallel outcomes → dataset.
 
-Candidates run in batches (``Family.batch_size``: a family may build several candidates in
-one sandbox) on a thread pool (the work is sandboxed child processes, so the threads only
+Candidates run in batches (a family declaring a :class:`~execbench.contract.BuildSchedule` may
+build several candidates in one sandbox; without one, each is built alone by ``Family.build_candidate``) on a thread pool (the work is sandboxed child processes, so the threads only
 wait) or one by one on a Ray cluster (:mod:`execbench.families.distributed`); outcomes
 are cached by content hash; tasks are written in candidate order, so a dataset is
 byte-identical however many jobs, and whichever executor, built it.
@@ -27,7 +27,7 @@ from typing import Any, Callable, Iterator
 from execbench.dataset import DatasetError, DatasetWriter, Task
 from execbench.dataset.cache import BuildCache
 from execbench import astlock
-from execbench.contract import Candidate, Family, Outcome, build_key, hashseeds
+from execbench.contract import BuildSchedule, Candidate, Family, Outcome, build_key, hashseeds
 from execbench.families.distributed import RayBuild, parse_executor, run_candidate
 from execbench.sources.errors import SourceError
 
@@ -82,10 +82,37 @@ def _cache_hits(family: Family, candidates: list[Candidate], options: dict, cach
             misses.append((index, candidate))
 
 
+def _schedule(family: Family) -> BuildSchedule:
+    """The family's declared build schedule (none: one candidate at a time, on threads)."""
+    return family.capability(BuildSchedule) or BuildSchedule()
+
+
+def _limited(family: Family, candidates: list[Candidate], limit: int) -> list[Candidate]:
+    """The candidates of the first ``limit`` problems (``--limit N``): the first ``limit`` candidates,
+    unless the family's candidates hold several problems each and its schedule cuts them by problem."""
+    cut = _schedule(family).limited
+    return list(cut(candidates, limit)) if cut is not None else candidates[:limit]
+
+
+def _cost(family: Family) -> Callable[[Candidate], float]:
+    """What building a candidate roughly costs, relative to the family's others (1 unless its schedule says)."""
+    cost = _schedule(family).cost
+    return (lambda candidate: float(cost(candidate))) if cost is not None else (lambda _: 1.0)
+
+
+def _build_many(family: Family, candidates: list[Candidate], options: dict) -> list[Outcome]:
+    """Outcomes of several candidates (one per candidate, in order): together when the family's
+    schedule has ``build_many``, else one by one with ``build_candidate``."""
+    many = _schedule(family).build_many
+    if many is not None:
+        return many(candidates, options)
+    return [family.build_candidate(candidate, options) for candidate in candidates]
+
+
 def _build_batch(family: Family, candidates: list[Candidate], options: dict) -> list[Outcome]:
     """Outcomes of a batch; a :class:`SourceError` is a rejection, as it is one by one."""
     try:
-        return family.build_candidates(candidates, options)
+        return _build_many(family, candidates, options)
     except SourceError:
         if len(candidates) > 1:  # find the candidate it belongs to
             return [outcome for c in candidates for outcome in _build_batch(family, [c], options)]
@@ -124,9 +151,9 @@ def _picklable(family: Family) -> bool:
 
 def _pool(family: Family, jobs: int) -> Executor:
     """Threads when a family's work is sandboxed children (the threads only wait); processes
-    when its own Python work is heavy (``Family.build_in_processes``: one GIL would serialise
+    when its own Python work is heavy (``BuildSchedule.in_processes``: one GIL would serialise
     it) and the plug-in can be handed to a worker (pickled; the engine looks no family up by name)."""
-    if family.build_in_processes and jobs > 1 and _picklable(family):
+    if _schedule(family).in_processes and jobs > 1 and _picklable(family):
         return ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"))
     astlock.install()  # threads parse too: CPython's AST constructor is not thread-safe (astlock)
     return ThreadPoolExecutor(max(1, jobs))
@@ -142,7 +169,7 @@ def _local_outcomes(family: Family, candidates: list[Candidate], options: dict, 
     with _pool(family, jobs) as pool:
         # a worker process or a thread is handed the plug-in itself (pickled for a process)
         futures = {pool.submit(_build_batch, family, [c for _, c in batch], options): batch
-                   for batch in _batches(misses, family.batch_size(options), jobs, family.candidate_cost)}
+                   for batch in _batches(misses, _schedule(family).batch_size, jobs, _cost(family))}
         for future in as_completed(futures):
             batch = futures[future]
             for (index, candidate), outcome in zip(batch, future.result(), strict=True):
@@ -184,7 +211,7 @@ def build_dataset(
     ``executor`` is ``local`` (a thread pool of ``jobs`` here) or ``ray[:ADDRESS]``
     (:mod:`execbench.families.distributed`); either way tasks are written in candidate
     order, so the dataset does not depend on it. A family that builds in worker processes
-    (``Family.build_in_processes``, with ``jobs > 1``) starts them with ``spawn``: a script
+    (``BuildSchedule.in_processes``, with ``jobs > 1``) starts them with ``spawn``: a script
     calling this must guard its top level with ``if __name__ == "__main__":``.
 
     A family with a ``check_seeds`` option is built under this build's hash seeds
@@ -199,7 +226,7 @@ def build_dataset(
     hits, misses = cache.hits, cache.misses
     candidates = list(family.candidates(sources, options))
     if limit is not None:
-        candidates = family.limited(candidates, limit)
+        candidates = _limited(family, candidates, limit)
     _unique_keys(candidates)
     settings = {"family": family.name, "builder_version": family.version, "sources": sources,
                 "options": options, "limit": limit}

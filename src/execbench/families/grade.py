@@ -12,7 +12,7 @@ from collections import defaultdict
 from typing import Any, Callable, Iterable, Iterator
 
 from execbench.dataset import Task
-from execbench.contract import Family
+from execbench.contract import BatchGrading, Family, PaperScoring, grade_as, summarize_as
 from execbench.grading import Score
 
 
@@ -21,7 +21,7 @@ FamilyOf = Callable[[str], Family]  # a family's name → its plug-in
 
 def grade_tasks(tasks: Iterable[Task], answers: dict[str, str], variant: str | None = None, *,
                 family_of: FamilyOf) -> Iterator[tuple[Task, Score]]:
-    """Scores of every task; ``variant``: grade as that prompt variant scores (``Family.grade_as``)."""
+    """Scores of every task; ``variant``: grade as that prompt variant scores (``contract.grade_as``)."""
     tasks = list(tasks)
     batched = _grade_batches([t for t in tasks if not _own_rules(family_of(t.family), variant)], answers, family_of)
     for task in tasks:
@@ -33,25 +33,26 @@ def grade_tasks(tasks: Iterable[Task], answers: dict[str, str], variant: str | N
         elif task.id in batched:
             yield task, batched[task.id]
         elif _own_rules(family_of(task.family), variant):
-            yield task, family_of(task.family).grade_as(task, response, variant)
+            yield task, grade_as(family_of(task.family), task, response, variant)
         else:
             yield task, family_of(task.family).grade(task, response)
 
 
 def _own_rules(family: Family, variant: str | None) -> bool:
-    """Whether the family grades ``variant`` by rules of its own (it overrides ``grade_as``)."""
-    return variant is not None and type(family).grade_as is not Family.grade_as
+    """Whether the family grades ``variant`` by rules of its own (it declares :class:`PaperScoring`)."""
+    return variant is not None and family.capability(PaperScoring) is not None
 
 
 def _grade_batches(tasks: list[Task], answers: dict[str, str], family_of: FamilyOf) -> dict[str, Score]:
-    """Scores from families with ``grade_many`` (cruxeval: grading that runs code batches its sandbox runs)."""
-    groups: dict[str, list[Task]] = defaultdict(list)
+    """Scores from families declaring :class:`BatchGrading` (cruxeval: grading that runs code batches
+    its sandbox runs)."""
+    groups: dict[str, tuple[BatchGrading, list[Task]]] = {}
     for task in tasks:
-        if task.id in answers and hasattr(family_of(task.family), "grade_many"):
-            groups[task.family].append(task)
-    return {task.id: score for name, group in groups.items()  # grade_many: an optional hook, checked above
-            for task, score in zip(group, family_of(name).grade_many(  # type: ignore[attr-defined]
-                [(t, answers[t.id]) for t in group]))}
+        batch = family_of(task.family).capability(BatchGrading) if task.id in answers else None
+        if batch is not None:
+            groups.setdefault(task.family, (batch, []))[1].append(task)
+    return {task.id: score for batch, group in groups.values()
+            for task, score in zip(group, batch.grade_many([(t, answers[t.id]) for t in group]), strict=True)}
 
 
 def result_record(task: Task, score: Score) -> dict[str, Any]:
@@ -87,5 +88,5 @@ def summarize(results: list[tuple[Task, Score]], variant: str | None = None, *, 
         "n": n,
         "accuracy": sum(score.correct for _, score in results) / n if n else None,
         "variant": variant,
-        "families": {name: family_of(name).summarize_as(rows, variant) for name, rows in sorted(by_family.items())},
+        "families": {name: summarize_as(family_of(name), rows, variant) for name, rows in sorted(by_family.items())},
     }

@@ -1,6 +1,6 @@
 """Dataset-level driver: original dataset → mutated twin dataset + ``mutation_log.jsonl``.
 
-A family *adapter* (``Family.mutation_adapter()``, e.g. ``families/trace/mutate.py``) groups the
+A family *adapter* (its declared ``Mutation`` capability, e.g. ``families/trace/mutate.py``) groups the
 original tasks into units (one program or test with its runs), proposes mutants, and
 hands every mutant to the family's own ``build_candidate`` — the same code path, checks
 and oracles as ``execbench build``. The engine only orchestrates: seeds, parallelism,
@@ -35,7 +35,8 @@ from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence, TypedDi
 
 from execbench import astlock
 from execbench.dataset import DatasetError, DatasetWriter, Task, parse_id, read_manifest, read_tasks
-from execbench.contract import Candidate, Family, Outcome, SourceError, build_key, hashseeds
+from execbench.contract import (Candidate, Family, Mutation, Outcome, SourceError, TeacherMutation, build_key,
+                                hashseeds)
 from execbench.contract.jsontypes import JSONObject
 from execbench.dataset.cache import BuildCache
 from execbench.mutation.program import MutationError, ProgramMutation, mutate_program
@@ -112,7 +113,7 @@ class OfflineSettings:
 
 @dataclass(frozen=True)
 class TeacherSettings:
-    """Settings of teacher-driven mutation (``Family.teacher_mutation()``)."""
+    """Settings of teacher-driven mutation (a family's ``TeacherMutation`` capability)."""
 
     seed: int = 0
     max_retries: int = 3  # teacher calls per stage (the first try included)
@@ -249,11 +250,12 @@ def operator_variants(operators: Iterable[str], base: VariantFlags) -> list[Prog
 
 def adapter_for(family: Family, plugins: Iterable[Family] = ()) -> Adapter:
     """``family``'s offline adapter; MutationSetupError names those of ``plugins`` that have one."""
-    adapter = family.mutation_adapter()
-    if adapter is None:
-        available = [f.name for f in plugins if f.mutation_adapter() is not None]
+    declared = family.capability(Mutation)
+    if declared is None:
+        available = [f.name for f in plugins if f.capability(Mutation) is not None]
         raise MutationSetupError(f"offline mutation is not available for family {family.name!r} "
                                  f"(available: {', '.join(sorted(available))})")
+    adapter: Adapter = declared.adapter()
     return adapter
 
 
@@ -390,17 +392,18 @@ def mutate_dataset(
 def mutate_with_teacher(dataset: str | Path, out: str | Path, *, plugins: Sequence[Family],
                         **options: Any) -> JSONObject:
     """Teacher-driven mutation of ``dataset`` by the one family of ``plugins`` in it that offers it
-    (``Family.teacher_mutation()``); ``options`` go to that family's function."""
+    (its :class:`~execbench.contract.TeacherMutation`); ``options`` go to that family's function."""
     names = sorted({t.family for t in read_tasks(dataset)})
-    offering = [f for f in plugins if f.teacher_mutation() is not None]
+    offering = [f for f in plugins if f.capability(TeacherMutation) is not None]
     chosen = [f for f in offering if f.name in names]
     if len(chosen) != 1:
         raise MutationSetupError(
             f"{dataset}: teacher mutation needs tasks of exactly one of {', '.join(f.name for f in offering)} "
             f"(this dataset has {', '.join(names) or 'no tasks'}); use --offline for the others")
-    mutate = chosen[0].teacher_mutation()
-    assert mutate is not None  # (chosen among those offering it)
-    return mutate(dataset, out, **options)
+    declared = chosen[0].capability(TeacherMutation)
+    assert declared is not None  # (chosen among those offering it)
+    result: JSONObject = declared.mutate()(dataset, out, **options)
+    return result
 
 
 def write_dataset(out: str | Path, run_settings: JSONObject, results: Iterable[UnitResult], *,

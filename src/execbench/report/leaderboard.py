@@ -4,7 +4,7 @@ families and arms of the logs, and paired comparisons of neighbours in the ranki
 Ranking: accuracy over every planned sample of the setting (C/N: a missing or failed response
 is wrong), Wilson 95% interval; a setting's cells are its families/arms (a family with one arm
 is one cell). Where a setting's variant is a peer benchmark's own scoring
-(``Family.paper_scoring_variants``), the peer's headline figure is shown beside it (the peer's
+(a family's ``PaperScoring`` variants), the peer's headline figure is shown beside it (the peer's
 per-task mean accuracy over its task topic: CoCoNUT's Acc Mean). Paired comparisons: for
 each two settings next to each other in the ranking that answered common tasks, the
 tasks both planned, the discordant counts, the difference with a source-clustered bootstrap
@@ -21,6 +21,7 @@ import pandas as pd
 from scipy import stats
 
 from execbench import registry
+from execbench.contract import PaperScoring
 from execbench.analysis import paired
 from execbench.analysis import tables as T
 from execbench.analysis.schema import families_present, ordered
@@ -47,14 +48,14 @@ def _paper_figure(group: pd.DataFrame) -> tuple[float, str] | None:
     for family in families_present(group):
         if family not in registry.names():
             continue
-        plugin = registry.get(family)
-        if not plugin.paper_scoring_variants:
+        paper = registry.get(family).capability(PaperScoring)
+        if paper is None or not paper.variants:
             continue
         rows = group[group["family"] == family]
-        tables = paper_tables(rows, plugin.paper_scoring_variants, plugin.paper_task_topic)
+        tables = paper_tables(rows, paper.variants, paper.task_topic)
         if tables.empty:
             continue
-        main = tables[tables["topic"] == plugin.paper_task_topic]
+        main = tables[tables["topic"] == paper.task_topic]
         chosen = main if not main.empty else tables
         return float(chosen["acc_mean"].iloc[0]), f"{family} {chosen['topic'].iloc[0]} Acc Mean"
     return None

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from execbench import registry
-from execbench.contract import AnalysisFacts, ErrorTaxonomy
+from execbench.contract import AnalysisFacts, ErrorTaxonomy, PaperScoring
 from execbench.analysis import compare, correlations, logistic, mann_whitney, memorisation, paired, taxonomy
 from execbench.analysis import tables as T
 from execbench.analysis.schema import (facts, families_present, metric_label, metric_terms,
@@ -146,12 +146,12 @@ def _family_section(df: pd.DataFrame, family: str) -> tuple[Section, pd.DataFram
 
 def _paper_scoring_tables(sec: Section, rows: pd.DataFrame, family: str, settings: list[str]) -> None:
     """Settings graded by a peer benchmark's own rules (``--variant coconut``): its Table I/II layout."""
-    plugin = registry.get(family)
-    variants = plugin.paper_scoring_variants
-    tables = paper_tables(rows, variants, plugin.paper_task_topic) if variants else pd.DataFrame()
-    if tables.empty:
+    plugin = registry.get(family).capability(PaperScoring)
+    variants = plugin.variants if plugin is not None else ()
+    tables = paper_tables(rows, variants, plugin.task_topic) if plugin is not None and variants else pd.DataFrame()
+    if plugin is None or tables.empty:
         return
-    tables["paper_N"] = tables["topic"].map(plugin.paper_trace_counts)
+    tables["paper_N"] = tables["topic"].map(dict(plugin.trace_counts))
     sec.note("Settings whose variant is " + ", ".join(sorted(set(tables["variant"]))) + " were graded by the paper's "
              "own rules (NoReps key, string match, character-level similarity; docs/trace-format.md): the "
              "tables above describe those grades with execbench's aggregation, the tables below with the paper's.")
@@ -163,10 +163,10 @@ def _paper_scoring_tables(sec: Section, rows: pd.DataFrame, family: str, setting
         sec.note("Where Traces is below the paper's count, the numbers are over the traces the build admitted: "
                  "the others (rejected.jsonl of the dataset: nondeterministic across runs, failing or over a "
                  "limit in the sandbox) are excluded, not scored from the paper's published key."
-                 + (f" The paper's own predictions restricted to the same traces: {plugin.paper_reproduction}."
-                    if plugin.paper_reproduction else ""))
+                 + (f" The paper's own predictions restricted to the same traces: {plugin.reproduction}."
+                    if plugin.reproduction else ""))
     paper_n = Col("Paper traces", "paper_N", "int", "the paper's traces of this topic")
-    human = T.sort_by(tables[tables["topic"] == plugin.paper_task_topic], ["setting"], {"setting": settings})
+    human = T.sort_by(tables[tables["topic"] == plugin.task_topic], ["setting"], {"setting": settings})
     if not human.empty:
         sec.table(Table("Table I layout (the paper's aggregation, all planned samples)", [
             Col("Setting", "setting"), Col("Variant", "variant"), Col("Traces", "N", "int"), paper_n,
@@ -176,7 +176,7 @@ def _paper_scoring_tables(sec: Section, rows: pd.DataFrame, family: str, setting
             Col("False Sim", "false_sim", "num", "per task the mean similarity of its wrong traces (0 if none), "
                 "averaged over all tasks")], records(human), paper="paper 002 table I"))
     _paper_length_tables(sec, rows, plugin, settings)
-    other = T.sort_by(tables[tables["topic"] != plugin.paper_task_topic], ["topic", "setting"], {"setting": settings})
+    other = T.sort_by(tables[tables["topic"] != plugin.task_topic], ["topic", "setting"], {"setting": settings})
     if not other.empty:
         sec.table(Table("Table II layout (the paper's aggregation, means over traces)", [
             Col("Topic", "topic"), Col("Setting", "setting"), Col("Variant", "variant"), Col("Traces", "N", "int"),
@@ -184,26 +184,27 @@ def _paper_scoring_tables(sec: Section, rows: pd.DataFrame, family: str, setting
             paper="paper 002 table II"))
 
 
-def _paper_length_tables(sec: Section, rows: pd.DataFrame, plugin: Any, settings: list[str]) -> None:
+def _paper_length_tables(sec: Section, rows: pd.DataFrame, plugin: PaperScoring, settings: list[str]) -> None:
     """The paper's accuracy by length bucket (paper 002 tables IV-V), one table per peer-scoring
-    variant: the peer's task topic only, the peer's item length (``Family.paper_length`` of the
+    variant: the peer's task topic only, the peer's item length (``PaperScoring.paper_length`` of the
     oracle), accuracy over every planned row the replay recorded (as ``paper_tables``)."""
-    chosen = rows[rows["variant"].isin(list(plugin.paper_scoring_variants))
-                  & (rows["topic"].fillna(plugin.paper_task_topic) == plugin.paper_task_topic)]
+    paper_length = plugin.paper_length
+    chosen = rows[rows["variant"].isin(list(plugin.variants))
+                  & (rows["topic"].fillna(plugin.task_topic) == plugin.task_topic)]
     if "replay" in chosen:
         chosen = chosen[chosen["replay"] != "missing"]
-    if chosen.empty or "oracle" not in chosen:
+    if chosen.empty or "oracle" not in chosen or paper_length is None:
         return
 
     def length(oracle: Any) -> float:
         try:
-            value = plugin.paper_length(json.loads(oracle)) if isinstance(oracle, str) else None
+            value = paper_length(json.loads(oracle)) if isinstance(oracle, str) else None
         except (ValueError, RecursionError):
             value = None
         return math.nan if value is None else float(value)
 
     chosen = chosen.assign(paper_length=[length(o) for o in chosen["oracle"]])
-    for variant in plugin.paper_scoring_variants:
+    for variant in plugin.variants:
         part = chosen[chosen["variant"] == variant]
         if part.empty:
             continue
@@ -688,7 +689,7 @@ def build(df: pd.DataFrame, opts: Options | None = None) -> Report:
     board = Section("leaderboard", "Leaderboard", "ranked settings; paired comparisons on common tasks", nav="Leaderboard")
     sections = [leaderboard_section(df, opts.replicates, headlines, board), overview(df, headlines)]
     present = families_present(df)
-    reported = [f.name for f in registry.registered() if f.analysis is not None]
+    reported = [f.name for f in registry.registered() if f.capability(AnalysisFacts) is not None]
     for family in reported:
         declared = facts(family)
         assert declared is not None

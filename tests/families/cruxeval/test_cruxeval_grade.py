@@ -9,6 +9,7 @@ import pytest
 
 from execbench import registry
 from execbench.dataset import Task
+from execbench.families.cruxeval.grade import grade_many
 
 PROGRAM = "def f(text, n=1):\n    return text * n"
 
@@ -102,7 +103,7 @@ def test_input_prediction_runs_the_benchmarks_f_on_literal_arguments():
         "f('ab', 2)",  # just the call
         "'ab', 2",  # just the arguments
     ]
-    scores = registry.get("cruxeval").grade_many([(task, text) for text in pairs])
+    scores = grade_many([(task, text) for text in pairs])
     assert [s.correct for s in scores] == [True, True, False, True, True, False, False, True, True, True]
     assert all(s.status == "ok" for s in scores)
     assert scores[2].details["returned"] == "'aaaa'"
@@ -154,7 +155,7 @@ def test_the_benchmarks_f_on_model_arguments_stays_in_the_sandbox(tmp_path):
                "[ANSWER]\nassert f('x', -1) == 1\n[/ANSWER]",
                "[ANSWER]\nassert f('x', 10**12) == 1\n[/ANSWER]",
                f"[ANSWER]\nassert f('x', {10**12}) == 1\n[/ANSWER]"]
-    scores = registry.get("cruxeval").grade_many([(task, text) for text in answers])
+    scores = grade_many([(task, text) for text in answers])
     assert [s.correct for s in scores] == [True, False, False, False, False]
     assert scores[1].details["error"].startswith(("PermissionError", "FileNotFoundError", "OSError"))
     assert "limit" in scores[2].details["error"]
@@ -216,7 +217,7 @@ def test_an_answer_that_makes_f_kill_the_runner_costs_only_itself(landlock, monk
         monkeypatch.setenv("EXECBENCH_SANDBOX_FORCE_FALLBACK", "landlock")
     program = "import os, signal\ndef f(x):\n    if x == 'boom':\n        os.kill(os.getppid(), signal.SIGKILL)\n    return x"
     task = _task("input-prediction", program=program, input="'ok'", output="'ok'")
-    scores = registry.get("cruxeval").grade_many(
+    scores = grade_many(
         [(task, "assert f('ok') == 'ok'"), (task, "assert f('boom') == 'ok'"), (task, "assert f('ok') == 'ok'")])
     assert [s.correct for s in scores] == [True, False, True]
     assert scores[1].details["run"] == ("error" if landlock == "on" else "sandbox")

@@ -162,7 +162,7 @@ def test_tree_hash_ignores_what_installing_the_tree_writes_into_it(tmp_path):
 
 
 def test_worker_processes_build_what_threads_build(built, local_repo, tmp_path):
-    # the repo family builds in worker processes when -j > 1 (Family.build_in_processes)
+    # the repo family builds in worker processes when -j > 1 (its BuildSchedule.in_processes)
     from execbench.families.build import _pool
     plugin = registry.get("repo")
     with _pool(plugin, 2) as pool:

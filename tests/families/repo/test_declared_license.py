@@ -6,13 +6,14 @@ from __future__ import annotations
 import importlib.metadata
 
 from execbench import registry
+from execbench.contract import source_license
 from execbench.sources import repos
 
 REPO = registry.get("repo")
 
 
 def test_a_pinned_corpus_library_keeps_its_declared_license():
-    assert REPO.source_license("toolz-1.2.0") == "BSD-3-Clause (toolz 1.2.0)"
+    assert source_license(REPO, "toolz-1.2.0") == "BSD-3-Clause (toolz 1.2.0)"
 
 
 def test_another_release_reads_the_license_from_its_package_metadata(tmp_path, monkeypatch):
@@ -25,7 +26,7 @@ def test_another_release_reads_the_license_from_its_package_metadata(tmp_path, m
     (base / "tree").write_text("unpacked/tinylib-0.3")
     (base / ".complete").write_text("ok\n")
     assert repos.declared_license("tinylib", "0.3") == "MIT License"
-    assert REPO.source_license("tinylib-0.3") == "MIT License (tinylib 0.3, from its package metadata)"
+    assert source_license(REPO, "tinylib-0.3") == "MIT License (tinylib 0.3, from its package metadata)"
 
 
 def test_an_installed_distribution_of_that_version_is_read_and_nothing_is_unknown(tmp_path, monkeypatch):
@@ -36,4 +37,4 @@ def test_an_installed_distribution_of_that_version_is_read_and_nothing_is_unknow
     assert repos.declared_license("networkx", version) == expected
     assert repos.declared_license("networkx", "0.0.0-never") is None
     assert repos.declared_license("no-such-package-here", "1.0") is None
-    assert REPO.source_license("no-such-package-here-1.0") is None  # the card says "unknown"
+    assert source_license(REPO, "no-such-package-here-1.0") is None  # the card says "unknown"

@@ -15,7 +15,7 @@ from execbench.cli import app
 from execbench.dataset import read_manifest, read_rejected, read_tasks
 from execbench.contract import Candidate
 from execbench.families.build import build_dataset
-from execbench.families.state import netsimplex
+from execbench.families.state import build, netsimplex
 from execbench.sources.cases import builtin_corpus
 
 STATE = registry.get("state")
@@ -146,7 +146,7 @@ def test_cases_built_together_give_what_each_gives_alone(tmp_path):
                {"loop_line": 5, "fields": ["total", "i"], "inside_iteration": 7})  # no count step
     options = {**STATE.default_options, "repeats": 2}
     candidates = list(STATE.candidates([str(src)], options))
-    together = STATE.build_candidates(candidates, options)
+    together = build.build_candidates(candidates, options)
     alone = [STATE.build_candidate(candidate, options) for candidate in candidates]
     assert [(o.tasks, o.rejected) for o in together] == [(o.tasks, o.rejected) for o in alone]
     by_case = {c.key.split("/")[-1]: o for c, o in zip(candidates, together)}
@@ -191,7 +191,7 @@ def test_a_program_that_forges_its_profile_is_rejected_not_a_crash(tmp_path):
                         ("unparsable", "dict(globals()['_check' + 'point_profile'], snapshots={'0:inside': "
                                        "{'total': {'json': '[' * 150}}, '0:post': {'total': {'json': '1'}}})")):
         write_case(src, name, forge % value, "3\n", "300\n")
-    outcomes = STATE.build_candidates(list(STATE.candidates([str(src)], STATE.default_options)),
+    outcomes = build.build_candidates(list(STATE.candidates([str(src)], STATE.default_options)),
                                       {**STATE.default_options, "repeats": 1})
     reasons = [o.rejected[0]["reason"] for o in outcomes]
     assert reasons == ["profile run returned malformed counts", "profile run returned malformed snapshots",

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from execbench import registry
+from execbench.contract import grade_as
 from execbench.dataset import Task, read_rejected, read_tasks
 from execbench.families.build import build_dataset
 from execbench.families.trace import coconut, coconut_advanced
@@ -240,15 +241,15 @@ def test_built_concurrency_keys_grade_any_interleaving_but_not_a_moved_boundary(
     observed = Task(**{**built.to_json(), "provenance": {"segment_order": "observed"},
                        "answer": [5, 6, 7, [8, 2, 7, 8, 2, 7, 9, 10, 9, 10, 9], 11]})
     interleaving = "[5, 6, 7, (, 8, 7, 8, 2, 2, 7, 9, 10, 9, 10, 9, ), 11]"
-    assert trace.grade_as(built, interleaving, coconut.VARIANT).correct
-    assert trace.grade_as(built, "[5, 6, 7, (8, 7, 8, (2, 2), 7, 9, 10, 9, 10, 9), 11]", coconut.VARIANT).correct
-    moved = trace.grade_as(built, "[5, 6, 7, 8, (, 7, 8, 2, 2, 7, 9, 10, 9, 10, 9, ), 11]", coconut.VARIANT)
+    assert grade_as(trace, built, interleaving, coconut.VARIANT).correct
+    assert grade_as(trace, built, "[5, 6, 7, (8, 7, 8, (2, 2), 7, 9, 10, 9, 10, 9), 11]", coconut.VARIANT).correct
+    moved = grade_as(trace, built, "[5, 6, 7, 8, (, 7, 8, 2, 2, 7, 9, 10, 9, 10, 9, ), 11]", coconut.VARIANT)
     assert not moved.correct and 0.8 < moved.similarity < 1.0
     # distinct lines count, as in the NoReps key: a repeat more or less inside is not a difference
-    assert trace.grade_as(built, "[5, 6, 7, (, 8, 7, 2, 7, 9, 10, 9, 10, 9, ), 11]", coconut.VARIANT).correct
-    assert not trace.grade_as(built, "[5, 6, 7, (, 8, 7, 8, 7, 9, 10, 9, 10, 9, ), 11]", coconut.VARIANT).correct
-    assert trace.grade_as(observed, interleaving, coconut.VARIANT).correct is False  # as published: order counts
-    assert trace.grade_as(observed, "[5, 6, 7, (, 8, 2, 7, 8, 2, 7, 9, 10, 9, 10, 9, ), 11]",
+    assert grade_as(trace, built, "[5, 6, 7, (, 8, 7, 2, 7, 9, 10, 9, 10, 9, ), 11]", coconut.VARIANT).correct
+    assert not grade_as(trace, built, "[5, 6, 7, (, 8, 7, 8, 7, 9, 10, 9, 10, 9, ), 11]", coconut.VARIANT).correct
+    assert grade_as(trace, observed, interleaving, coconut.VARIANT).correct is False  # as published: order counts
+    assert grade_as(trace, observed, "[5, 6, 7, (, 8, 2, 7, 8, 2, 7, 9, 10, 9, 10, 9, ), 11]",
                           coconut.VARIANT).correct
 
 

@@ -6,16 +6,64 @@ paper's seven libraries, pinned). Pipeline and decisions: ``docs/repo-family.md`
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Iterator
 
 from execbench.dataset import Task
-from execbench.contract import AnalysisFacts, Family, Metric, SliceTable
-from execbench.contract.jsontypes import JSONObject, JSONValue
+from execbench.contract import (AgentBrowser, AnalysisFacts, Annotator, BuildSchedule, Candidate, Family, Licenses,
+                                Metric, Mutation, Outcome, Prompt, SliceTable, Slices, TeacherMutation)
+from execbench.contract.jsontypes import JSONObject
 from execbench.families.repo import build, prompt, slices
 from execbench.grading import Score
 
 
-class RepoFamily(Family):
+def _annotator() -> Any:
+    from execbench.families.repo.annotate import annotate_dataset
+
+    return annotate_dataset
+
+
+def _mutation_adapter() -> Any:
+    from execbench.families.repo.mutate import ADAPTER
+
+    return ADAPTER
+
+
+def _teacher_mutation() -> Any:
+    from execbench.families.repo.edme import mutate_repo_dataset
+
+    return mutate_repo_dataset
+
+
+def _agent_browser() -> Any:
+    from execbench.families.repo.agent_tools import RepoBrowser
+
+    return RepoBrowser
+
+
+def _task_slices(task: Task) -> dict[str, str | None]:
+    """The repository: the library the prompt names."""
+    return {"repository": task.prompt_fields.get("library") or task.provenance.get("repository")}
+
+
+def _source_slices(source_id: str) -> dict[str, str | None]:
+    """The repository: ``NAME-VERSION/<module>::<test>`` starts with it."""
+    return {"repository": source_id.split("/", 1)[0] or None}
+
+
+def _source_license(source: str) -> str | None:
+    """A library's license (``source`` is ``NAME-VERSION``): the pinned default corpus's, else
+    what the package's own metadata declares (``sources.repos.declared_license``)."""
+    from execbench.sources.repos import DEFAULT_BY_NAME, declared_license
+
+    name, _, version = source.rpartition("-")
+    config = DEFAULT_BY_NAME.get(name.lower())
+    if config is not None and config.version == version and config.license:
+        return f"{config.license} ({config.name} {config.version})"
+    declared = declared_license(name, version) if name else None
+    return f"{declared} ({name} {version}, from its package metadata)" if declared else None
+
+
+class RepoFamily(Family[dict[str, Any], build.RepoOptions]):
     name = "repo"
     # 2: except-as slices; relevant_lines, slice_files. 3: multi-line asserts anchor their slice.
     # 4: variables without a literal form resolve to their defining expression.
@@ -49,11 +97,9 @@ class RepoFamily(Family):
     version = "19"
     variants = tuple(prompt.VARIANTS)
     default_options = dict(build.DEFAULT_OPTIONS)
-    build_in_processes = True  # admission, slicing and metrics are parent-side Python: ~60% of a build
-    builder, renderer = build, prompt
     # compare.grade_answer grades literals, sympy text and dotted names (text)
     arms = {"masked-assertion": ("python-literal", "sympy", "text")}
-    analysis = AnalysisFacts(
+    capabilities = (AnalysisFacts(
         layout="slice-tables", title="Repository assertions (RepoReason)", nav="Repo",
         paper="paper 000 tables 2-3, appendix B.1", relations_paper="paper 000 tables 4, 6, 8; figure 2",
         metrics=("esv", "mcl", "dfi", "complexity_score"), correlation_metrics=("esv", "mcl", "dfi"),
@@ -70,9 +116,24 @@ class RepoFamily(Family):
                        setting_first=False),
             SliceTable("scope", "Scope", "Accuracy by reasoning scope", "paper 000 appendix B.1",
                        missing="No reasoning scope (intra-file / cross-file slice) recorded for these tasks.",
-                       heading="Reasoning scope")))
+                       heading="Reasoning scope"))),
+        Slices(task=_task_slices, source=_source_slices, sample=slices.sample_slices),
+        # admission, slicing and metrics are parent-side Python: ~60% of a build
+        BuildSchedule(in_processes=True),
+        Annotator(annotate=_annotator), Mutation(adapter=_mutation_adapter),
+        TeacherMutation(mutate=_teacher_mutation), AgentBrowser(browser=_agent_browser),
+        Licenses(lookup=_source_license))
 
-    def manifest_settings(self, options: dict[str, Any]) -> JSONObject:
+    def candidates(self, sources: list[str], options: build.RepoOptions) -> Iterator[Candidate]:
+        return build.candidates(sources, options)
+
+    def build_candidate(self, candidate: Candidate, options: build.RepoOptions) -> Outcome:
+        return build.build_candidate(candidate, options)
+
+    def prompt(self, task: Task, variant: str = "direct") -> Prompt:
+        return prompt.render(task, variant)
+
+    def manifest_settings(self, options: build.RepoOptions) -> JSONObject:
         """Each repository's test environment: requirements, where they are declared, the
         versions installed (``build.PREPARED``, filled by the candidates of this build); for
         a windowed package list, ``release_window`` (``packages.SELECTED``)."""
@@ -82,51 +143,6 @@ class RepoFamily(Family):
         if packages.SELECTED:  # a windowed package list: the window and the releases chosen (rebuild list)
             settings["release_window"] = {**packages.SELECTED, "pinned_list": packages.pinned_list(packages.SELECTED)}
         return settings
-
-    def annotator(self) -> Any:
-        from execbench.families.repo.annotate import annotate_dataset
-
-        return annotate_dataset
-
-    def mutation_adapter(self) -> Any:
-        from execbench.families.repo.mutate import ADAPTER
-
-        return ADAPTER
-
-    def teacher_mutation(self) -> Any:
-        from execbench.families.repo.edme import mutate_repo_dataset
-
-        return mutate_repo_dataset
-
-    def agent_browser(self) -> Any:
-        from execbench.families.repo.agent_tools import RepoBrowser
-
-        return RepoBrowser
-
-    def task_slices(self, task: Task) -> dict[str, str | None]:
-        """The repository: the library the prompt names."""
-        return {"repository": task.prompt_fields.get("library") or task.provenance.get("repository")}
-
-    def slices(self, source_id: str) -> dict[str, str | None]:
-        """The repository: ``NAME-VERSION/<module>::<test>`` starts with it."""
-        return {"repository": source_id.split("/", 1)[0] or None}
-
-    def sample_slices(self, fields: Mapping[str, JSONValue], metrics: Mapping[str, JSONValue]
-                      ) -> dict[str, str | None]:
-        """Annotated difficulty and reasoning scope (``slices.py``)."""
-        return slices.sample_slices(fields, metrics)
-
-    def source_license(self, source: str) -> str | None:
-        """A library's license (``source`` is ``NAME-VERSION``): the pinned default corpus's, else
-        what the package's own metadata declares (``sources.repos.declared_license``)."""
-        from execbench.sources.repos import DEFAULT_BY_NAME, declared_license
-
-        name, _, version = source.rpartition("-")
-        config = DEFAULT_BY_NAME.get(name.lower())
-        if config is not None and config.version == version and config.license:
-            return f"{config.license} ({config.name} {config.version})"
-        declared = declared_license(name, version) if name else None
-        return f"{declared} ({name} {version}, from its package metadata)" if declared else None
 
     def grade(self, task: Task, response: str) -> Score:
         from execbench.families.repo.compare import grade_answer  # written alongside; imported lazily

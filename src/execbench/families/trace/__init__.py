@@ -9,10 +9,11 @@ Answer format and the concurrency notation: ``docs/trace-format.md``.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping, cast
+from typing import Any, Iterable, Iterator, Mapping, cast
 
 from execbench.dataset import Task
-from execbench.contract import AnalysisFacts, Family, Metric
+from execbench.contract import (AnalysisFacts, BuildSchedule, Candidate, Demo, Family, Licenses, Metric, Mutation,
+                                Outcome, PaperScoring, Prompt, Slices)
 from execbench.families.trace import build, coconut, prompt, taxonomy
 from execbench.families.trace.grade import grade_trace
 from execbench.families.trace.listing import program_from_prompt
@@ -20,93 +21,118 @@ from execbench.families.trace.summary import trace_summary
 from execbench.grading import Score
 
 
-class TraceFamily(Family):
+def _mutation_adapter() -> Any:
+    from execbench.families.trace.mutate import ADAPTER
+
+    return ADAPTER
+
+
+def _task_slices(task: Task) -> dict[str, str | None]:
+    return {"topic": task.prompt_fields.get("topic")}
+
+
+def _source_slices(source_id: str) -> dict[str, str | None]:
+    """The topic: ``humaneval`` for HumanEval-Trace, else the corpus folder (``advanced/<topic>/...``)."""
+    parts = source_id.split("/")
+    if not source_id:
+        return {}
+    return {"topic": parts[0] if parts[0] == "humaneval" or len(parts) <= 2 else parts[1]}
+
+
+def _grade(task: Task, response: str) -> Score:
+    return grade_trace(task.answer, response)
+
+
+def _summarize(results: Iterable[tuple[Task, Score]]) -> dict[str, Any]:
+    return trace_summary(
+        {"task_group": task.source_id, "correct": score.correct, "similarity": score.similarity,
+         "status": score.status}
+        for task, score in results
+    )
+
+
+def _grade_as(task: Task, response: str, variant: str | None) -> Score:
+    if variant in coconut.VARIANTS:
+        # built keys hold segments sorted; the paper's own rows (coconut_tables.py) as observed
+        order = "observed" if task.provenance.get("segment_order") == "observed" else "canonical"
+        return coconut.score(task.answer, response, variant, concurrent=is_concurrent(task), segments=order)
+    return _grade(task, response)
+
+
+def _summarize_as(results: Iterable[tuple[Task, Score]], variant: str | None) -> dict[str, Any]:
+    results = list(results)
+    summary = _summarize(results)
+    if variant in coconut.VARIANTS:
+        summary["variant"] = variant
+        summary["paper"] = coconut.paper_summary(
+            {"topic": task.prompt_fields.get("topic"), "task_group": task.source_id, "correct": score.correct,
+             "similarity": score.similarity} for task, score in results)
+    return summary
+
+
+def _paper_length(answer: Any) -> int | None:
+    """CoCoNUT's tables IV-V bucket a trace by its NoReps key's length (runs of a line collapsed;
+    decided from the published rows: benchmarks/RESULTS.md, issue 37)."""
+    if not isinstance(answer, list):
+        return None
+    return len(coconut.key_tokens(answer, "canonical"))
+
+
+class TraceFamily(Family[dict[str, Any], build.TraceOptions]):
     name = "trace"
     version = "3"  # 2: every comprehension line event (paper convention), CPython 3.11 pinned, script view;
     # 3: each traced call starts from the directory the module left (tracing/freshcall.py, issue 22)
     variants = (*prompt.VARIANTS, *coconut.VARIANTS)  # coconut: the paper's prompts and scoring (coconut.py)
-    paper_scoring_variants = coconut.VARIANTS  # graded by the paper's rules: the report adds its Table I/II layout
-    paper_trace_counts = coconut.PAPER_TRACES  # the paper's traces per topic, shown beside that layout
-    paper_task_topic = "humaneval"  # Table I: HumanEval-Trace, aggregated per problem
-    paper_reproduction = "benchmarks/coconut_tables.py --advanced"  # the paper's predictions on our traces
     default_options = dict(build.DEFAULT_OPTIONS)
-    builder, renderer = build, prompt
-    source_licenses = {"humaneval": "MIT (HumanEval, openai/human-eval)",
-                       "advanced": "Apache-2.0 (execbench's Advanced-Trace corpus)",
-                       "cruxeval": "MIT (CRUXEval, facebookresearch/cruxeval)",
-                       "coconut-advanced": "none: the CoCoNUT authors' repository has no license file; "
-                                           "build it from your own clone, do not redistribute"}
-
     arms = {"trace": ("lines",)}
     has_similarity = True
-    demo_sources = ("humaneval", "advanced")
-    analysis = AnalysisFacts(
-        layout="sequence", title="Line traces (CoCoNUT)", nav="Trace",
-        paper="paper 002 tables I, II, IV, V; §V-A",
-        relations_paper="paper 002 §IV-C (trace length), paper 001 methods",
-        metrics=("trace_length", "cyclomatic", "loc", "answer_tokens", "concurrent_segments"),
-        metric_labels=(Metric("trace_length", "trace length", term="Trace"),),
-        correlation_metrics=("trace_length", "loc", "cyclomatic"), theta_metrics=("trace_length",),
-        logistic_models=(("Trace", ("trace_length",)), ("Trace + LOC", ("trace_length", "loc"))),
-        cell_column="topic", cell_order=("humaneval", "oop", "recursion", "concurrency"), program_text=True,
-        taxonomy=taxonomy.TAXONOMY,
-        per_task_title="CoCoNUT metrics", length_metric="trace_length", cell_heading="HumanEval and advanced topics")
+    capabilities = (
+        AnalysisFacts(
+            layout="sequence", title="Line traces (CoCoNUT)", nav="Trace",
+            paper="paper 002 tables I, II, IV, V; §V-A",
+            relations_paper="paper 002 §IV-C (trace length), paper 001 methods",
+            metrics=("trace_length", "cyclomatic", "loc", "answer_tokens", "concurrent_segments"),
+            metric_labels=(Metric("trace_length", "trace length", term="Trace"),),
+            correlation_metrics=("trace_length", "loc", "cyclomatic"), theta_metrics=("trace_length",),
+            logistic_models=(("Trace", ("trace_length",)), ("Trace + LOC", ("trace_length", "loc"))),
+            cell_column="topic", cell_order=("humaneval", "oop", "recursion", "concurrency"), program_text=True,
+            taxonomy=taxonomy.TAXONOMY, per_task_title="CoCoNUT metrics", length_metric="trace_length",
+            cell_heading="HumanEval and advanced topics"),
+        Slices(task=_task_slices, source=_source_slices, program_from_prompt=program_from_prompt),
+        BuildSchedule(batch_size=build.BATCH_SIZE, build_many=build.build_candidates),
+        # coconut: graded by the paper's rules; the report adds its Table I/II layout
+        PaperScoring(variants=coconut.VARIANTS, grade_as=_grade_as, summarize_as=_summarize_as,
+                     trace_counts=coconut.PAPER_TRACES,  # the paper's traces per topic, shown beside that layout
+                     task_topic="humaneval",  # Table I: HumanEval-Trace, aggregated per problem
+                     reproduction="benchmarks/coconut_tables.py --advanced",  # the paper's predictions on our traces
+                     paper_length=_paper_length),
+        Mutation(adapter=_mutation_adapter),
+        Licenses(by_source={"humaneval": "MIT (HumanEval, openai/human-eval)",
+                            "advanced": "Apache-2.0 (execbench's Advanced-Trace corpus)",
+                            "cruxeval": "MIT (CRUXEval, facebookresearch/cruxeval)",
+                            "coconut-advanced": "none: the CoCoNUT authors' repository has no license file; "
+                                                "build it from your own clone, do not redistribute"}),
+        Demo(sources=("humaneval", "advanced")),
+    )
+
+    def candidates(self, sources: list[str], options: build.TraceOptions) -> Iterator[Candidate]:
+        return build.candidates(sources, options)
+
+    def build_candidate(self, candidate: Candidate, options: build.TraceOptions) -> Outcome:
+        return build.build_candidate(candidate, options)
 
     def manifest_settings(self, options: Mapping[str, object]) -> dict[str, dict[str, str]]:
         # the engine's options: default_options updated by --set, which keeps each option's type
         return build.manifest_settings(cast(build.TraceOptions, options))
 
-    def mutation_adapter(self) -> Any:
-        from execbench.families.trace.mutate import ADAPTER
-
-        return ADAPTER
-
-    def program_from_prompt(self, prompt: str) -> str | None:
-        return program_from_prompt(prompt)
-
-    def task_slices(self, task: Task) -> dict[str, str | None]:
-        return {"topic": task.prompt_fields.get("topic")}
-
-    def slices(self, source_id: str) -> dict[str, str | None]:
-        """The topic: ``humaneval`` for HumanEval-Trace, else the corpus folder (``advanced/<topic>/...``)."""
-        parts = source_id.split("/")
-        if not source_id:
-            return {}
-        return {"topic": parts[0] if parts[0] == "humaneval" or len(parts) <= 2 else parts[1]}
+    def prompt(self, task: Task, variant: str = "direct") -> Prompt:
+        return prompt.render(task, variant)
 
     def grade(self, task: Task, response: str) -> Score:
-        return grade_trace(task.answer, response)
+        return _grade(task, response)
 
     def summarize(self, results: Iterable[tuple[Task, Score]]) -> dict[str, Any]:
-        return trace_summary(
-            {"task_group": task.source_id, "correct": score.correct, "similarity": score.similarity,
-             "status": score.status}
-            for task, score in results
-        )
-
-    def grade_as(self, task: Task, response: str, variant: str | None) -> Score:
-        if variant in coconut.VARIANTS:
-            # built keys hold segments sorted; the paper's own rows (coconut_tables.py) as observed
-            order = "observed" if task.provenance.get("segment_order") == "observed" else "canonical"
-            return coconut.score(task.answer, response, variant, concurrent=is_concurrent(task), segments=order)
-        return self.grade(task, response)
-
-    def paper_length(self, answer: Any) -> int | None:
-        """CoCoNUT's tables IV-V bucket a trace by its NoReps key's length (runs of a line collapsed;
-        decided from the published rows: benchmarks/RESULTS.md, issue 37)."""
-        if not isinstance(answer, list):
-            return None
-        return len(coconut.key_tokens(answer, "canonical"))
-
-    def summarize_as(self, results: Iterable[tuple[Task, Score]], variant: str | None) -> dict[str, Any]:
-        results = list(results)
-        summary = self.summarize(results)
-        if variant in coconut.VARIANTS:
-            summary["variant"] = variant
-            summary["paper"] = coconut.paper_summary(
-                {"topic": task.prompt_fields.get("topic"), "task_group": task.source_id, "correct": score.correct,
-                 "similarity": score.similarity} for task, score in results)
-        return summary
+        return _summarize(results)
 
 
 def is_concurrent(task: Task) -> bool:
