@@ -140,7 +140,7 @@ def build(
 ) -> None:
     """Build a dataset of tasks whose answers come from running the code."""
     from execbench import registry
-    from execbench.dataset import check_output_dir
+    from execbench.dataset import Manifest, check_output_dir
     from execbench.dataset.cache import BuildCache
     from execbench.contract import SourceError
     from execbench.contract.options import parse_settings
@@ -197,8 +197,7 @@ def build(
     console.print(f"{manifest['tasks']} tasks from {manifest['candidates']} candidates in "
                   f"{manifest['build_seconds']:.1f} s (cache: {manifest['cache']['hits']} hits); "
                   f"content {manifest['content_hash'][:19]}…")
-    if (manifest.get("settings") or {}).get("release_window"):
-        _print_release_window(manifest, out)
+    _print_family_summary(plugin.build_summary(Manifest.from_json(manifest), out))
     if not manifest["tasks"]:  # a build that admits nothing is not a success (issue 34)
         console.print(f"[bold yellow]no task admitted[/] from {manifest['candidates']} candidates; "
                       f"rejections by stage: {escape(_rejections_by_stage(manifest))}", soft_wrap=True)
@@ -218,25 +217,20 @@ def _rejections_by_stage(manifest: dict[str, Any]) -> str:
     return ", ".join(parts) or manifest.get("zero_tasks_reason") or "no candidates"
 
 
-def _print_release_window(manifest: dict[str, Any], out: Path) -> None:
-    """Per package of a release window: the release chosen and how many tasks survive."""
-    from execbench.dataset.store import PINNED_LIST
+def _print_family_summary(blocks: list[Any]) -> None:
+    """The family's own tables and lines (``Family.build_summary``: ``SummaryTable``s and text)."""
+    from execbench.contract import SummaryTable
 
-    window = manifest["settings"]["release_window"]
-    counts = manifest.get("tasks_by_release") or {}
-    table = Table(title=f"releases in [{window.get('released_after') or '…'}, {window.get('released_before') or '…'})")
-    for column in ("package", "release", "uploaded", "tasks", "existed before", "previous"):
-        table.add_column(column, justify="right" if column in ("tasks", "existed before") else "left")
-    for name, release in window.get("packages", {}).items():
-        if "version" not in release:
-            table.add_row(name, "[dim]none[/]", "", "", "", escape(release.get("rejected", ""))[:60])
+    for block in blocks:
+        if not isinstance(block, SummaryTable):
+            console.print(escape(str(block)), soft_wrap=True)
             continue
-        row = counts.get(f"{release['name']}=={release['version']}", {})
-        previous = release.get("previous") or {}
-        table.add_row(name, release["version"], release["date"], str(row.get("tasks", 0)),
-                      str(row.get("new-tests-only", 0)), previous.get("version", "-"))
-    console.print(table)
-    console.print(f"pinned versions for a rebuild: {out / PINNED_LIST}")
+        table = Table(title=escape(block.title))
+        for column in block.columns:
+            table.add_column(escape(column), justify="right" if column in block.right else "left")
+        for row in block.rows:
+            table.add_row(*(escape(cell) for cell in row))
+        console.print(table)
 
 
 def _annotate(out: Path, annotator: str, annotate_dataset: Any) -> None:
@@ -277,7 +271,7 @@ def grade(
     if out is not None:
         check_output_file(out, marker='"extracted": ', what="results file (execbench grade -o)")
     try:
-        tasks = list(read_tasks(dataset))
+        tasks = list(read_tasks(dataset, registry.check_record))
         _note(check_unmodified(dataset, tasks, accept=accept_modified))
         responses, lines = read_answer_file(answers)
         _note(unknown_ids(answers, lines, {task.id for task in tasks}))
@@ -321,7 +315,7 @@ def export(
     from execbench.dataset.store import read_inputs
 
     try:
-        inputs = read_inputs(datasets)
+        inputs = read_inputs(datasets, registry.check_record)
         for item in inputs:
             _note(check_unmodified(item.path, item.tasks, accept=accept_modified))
         licenses: dict[str, str | None] = {}

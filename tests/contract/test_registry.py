@@ -139,7 +139,7 @@ BUILD_WITHOUT_REGISTRY = textwrap.dedent('''
         arms = {"say": ("text",)}
         kind = "text"
 
-        def candidates(self, sources, options):
+        def candidates(self, sources, options, context=None):
             return iter([Candidate(source, {"word": source}) for source in sources])
 
         def batch_size(self, options):

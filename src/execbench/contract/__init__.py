@@ -10,8 +10,9 @@ by name at run time: they all import it. Finding a family by name is :mod:`execb
 a floor above the family folders (docs/architecture.md, "Layers").
 """
 
+from execbench.contract.context import BuildContext, SummaryTable
 from execbench.contract.plugin import (AnalysisFacts, Candidate, ErrorCategory, ErrorTaxonomy, Family, Message,
                                        Metric, Outcome, Prompt, Reject, SliceTable, SourceError, build_key)
 
-__all__ = ["AnalysisFacts", "Candidate", "ErrorCategory", "ErrorTaxonomy", "Family", "Message", "Metric", "Outcome",
-           "Prompt", "Reject", "SliceTable", "SourceError", "build_key"]
+__all__ = ["AnalysisFacts", "BuildContext", "Candidate", "ErrorCategory", "ErrorTaxonomy", "Family", "Message", "Metric", "Outcome",
+           "Prompt", "Reject", "SliceTable", "SourceError", "SummaryTable", "build_key"]

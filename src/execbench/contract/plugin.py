@@ -17,11 +17,13 @@ import json
 import platform
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from execbench.contract import hashseeds
-from execbench.dataset import Task, TaskId, parse_id
+from execbench.contract.context import BuildContext, SummaryTable
+from execbench.dataset import Manifest, Task, TaskId, parse_id
 from execbench.dataset.cache import content_key
 from execbench.grading import Score
 from execbench.sources.errors import SourceError  # noqa: F401 - re-exported: families raise it
@@ -223,7 +225,11 @@ class Family(ABC):
         fields over its provenance) and its metrics."""
         return {}
 
-    def candidates(self, sources: list[str], options: dict[str, Any]) -> Iterator[Candidate]:
+    def candidates(self, sources: list[str], options: dict[str, Any],
+                   context: BuildContext | None = None) -> Iterator[Candidate]:
+        """The build's candidates. ``context``: this build's state (the engine's; a caller that keeps
+        no manifest passes none); a family writes what its manifest records into it (its
+        ``settings``, ``files``) as it lists them."""
         return self.builder.candidates(sources, options)
 
     def limited(self, candidates: list[Candidate], limit: int) -> list[Candidate]:
@@ -257,9 +263,15 @@ class Family(ABC):
         cost = getattr(getattr(self, "builder", None), "candidate_cost", None)
         return float(cost(candidate)) if cost is not None else 1.0
 
-    def manifest_settings(self, options: dict[str, Any]) -> dict[str, Any]:
-        """Extra build settings the manifest records (e.g. the interpreter answers came from)."""
-        return {}
+    # -- the family's own words in a build's manifest and summary (issue 36; per-build state in the context)
+    def record_written(self, outcome: Outcome, context: BuildContext) -> None:
+        """Called by the build engine with each outcome as the dataset records it (cached or built,
+        in candidate order): a family may count it into ``context.extra`` (manifest fields of its own)."""
+        return None
+
+    def build_summary(self, manifest: Manifest, out: Path) -> list[SummaryTable | str]:
+        """The family's own tables and lines after ``execbench build``'s summary of the dataset at ``out``."""
+        return []
 
     def prompt(self, task: Task, variant: str = "direct") -> Prompt:
         return self.renderer.render(task, variant)

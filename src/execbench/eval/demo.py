@@ -102,7 +102,7 @@ def build_demo_dataset(
                 except Exception as exc:  # noqa: BLE001 - a source that fails here must not sink the demo
                     skipped[label] = f"{type(exc).__name__}: {exc}"
                     continue
-                tasks = _pick(list(read_tasks(part)), per_source)
+                tasks = _pick(list(read_tasks(part, registry.check_record)), per_source)
                 if not tasks:
                     skipped[label] = "no task passed the build checks"
                 by_source[label] = len(tasks)

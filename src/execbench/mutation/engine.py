@@ -34,7 +34,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence, TypedDict, cast
 
 from execbench import astlock
-from execbench.dataset import DatasetError, DatasetWriter, Task, parse_id, read_manifest, read_tasks
+from execbench.dataset import (DatasetError, DatasetWriter, Manifest, Task, arms_check, load_manifest, parse_id,
+                              read_tasks)
 from execbench.contract import Candidate, Family, Outcome, SourceError, build_key, hashseeds
 from execbench.contract.jsontypes import JSONObject
 from execbench.dataset.cache import BuildCache
@@ -164,14 +165,14 @@ class Context:
     ``build_candidate``, seeded random generators and the settings."""
 
     def __init__(self, family: Family, options: dict[str, Any], settings: Any, cache: BuildCache,
-                 mode: str = "offline", manifest: JSONObject | None = None,
+                 mode: str = "offline", manifest: Manifest | None = None,
                  checked: Counter[str] | None = None) -> None:
         self.family = family
         self.options = options
         self.settings = settings
         self.cache = cache
         self.mode = mode
-        self.manifest = manifest or {}  # the original dataset's manifest (its build settings)
+        self.manifest = manifest  # the original dataset's manifest (its build settings), if it has one
         # the hash seeds the cached outcomes were checked under (settings.hash_seeds.cached)
         self.checked: Counter[str] = checked if checked is not None else Counter()
         self._lock = threading.Lock()  # units build on several threads
@@ -179,7 +180,7 @@ class Context:
     def original_candidates(self) -> dict[str, Candidate]:
         """The family's own candidates for the original build's sources, by key ({} if the
         sources cannot be read any more, e.g. a temporary directory that is gone)."""
-        settings = self.manifest.get("settings")
+        settings = self.manifest.settings if self.manifest is not None else None
         if not isinstance(settings, dict) or settings.get("family") != self.family.name:
             return {}
         sources = settings.get("sources")
@@ -280,10 +281,10 @@ def task_log(original: Task, *, status: str, mode: str, attempts: int, seconds: 
 
 # -- the driver ---------------------------------------------------------------------------------
 
-def _family_options(family: Family, manifest: JSONObject) -> dict[str, Any]:
+def _family_options(family: Family, manifest: Manifest | None) -> dict[str, Any]:
     """The original build's options (its manifest's), over the family's defaults."""
     options = dict(family.default_options)
-    settings = manifest.get("settings")
+    settings = manifest.settings if manifest is not None else None
     built = settings.get("options") if isinstance(settings, dict) else None
     if isinstance(built, dict):
         options.update({k: v for k, v in built.items() if k in options})
@@ -349,7 +350,7 @@ def mutate_dataset(
     cache = cache or BuildCache(enabled=False)
     started = time.perf_counter()
     dataset = Path(dataset)
-    tasks = list(read_tasks(dataset))
+    tasks = list(read_tasks(dataset, arms_check({f.name: f.arms for f in plugins})))
     if families_filter:
         tasks = [t for t in tasks if t.family in families_filter]
     if not tasks:
@@ -358,7 +359,7 @@ def mutate_dataset(
     if len(originals) != len(tasks):
         raise MutationSetupError(f"{dataset} already holds mutants ({len(tasks) - len(originals)} tasks "
                                  "have provenance.original_id); mutate the original dataset")
-    manifest = read_manifest(dataset) if dataset.is_dir() else {}
+    manifest = load_manifest(dataset) if dataset.is_dir() else None
     families: list[tuple[Family, Adapter]] = []
     for family_name in sorted({t.family for t in tasks}):
         plugin = next((f for f in plugins if f.name == family_name), None)
@@ -376,8 +377,8 @@ def mutate_dataset(
     if limit is not None:
         units = units[:limit]
     run_settings: JSONObject = {"mode": "offline", **asdict(settings), "original": {
-        "path": str(dataset.resolve()), "content_hash": manifest.get("content_hash"),
-        "settings": manifest.get("settings")}}
+        "path": str(dataset.resolve()), "content_hash": manifest.content_hash if manifest else None,
+        "settings": manifest.settings if manifest else None}}
     astlock.install()  # the mutants are parsed in these threads too (astlock)
     counted_from = (cache.hits, cache.misses)  # (the units start before write_dataset does)
     with ThreadPoolExecutor(max(1, jobs)) as pool:

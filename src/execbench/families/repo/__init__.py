@@ -6,12 +6,14 @@ paper's seven libraries, pinned). Pipeline and decisions: ``docs/repo-family.md`
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any, Iterable, Mapping
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Mapping, cast
 
-from execbench.dataset import Task
-from execbench.contract import AnalysisFacts, Family, Metric, SliceTable
-from execbench.contract.jsontypes import JSONObject, JSONValue
-from execbench.families.repo import build, prompt, slices
+from execbench.dataset import Manifest, Task
+from execbench.contract import (AnalysisFacts, BuildContext, Candidate, Family, Metric, Outcome, SliceTable,
+                                SummaryTable)
+from execbench.contract.jsontypes import JSONValue
+from execbench.families.repo import build, novelty, prompt, slices
 from execbench.grading import Score
 
 
@@ -72,16 +74,51 @@ class RepoFamily(Family):
                        missing="No reasoning scope (intra-file / cross-file slice) recorded for these tasks.",
                        heading="Reasoning scope")))
 
-    def manifest_settings(self, options: dict[str, Any]) -> JSONObject:
-        """Each repository's test environment: requirements, where they are declared, the
-        versions installed (``build.PREPARED``, filled by the candidates of this build); for
-        a windowed package list, ``release_window`` (``packages.SELECTED``)."""
-        from execbench.families.repo import packages
+    def candidates(self, sources: list[str], options: dict[str, Any],
+                   context: BuildContext | None = None) -> Iterator[Candidate]:
+        """The builder's candidates; each repository's test environment (requirements, where they
+        are declared, the versions installed) and a windowed list's ``release_window`` go into
+        ``context`` (``settings.repositories``, ``settings.release_window``)."""
+        return build.candidates(sources, cast(build.RepoOptions, options), context)
 
-        settings: JSONObject = {"repositories": dict(sorted(build.PREPARED.items()))} if build.PREPARED else {}
-        if packages.SELECTED:  # a windowed package list: the window and the releases chosen (rebuild list)
-            settings["release_window"] = {**packages.SELECTED, "pinned_list": packages.pinned_list(packages.SELECTED)}
-        return settings
+    def record_written(self, outcome: Outcome, context: BuildContext) -> None:
+        """The manifest's ``tasks_by_release``: per release (``name==version``, tasks carrying
+        ``provenance.release``) its tasks, and rejections by stage of those that name it
+        (``release`` detail)."""
+        counts: dict[str, dict[str, int]] = context.extra.setdefault("tasks_by_release", {})
+        for task in outcome.tasks:
+            release = task["provenance"].get("release")
+            if isinstance(release, dict) and release.get("package") and release.get("version"):
+                row = counts.setdefault(f"{release['package']}=={release['version']}", {})
+                row["tasks"] = row.get("tasks", 0) + 1
+        for rejection in outcome.rejected:
+            if isinstance(rejection.get("release"), str):
+                row = counts.setdefault(rejection["release"], {})
+                row[rejection["stage"]] = row.get(rejection["stage"], 0) + 1
+        if not counts:
+            del context.extra["tasks_by_release"]
+
+    def build_summary(self, manifest: Manifest, out: Path) -> list[SummaryTable | str]:
+        """Per package of a release window: the release chosen and how many tasks survive."""
+        from execbench.families.repo.packages import PINNED_LIST
+
+        window = manifest.settings.get("release_window")
+        if not window:
+            return []
+        counts = manifest.extra.get("tasks_by_release") or {}
+        rows: list[tuple[str, ...]] = []
+        for name, release in window.get("packages", {}).items():
+            if "version" not in release:
+                rows.append((name, "none", "", "", "", release.get("rejected", "")[:60]))
+                continue
+            row = counts.get(f"{release['name']}=={release['version']}", {})
+            previous = release.get("previous") or {}
+            rows.append((name, release["version"], release["date"], str(row.get("tasks", 0)),
+                         str(row.get(novelty.STAGE, 0)), previous.get("version", "-")))
+        title = f"releases in [{window.get('released_after') or '…'}, {window.get('released_before') or '…'})"
+        return [SummaryTable(title, ("package", "release", "uploaded", "tasks", "existed before", "previous"),
+                             tuple(rows), right=("tasks", "existed before")),
+                f"pinned versions for a rebuild: {out / PINNED_LIST}"]
 
     def annotator(self) -> Any:
         from execbench.families.repo.annotate import annotate_dataset

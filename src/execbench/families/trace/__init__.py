@@ -9,10 +9,10 @@ Answer format and the concurrency notation: ``docs/trace-format.md``.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping, cast
+from typing import Any, Iterable, Iterator, cast
 
 from execbench.dataset import Task
-from execbench.contract import AnalysisFacts, Family, Metric
+from execbench.contract import AnalysisFacts, BuildContext, Candidate, Family, Metric
 from execbench.families.trace import build, coconut, prompt, taxonomy
 from execbench.families.trace.grade import grade_trace
 from execbench.families.trace.listing import program_from_prompt
@@ -52,9 +52,13 @@ class TraceFamily(Family):
         taxonomy=taxonomy.TAXONOMY,
         per_task_title="CoCoNUT metrics", length_metric="trace_length", cell_heading="HumanEval and advanced topics")
 
-    def manifest_settings(self, options: Mapping[str, object]) -> dict[str, dict[str, str]]:
-        # the engine's options: default_options updated by --set, which keeps each option's type
-        return build.manifest_settings(cast(build.TraceOptions, options))
+    def candidates(self, sources: list[str], options: dict[str, Any],
+                   context: BuildContext | None = None) -> Iterator[Candidate]:
+        """The builder's candidates; then the manifest's ``settings.trace`` (how answers were made) into
+        ``context``. (The engine's options: default_options updated by --set, which keeps each type.)"""
+        yield from build.candidates(sources, cast(build.TraceOptions, options))
+        if context is not None:
+            context.settings.update(build.manifest_settings(cast(build.TraceOptions, options)))
 
     def mutation_adapter(self) -> Any:
         from execbench.families.trace.mutate import ADAPTER
