@@ -60,11 +60,11 @@ class _Commands(typer.core.TyperGroup):
         except KeyboardInterrupt:
             console.print(f"[yellow]{INTERRUPTED}[/]")
             raise typer.Exit(130) from None
-        except UserError as exc:
+        except UserError as exc:  # the user's branch of errors.ExecbenchError: exit 2
             _fail(str(exc))
         except OSError as exc:
             _fail(_said(exc))
-        except Exception as exc:  # noqa: BLE001 - the one place that turns a bug into a report
+        except Exception as exc:  # noqa: BLE001 - an InternalError or any other: the one place that turns a bug into a report
             _internal(exc)
 
 

@@ -25,6 +25,7 @@ from execbench.contract import hashseeds
 from execbench.contract.context import BuildContext, SummaryTable
 from execbench.dataset import Manifest, Task, TaskId, parse_id
 from execbench.dataset.cache import content_key
+from execbench.errors import InternalError
 from execbench.grading import Score
 from execbench.sources.errors import SourceError  # noqa: F401 - re-exported: families raise it
 
@@ -146,7 +147,7 @@ class AnalysisFacts:
     pairs_note: str = ""  # what differs between the two languages of a pair (the paired table's caption)
 
 
-class Reject(Exception):
+class Reject(InternalError):
     """Raised inside a family's build code: the candidate is rejected at ``stage``; the
     builder records it with :meth:`Outcome.reject`."""
 

@@ -50,6 +50,7 @@ from execbench.dataset import make_id
 from execbench.dataset.cache import cache_dir
 from execbench.contract import BuildContext, Candidate, Outcome, SourceError, hashseeds
 from execbench.contract.jsontypes import JSONObject, JSONValue
+from execbench.errors import InternalError
 from execbench.families.repo import assertions as A
 from execbench.families.repo import agent_copy, balance, context, dvp, leaks, packages, static_eval, touched
 from execbench.families.repo.records import (AnswerCandidate, Item, Module, Pending, RejectionBase, RepoOptions,
@@ -944,7 +945,7 @@ def _readable_without_running(it: Item, runs: list[dict[str, RenderedValue]]) ->
     return dvp.SEMANTIC, f"readable_without_running: {A.segment(it.module.source, node)[:80]} only reads literals of the test"
 
 
-class _NotStatic(Exception):
+class _NotStatic(InternalError):
     pass
 
 
