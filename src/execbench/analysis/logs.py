@@ -23,7 +23,7 @@ import pandas as pd
 from execbench import registry
 from execbench.analysis.schema import METRIC_COLUMNS, facts, normalize
 from execbench.contract.jsontypes import JSONValue, as_list, as_object
-from execbench.eval.logs import EvalInfo, SampleRecord, grade_of, log_files, read_records
+from execbench.eval.logs import EvalInfo, SampleRecord, checked_record, grade_of, log_files, read_records
 from execbench.dataset import DatasetError, Task, content_hash, load_manifest, read_tasks
 from execbench.usererror import UserError
 
@@ -81,8 +81,8 @@ def _first(*values: Any) -> Any:
 def row_from_records(eval_info: EvalInfo, record: SampleRecord, model: str, log: str,
                      eval_id: str) -> dict[str, Any]:
     """One schema row (a frame row: the columns of ``analysis.schema``) from the eval-level and
-    sample-level records (no Inspect objects)."""
-    meta = record.get("metadata") or {}
+    sample-level records (no Inspect objects); ``record`` of this version's layout (``checked_record``)."""
+    meta = checked_record(record).get("metadata") or {}
     grade = grade_of(record)
     execbench = as_object((eval_info.get("metadata") or {}).get("execbench"))
     dataset = as_object(execbench.get("dataset"))
