@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any, NoReturn, Optional
+from typing import TYPE_CHECKING, Any, NoReturn, Optional
 
 import typer
 import typer.core
@@ -17,6 +17,9 @@ from rich.table import Table
 from execbench import __version__, familyhelp
 from execbench.progress import LoggedProgress
 from execbench.usererror import INTERRUPTED, REPORT_BUGS, UserError
+
+if TYPE_CHECKING:
+    from execbench.dataset import Manifest
 
 # the click exceptions typer raises: its own vendored click in newer typer (typer.core._click), else click's
 clickx: Any = (vars(typer.core).get("_click") or vars(typer.core)["click"]).exceptions
@@ -186,35 +189,36 @@ def build(
             _fail(str(exc))
         finally:
             cache.close()
+    built = Manifest.from_json(manifest)  # read typed (issue 36)
     table = Table(title=f"{out}", show_header=True)
     table.add_column("arm")
     table.add_column("tasks", justify="right")
-    for arm, count in manifest["tasks_by_arm"].items():
+    for arm, count in built.tasks_by_arm.items():
         table.add_row(arm, str(count))
-    for stage, count in manifest["rejected_by_stage"].items():
+    for stage, count in built.rejected_by_stage.items():
         table.add_row(f"[dim]rejected: {stage}[/]", str(count))
     console.print(table)
-    console.print(f"{manifest['tasks']} tasks from {manifest['candidates']} candidates in "
-                  f"{manifest['build_seconds']:.1f} s (cache: {manifest['cache']['hits']} hits); "
-                  f"content {manifest['content_hash'][:19]}…")
-    _print_family_summary(plugin.build_summary(Manifest.from_json(manifest), out))
-    if not manifest["tasks"]:  # a build that admits nothing is not a success (issue 34)
-        console.print(f"[bold yellow]no task admitted[/] from {manifest['candidates']} candidates; "
-                      f"rejections by stage: {escape(_rejections_by_stage(manifest))}", soft_wrap=True)
+    console.print(f"{built.tasks} tasks from {built.extra['candidates']} candidates in "
+                  f"{built.extra['build_seconds']:.1f} s (cache: {built.extra['cache']['hits']} hits); "
+                  f"content {built.content_hash[:19]}…")
+    _print_family_summary(plugin.build_summary(built, out))
+    if not built.tasks:  # a build that admits nothing is not a success (issue 34)
+        console.print(f"[bold yellow]no task admitted[/] from {built.extra['candidates']} candidates; "
+                      f"rejections by stage: {escape(_rejections_by_stage(built))}", soft_wrap=True)
         raise typer.Exit(1)
     if annotator is not None:
         _annotate(out, annotator, annotate_dataset)
 
 
-def _rejections_by_stage(manifest: dict[str, Any]) -> str:
+def _rejections_by_stage(manifest: Manifest) -> str:
     """``stage N (reason ×n, ...)`` per stage of a manifest's rejections, reasons without paths."""
     reasons: dict[str, list[str]] = {}
-    for key, count in (manifest.get("rejected_by_reason") or {}).items():
+    for key, count in manifest.rejected_by_reason.items():
         stage, _, reason = key.partition(": ")
         reasons.setdefault(stage, []).append(f"{reason} ×{count}")
     parts = [f"{stage} {count} ({'; '.join(reasons.get(stage, [])[:3])})"
-             for stage, count in (manifest.get("rejected_by_stage") or {}).items()]
-    return ", ".join(parts) or manifest.get("zero_tasks_reason") or "no candidates"
+             for stage, count in manifest.rejected_by_stage.items()]
+    return ", ".join(parts) or str(manifest.extra.get("zero_tasks_reason") or "no candidates")
 
 
 def _print_family_summary(blocks: list[Any]) -> None:
