@@ -7,7 +7,8 @@
   travels in its ``contract.BuildContext`` (sandbox children, which run in their own process, excepted);
 - no module outside ``dataset/`` reads a manifest as a raw dict (``read_manifest``): readers use
   the typed ``Manifest`` (``load_manifest``);
-- every doc path named in ``docs/*.md``, ``README.md`` and the modules' docstrings exists.
+- every doc path named in ``docs/*.md``, ``README.md``, the package's modules and the benchmark
+  scripts exists.
 
 Each check is a function of the files it reads, and each has a test that it sees a planted violation.
 """
@@ -234,13 +235,12 @@ def missing_docs(texts: dict[str, str], root: Path) -> list[str]:
 
 
 def doc_texts() -> dict[str, str]:
-    """``docs/*.md``, ``README.md`` and every module's docstring, by their path from the repository root."""
+    """``docs/*.md``, ``README.md``, every module of the package (its docstrings, comments, help and
+    error texts) and the benchmark scripts, by their path from the repository root."""
     texts = {path.relative_to(ROOT).as_posix(): path.read_text(encoding="utf-8")
-             for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]}
-    for rel, text in modules().items():
-        docstring = ast.get_docstring(ast.parse(text), clean=False)
-        if docstring:
-            texts[f"src/execbench/{rel}"] = docstring
+             for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")),
+                          *sorted((ROOT / "benchmarks").glob("*.py"))]}
+    texts.update({f"src/execbench/{rel}": text for rel, text in modules().items()})
     return texts
 
 
