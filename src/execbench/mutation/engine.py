@@ -34,8 +34,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence, TypedDict, cast
 
 from execbench import astlock
-from execbench.dataset import (DatasetError, DatasetWriter, Manifest, Task, arms_check, load_manifest, parse_id,
-                              read_tasks)
+from execbench.dataset import (DatasetError, DatasetWriter, FamilyCheck, Manifest, Task, arms_check, load_manifest,
+                              parse_id, read_tasks)
 from execbench.contract import Candidate, Family, Outcome, SourceError, build_key, hashseeds
 from execbench.contract.jsontypes import JSONObject
 from execbench.dataset.cache import BuildCache
@@ -350,7 +350,8 @@ def mutate_dataset(
     cache = cache or BuildCache(enabled=False)
     started = time.perf_counter()
     dataset = Path(dataset)
-    tasks = list(read_tasks(dataset, arms_check({f.name: f.arms for f in plugins})))
+    check = arms_check({f.name: f.arms for f in plugins})  # the families' record check, from the plug-ins handed
+    tasks = list(read_tasks(dataset, check))
     if families_filter:
         tasks = [t for t in tasks if t.family in families_filter]
     if not tasks:
@@ -385,7 +386,7 @@ def mutate_dataset(
         futures = [pool.submit(_safe_mutate, adapter, unit, ctx) for adapter, ctx, unit in units]
         return write_dataset(out, run_settings, (f.result() for f in futures), started=started, cache=cache,
                              mode="offline", units=len(units), progress=progress, hash_seeds=hash_seeds,
-                             checked=checked, counted_from=counted_from)
+                             checked=checked, counted_from=counted_from, check=check)
 
 
 def mutate_with_teacher(dataset: str | Path, out: str | Path, *, plugins: Sequence[Family],
@@ -408,8 +409,9 @@ def write_dataset(out: str | Path, run_settings: JSONObject, results: Iterable[U
                   started: float, cache: BuildCache | None, mode: str, units: int,
                   progress: ProgressFn | None = None, extra_yields: Mapping[str, int] | None = None,
                   hash_seeds: JSONObject | None = None, checked: Mapping[str, int] | None = None,
-                  counted_from: tuple[int, int] | None = None) -> JSONObject:
-    """Write unit results (in order) as a dataset directory plus ``mutation_log.jsonl``.
+                  counted_from: tuple[int, int] | None = None, check: FamilyCheck | None = None) -> JSONObject:
+    """Write unit results (in order) as a dataset directory plus ``mutation_log.jsonl``; ``check``:
+    the families' record check every mutant passes (``dataset.arms_check`` of the plug-ins).
     ``hash_seeds``: the run's record (:func:`resolve_hash_seeds`), written as ``settings.hash_seeds``
     with ``cached``: ``checked``, the seeds the cached outcomes were checked under (read at the end).
     ``counted_from``: the cache's (hits, misses) before the units started (default: now)."""
@@ -425,7 +427,7 @@ def write_dataset(out: str | Path, run_settings: JSONObject, results: Iterable[U
         for result in results:
             done += 1
             for record in result.tasks:
-                writer.add(Task.from_json(record))
+                writer.add(Task.from_json(record, check))
             for rejection in result.rejected:
                 writer.reject(**rejection)
             for entry in result.log:

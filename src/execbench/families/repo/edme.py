@@ -45,7 +45,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, NotRequired, Protocol, TypedDict, TypeGuard, cast
 
-from execbench.dataset import Task, load_manifest, read_tasks
+from execbench.dataset import Task, arms_check, load_manifest, read_tasks
 from execbench.dataset.cache import BuildCache
 from execbench.contract import Outcome, SourceError, hashseeds
 from execbench.contract.jsontypes import JSONObject
@@ -800,4 +800,5 @@ def mutate_repo_dataset(
     else:
         results = asyncio.run(run_all(teacher))
     return engine.write_dataset(out, run_settings, results, started=started, cache=cache, mode="teacher",
-                                units=len(keys), extra_yields=function_yields(results), hash_seeds=hash_seeds)
+                                units=len(keys), extra_yields=function_yields(results), hash_seeds=hash_seeds,
+                                check=arms_check({FAMILY.name: FAMILY.arms}))
