@@ -115,7 +115,8 @@ def build_demo_dataset(
     if path.exists():
         shutil.rmtree(path)
     writer = DatasetWriter(path, settings={"demo": True, "sources": {k: list(v) for k, v in sources.items()},
-                                           "candidates_per_source": candidates, "tasks_per_source": per_source})
+                                           "candidates_per_source": candidates, "tasks_per_source": per_source},
+                           check=registry.check_record)
     with writer:
         for task in selected:
             writer.add(task)
