@@ -23,6 +23,7 @@ FAMILY_FOLDER = "families/<name>"  # the layer of every family folder (a package
 
 # Lowest first. A package imports only from packages in lower layers (and from itself).
 LAYERS: tuple[frozenset[str], ...] = tuple(frozenset(layer) for layer in (
+    {"errors"},  # the one exception root (imports nothing; issue 36)
     {"sourcetext", "static", "progress", "astlock", "familyhelp", "jsontypes", "usererror"},  # small helpers without execbench imports
     {"sandbox"},  # the only place that starts code under test
     {"tracing", "slicing"},  # run inside the sandbox / read its traces

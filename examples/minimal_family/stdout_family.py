@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from typing import Any, Iterable, Iterator, TypedDict
 
-from execbench.contract import Candidate, Family, Licenses, Message, Outcome, Prompt, SourceError
+from execbench.contract import BuildContext, Candidate, Family, Licenses, Message, Outcome, Prompt, SourceError
 from execbench.dataset import Task, make_id
 from execbench.grading import NO_ANSWER, OK, Score, strip_reasoning
 
@@ -61,7 +61,8 @@ class StdoutFamily(Family[Payload, Options]):
     # optional parts (execbench.contract.capabilities): here only the license of the shipped programs
     capabilities = (Licenses(by_source={"programs": "Apache-2.0 (the example's own programs)"}),)
 
-    def candidates(self, sources: list[str], options: Options) -> Iterator[Candidate[Payload]]:
+    def candidates(self, sources: list[str], options: Options,
+                   context: BuildContext | None = None) -> Iterator[Candidate[Payload]]:
         for source in sources:
             folder = Path(source)
             if not folder.is_dir():

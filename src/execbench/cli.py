@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any, NoReturn, Optional
+from typing import TYPE_CHECKING, Any, NoReturn, Optional
 
 import typer
 import typer.core
@@ -17,6 +17,9 @@ from rich.table import Table
 from execbench import __version__, familyhelp
 from execbench.progress import LoggedProgress
 from execbench.usererror import INTERRUPTED, REPORT_BUGS, UserError
+
+if TYPE_CHECKING:
+    from execbench.dataset import Manifest
 
 # the click exceptions typer raises: its own vendored click in newer typer (typer.core._click), else click's
 clickx: Any = (vars(typer.core).get("_click") or vars(typer.core)["click"]).exceptions
@@ -60,11 +63,11 @@ class _Commands(typer.core.TyperGroup):
         except KeyboardInterrupt:
             console.print(f"[yellow]{INTERRUPTED}[/]")
             raise typer.Exit(130) from None
-        except UserError as exc:
+        except UserError as exc:  # the user's branch of errors.ExecbenchError: exit 2
             _fail(str(exc))
         except OSError as exc:
             _fail(_said(exc))
-        except Exception as exc:  # noqa: BLE001 - the one place that turns a bug into a report
+        except Exception as exc:  # noqa: BLE001 - an InternalError or any other: the one place that turns a bug into a report
             _internal(exc)
 
 
@@ -140,9 +143,9 @@ def build(
 ) -> None:
     """Build a dataset of tasks whose answers come from running the code."""
     from execbench import registry
-    from execbench.dataset import check_output_dir
+    from execbench.dataset import Manifest, check_output_dir
     from execbench.dataset.cache import BuildCache
-    from execbench.contract import Annotator, SourceError
+    from execbench.contract import Annotator, BuildReport, SourceError
     from execbench.contract.options import parse_settings
     from execbench.families.build import build_dataset
     from execbench.families.distributed import ExecutorError, parse_executor
@@ -187,57 +190,54 @@ def build(
             _fail(str(exc))
         finally:
             cache.close()
+    built = Manifest.from_json(manifest)  # read typed (issue 36)
     table = Table(title=f"{out}", show_header=True)
     table.add_column("arm")
     table.add_column("tasks", justify="right")
-    for arm, count in manifest["tasks_by_arm"].items():
+    for arm, count in built.tasks_by_arm.items():
         table.add_row(arm, str(count))
-    for stage, count in manifest["rejected_by_stage"].items():
+    for stage, count in built.rejected_by_stage.items():
         table.add_row(f"[dim]rejected: {stage}[/]", str(count))
     console.print(table)
-    console.print(f"{manifest['tasks']} tasks from {manifest['candidates']} candidates in "
-                  f"{manifest['build_seconds']:.1f} s (cache: {manifest['cache']['hits']} hits); "
-                  f"content {manifest['content_hash'][:19]}…")
-    if (manifest.get("settings") or {}).get("release_window"):
-        _print_release_window(manifest, out)
-    if not manifest["tasks"]:  # a build that admits nothing is not a success (issue 34)
-        console.print(f"[bold yellow]no task admitted[/] from {manifest['candidates']} candidates; "
-                      f"rejections by stage: {escape(_rejections_by_stage(manifest))}", soft_wrap=True)
+    console.print(f"{built.tasks} tasks from {built.extra['candidates']} candidates in "
+                  f"{built.extra['build_seconds']:.1f} s (cache: {built.extra['cache']['hits']} hits); "
+                  f"content {built.content_hash[:19]}…")
+    report = plugin.capability(BuildReport)
+    if report is not None and report.summary is not None:
+        _print_family_summary(report.summary(built, out))
+    if not built.tasks:  # a build that admits nothing is not a success (issue 34)
+        console.print(f"[bold yellow]no task admitted[/] from {built.extra['candidates']} candidates; "
+                      f"rejections by stage: {escape(_rejections_by_stage(built))}", soft_wrap=True)
         raise typer.Exit(1)
     if annotator is not None:
         _annotate(out, annotator, annotate_dataset)
 
 
-def _rejections_by_stage(manifest: dict[str, Any]) -> str:
+def _rejections_by_stage(manifest: Manifest) -> str:
     """``stage N (reason ×n, ...)`` per stage of a manifest's rejections, reasons without paths."""
     reasons: dict[str, list[str]] = {}
-    for key, count in (manifest.get("rejected_by_reason") or {}).items():
+    for key, count in manifest.rejected_by_reason.items():
         stage, _, reason = key.partition(": ")
         reasons.setdefault(stage, []).append(f"{reason} ×{count}")
     parts = [f"{stage} {count} ({'; '.join(reasons.get(stage, [])[:3])})"
-             for stage, count in (manifest.get("rejected_by_stage") or {}).items()]
-    return ", ".join(parts) or manifest.get("zero_tasks_reason") or "no candidates"
+             for stage, count in manifest.rejected_by_stage.items()]
+    return ", ".join(parts) or str(manifest.extra.get("zero_tasks_reason") or "no candidates")
 
 
-def _print_release_window(manifest: dict[str, Any], out: Path) -> None:
-    """Per package of a release window: the release chosen and how many tasks survive."""
-    from execbench.dataset.store import PINNED_LIST
+def _print_family_summary(blocks: list[Any]) -> None:
+    """The family's own tables and lines (``BuildReport.summary``: ``SummaryTable``s and text)."""
+    from execbench.contract import SummaryTable
 
-    window = manifest["settings"]["release_window"]
-    counts = manifest.get("tasks_by_release") or {}
-    table = Table(title=f"releases in [{window.get('released_after') or '…'}, {window.get('released_before') or '…'})")
-    for column in ("package", "release", "uploaded", "tasks", "existed before", "previous"):
-        table.add_column(column, justify="right" if column in ("tasks", "existed before") else "left")
-    for name, release in window.get("packages", {}).items():
-        if "version" not in release:
-            table.add_row(name, "[dim]none[/]", "", "", "", escape(release.get("rejected", ""))[:60])
+    for block in blocks:
+        if not isinstance(block, SummaryTable):
+            console.print(escape(str(block)), soft_wrap=True)
             continue
-        row = counts.get(f"{release['name']}=={release['version']}", {})
-        previous = release.get("previous") or {}
-        table.add_row(name, release["version"], release["date"], str(row.get("tasks", 0)),
-                      str(row.get("new-tests-only", 0)), previous.get("version", "-"))
-    console.print(table)
-    console.print(f"pinned versions for a rebuild: {out / PINNED_LIST}")
+        table = Table(title=escape(block.title))
+        for column in block.columns:
+            table.add_column(escape(column), justify="right" if column in block.right else "left")
+        for row in block.rows:
+            table.add_row(*(escape(cell) for cell in row))
+        console.print(table)
 
 
 def _annotate(out: Path, annotator: str, annotate_dataset: Any) -> None:
@@ -278,7 +278,7 @@ def grade(
     if out is not None:
         check_output_file(out, marker='"extracted": ', what="results file (execbench grade -o)")
     try:
-        tasks = list(read_tasks(dataset))
+        tasks = list(read_tasks(dataset, registry.check_record))
         _note(check_unmodified(dataset, tasks, accept=accept_modified))
         responses, lines = read_answer_file(answers)
         _note(unknown_ids(answers, lines, {task.id for task in tasks}))
@@ -323,7 +323,7 @@ def export(
     from execbench.dataset.store import read_inputs
 
     try:
-        inputs = read_inputs(datasets)
+        inputs = read_inputs(datasets, registry.check_record)
         for item in inputs:
             _note(check_unmodified(item.path, item.tasks, accept=accept_modified))
         licenses: dict[str, str | None] = {}

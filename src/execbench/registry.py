@@ -15,8 +15,9 @@ mutation engines, grading a dataset, the family folders) imports it: they are ha
 their callers (``tests/test_architecture.py`` counts the by-name loads as edges of the import graph;
 docs/architecture.md).
 
-Importing this module registers the families' arm check with the dataset layer, which sits
-below and cannot import it (docs/architecture.md, "Dataset validation").
+:func:`check_record` is the families' arm check of the dataset layer, which sits below and cannot
+import it: the readers above pass it in (``read_tasks(path, registry.check_record)``;
+docs/architecture.md, "Dataset validation").
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from importlib.metadata import entry_points
 from typing import Iterator
 
 from execbench.contract.plugin import Family, PluginError, check_plugin
-from execbench.dataset import DatasetError, TaskId, parse_id as _parse_id, register_family_check
+from execbench.dataset import DatasetError, TaskId, parse_id as _parse_id
 
 ENTRY_POINT_GROUP = "execbench.families"
 
@@ -96,7 +97,8 @@ def parse_id(task_id: str) -> TaskId:
 
 
 def check_record(family: str, arm: str, answer_kind: str) -> None:
-    """The dataset layer's family check: a known family, one of its arms, an answer kind of that arm."""
+    """The dataset layer's family check (``dataset.FamilyCheck``): a known family, one of its arms,
+    an answer kind of that arm. The readers above the registry pass it to ``read_tasks``."""
     if family not in _locations():
         raise DatasetError(f"unknown family {family!r} (known: {', '.join(names())})")
     kinds = get(family).arms.get(arm)
@@ -106,5 +108,3 @@ def check_record(family: str, arm: str, answer_kind: str) -> None:
         raise DatasetError(f"answer_kind {answer_kind!r} is not an answer kind of {family}/{arm} "
                            f"({', '.join(kinds)})")
 
-
-register_family_check(check_record)

@@ -14,6 +14,8 @@ from __future__ import annotations
 import difflib
 from typing import Iterable
 
+from execbench.errors import ExecbenchError
+
 #: Where an internal error (a bug, never the user's input) is to be reported.
 REPORT_BUGS = "the execbench issue tracker (the repository you installed execbench from)"
 
@@ -22,8 +24,9 @@ INTERRUPTED = ("interrupted: run the same command again to resume; finished work
                "(a build's in the build cache, an eval's samples in its log directory).")
 
 
-class UserError(ValueError):
-    """Something a user gave (a file, an option, a path) is wrong; the message says what and where."""
+class UserError(ExecbenchError, ValueError):
+    """Something a user gave (a file, an option, a path) is wrong; the message says what and where.
+    (The user's branch of :class:`execbench.errors.ExecbenchError`; a ValueError as it always was.)"""
 
 
 def suggestion(word: str, choices: Iterable[str]) -> str:

@@ -8,6 +8,7 @@ import pytest
 
 from analysis.inspect_fixture import CALLS, FACT, LOOP, shared_logs
 from execbench.analysis.logs import LogReadError, read_logs
+from execbench.eval.logs import SAMPLE_RECORD_VERSION, SampleRecordVersionError
 from execbench.dataset import content_hash, read_tasks
 from execbench.families.trace.prompt import TEMPLATES
 from execbench.families.trace.taxonomy import classify
@@ -114,7 +115,7 @@ def test_state_and_repo_records_map_onto_the_schema():
     grade = {"correct": False, "status": "bad_envelope", "extracted": None, "similarity": None, "completed": True,
              "response_status": "completed", "stop_reason": "stop", "output_tokens": 12}
     state = row_from_records(eval_info, {
-        "id": "state/classic/kmp#long-trace-final", "epoch": 1, "target": "\"42\"",
+        "version": SAMPLE_RECORD_VERSION, "id": "state/classic/kmp#long-trace-final", "epoch": 1, "target": "\"42\"",
         "metadata": {"family": "state", "arm": "long-trace-final", "source_id": "classic/kmp", "language": "python",
                      "metrics": {"trace_length": 5000, "peak_state": 12, "state_load": 40000, "cyclomatic": 7}},
         "scores": {"execbench_scorer": {"value": "I", "metadata": grade}}}, "m", "log.eval", "e1")
@@ -123,7 +124,7 @@ def test_state_and_repo_records_map_onto_the_schema():
     assert (state["template"], state["template_version"]) == ("state/direct", "2")
     assert state["completed"] and not state["correct"] and state["status"] == "bad_envelope"
     repo = row_from_records(eval_info, {
-        "id": "repo/toolz/t1#masked-assertion", "epoch": 1, "target": "\"3\"",
+        "version": SAMPLE_RECORD_VERSION, "id": "repo/toolz/t1#masked-assertion", "epoch": 1, "target": "\"3\"",
         "metadata": {"family": "repo", "arm": "masked-assertion", "source_id": "toolz-1.2.0/tests/t.py::f",
                      "metrics": {"esv": 59, "mcl": 35, "dfi": 3, "difficulty": 3, "slice_files": 2}},
         "scores": {"s": {"value": "C", "metadata": {**grade, "correct": True, "status": "ok"}}}}, "m", "log", "e1")
@@ -136,6 +137,11 @@ def test_state_and_repo_records_map_onto_the_schema():
     joined = _join_dataset(frame, {task.id: task})
     assert joined.loc[0, "repository"] == "toolz"
     assert joined.loc[0, "original_id"] == "repo/toolz-orig/t1#masked-assertion"
+    # one versioned record passes from eval to analysis: another layout is refused, never guessed at
+    for version in (None, SAMPLE_RECORD_VERSION + 1):
+        with pytest.raises(SampleRecordVersionError, match=f"version {version!r}"):
+            row_from_records(eval_info, {"version": version, "id": "repo/toolz/t1#masked-assertion"},
+                             "m", "log", "e1")
 
 
 def test_a_dataset_edited_after_its_build_is_noted(tmp_path):

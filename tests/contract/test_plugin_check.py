@@ -29,7 +29,7 @@ SRC = Path(execbench.__file__).parents[1]
 # The core a family must provide. Adding a member here is a decision: the contract grows for every
 # family; an optional part is a capability (execbench.contract.capabilities) instead.
 CORE = {"name", "version", "arms", "variants", "default_options", "has_similarity", "capabilities", "capability",
-        "candidates", "build_candidate", "manifest_settings", "prompt", "grade", "summarize", "parse_id",
+        "candidates", "build_candidate", "prompt", "grade", "summarize", "parse_id",
         "answer_token_bound"}
 
 
@@ -141,6 +141,9 @@ def test_a_plug_in_missing_a_core_member_is_refused_naming_it():
     ({"capabilities": (Licenses(by_source={"a": 1}),)}, "Licenses has a mistyped field: by_source"),
     ({"grade_many": lambda pairs: []}, "grade_many is not a Family member: declare it in the BatchGrading"),
     ({"mutation_adapter": lambda: None}, "mutation_adapter is not a Family member: declare it in the Mutation"),
+    ({"record_written": lambda outcome, context: None}, "record_written is not a Family member: declare it in the "
+                                                        "BuildReport"),
+    ({"candidates": lambda sources, options: iter(())}, "candidates must take (sources, options, context=None)"),
 ])
 def test_a_mistyped_member_or_capability_is_refused_naming_it(change, named):
     plugin = Words()
@@ -172,7 +175,7 @@ BAD_PLUGINS = textwrap.dedent('''
         version = "1"
         arms = {"say": ("text",)}
 
-        def candidates(self, sources, options):
+        def candidates(self, sources, options, context=None):
             return iter([Candidate(s, {"s": s}) for s in sources])
 
         def build_candidate(self, candidate, options):

@@ -33,7 +33,7 @@ PLUGIN = textwrap.dedent('''
         version = "1"
         arms = {"say": ("text",)}
 
-        def candidates(self, sources, options):
+        def candidates(self, sources, options, context=None):
             return iter([Candidate(source, {"word": source}) for source in sources])
 
         def build_candidate(self, candidate, options):
@@ -152,7 +152,7 @@ BUILD_WITHOUT_REGISTRY = textwrap.dedent('''
         arms = {"say": ("text",)}
         kind = "text"
 
-        def candidates(self, sources, options):
+        def candidates(self, sources, options, context=None):
             return iter([Candidate(source, {"word": source}) for source in sources])
 
         def build_candidate(self, candidate, options):

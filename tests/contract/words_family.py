@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator
 
-from execbench.contract import Candidate, Family, Message, Outcome, Prompt
+from execbench.contract import BuildContext, Candidate, Family, Message, Outcome, Prompt
 from execbench.dataset import Task
 from execbench.grading import Score
 
@@ -17,7 +17,8 @@ class Words(Family[dict[str, str], dict[str, object]]):
     version = "1"
     arms = {"upper": ("text",)}
 
-    def candidates(self, sources: list[str], options: dict[str, object]) -> Iterator[Candidate[dict[str, str]]]:
+    def candidates(self, sources: list[str], options: dict[str, object],
+                   context: BuildContext | None = None) -> Iterator[Candidate[dict[str, str]]]:
         return iter([Candidate(word, {"word": word}) for source in sources for word in source.split()])
 
     def build_candidate(self, candidate: Candidate[dict[str, str]], options: dict[str, object]) -> Outcome:

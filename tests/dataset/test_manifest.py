@@ -59,3 +59,22 @@ def test_the_hash_depends_on_order_and_content():
     assert content_hash([a, b]) != content_hash([b, a])
     assert content_hash([a]) != content_hash([make_task("p/0", [1, 3])])
     assert content_hash([]) == "sha256:" + hashlib.sha256(b"").hexdigest()
+
+
+def test_the_dataset_format_page_names_every_field_the_code_writes():
+    """docs/dataset-format.md matches the code: its task-record table lists exactly the record's
+    fields, and its manifest table every named field of ``Manifest`` (issue 36)."""
+    from dataclasses import fields
+    from pathlib import Path
+
+    from execbench.dataset import Task
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "dataset-format.md").read_text(encoding="utf-8")
+    record_section = page.split("## `tasks.jsonl`", 1)[1].split("\n## ", 1)[0]
+    rows = [line.split("|")[1].strip().strip("`") for line in record_section.splitlines()
+            if line.startswith("| `")]
+    assert rows == [f.name for f in fields(Task)]
+    manifest_section = page.split("## `manifest.json`", 1)[1].split("\n## ", 1)[0]
+    named = {word for line in manifest_section.splitlines() if line.startswith("| `")
+             for word in line.split("|")[1].replace("`", "").replace(",", " ").split()}
+    assert {f.name for f in fields(Manifest)} - {"extra"} <= named

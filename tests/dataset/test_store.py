@@ -100,13 +100,22 @@ def test_reading_a_malformed_line_names_it(tmp_path, line, message):
     ],
 )
 def test_the_families_layer_checks_family_arm_and_answer_kind(tmp_path, change, message):
-    """The dataset layer checks structure; importing the families registers the arm check
-    (dependency inversion: dataset sits below families and cannot import them)."""
-    import execbench.registry  # noqa: F401 - registers the check with the dataset layer
+    """The dataset layer checks structure; a caller that knows the families passes their arm check in
+    (dependency inversion: dataset sits below families and cannot import them; no global hook, issue 36)."""
+    from execbench import registry
+    from execbench.dataset import arms_check
 
+    plugins_check = arms_check({f.name: f.arms for f in registry.registered()})
+    for check in (registry.check_record, plugins_check):
+        with pytest.raises(DatasetError, match=message):
+            Task.from_json({**make_task().to_json(), **change}, check)
+        Task.from_json(make_task().to_json(), check)  # a record the trace family declares passes
+    Task.from_json({**make_task().to_json(), **change})  # without a check: the structure only
+    path = tmp_path / "tasks.jsonl"
+    path.write_text(json.dumps({**make_task().to_json(), **change}) + "\n")
+    assert len(list(read_tasks(path))) == 1
     with pytest.raises(DatasetError, match=message):
-        Task.from_json({**make_task().to_json(), **change})
-    Task.from_json(make_task().to_json())  # a record the trace family declares passes
+        list(read_tasks(path, registry.check_record))
 
 
 def test_build_cache_round_trip_and_disabled(tmp_path):

@@ -24,8 +24,8 @@ from execbench import registry
 from execbench.contract import Slices
 from execbench.analysis.schema import METRIC_COLUMNS, facts, normalize
 from execbench.contract.jsontypes import JSONValue, as_list, as_object
-from execbench.eval.logs import EvalInfo, SampleRecord, grade_of, log_files, read_records
-from execbench.dataset import DatasetError, Task, content_hash, read_manifest, read_tasks
+from execbench.eval.logs import EvalInfo, SampleRecord, checked_record, grade_of, log_files, read_records
+from execbench.dataset import DatasetError, Task, content_hash, load_manifest, read_tasks
 from execbench.usererror import UserError
 
 
@@ -82,8 +82,8 @@ def _first(*values: Any) -> Any:
 def row_from_records(eval_info: EvalInfo, record: SampleRecord, model: str, log: str,
                      eval_id: str) -> dict[str, Any]:
     """One schema row (a frame row: the columns of ``analysis.schema``) from the eval-level and
-    sample-level records (no Inspect objects)."""
-    meta = record.get("metadata") or {}
+    sample-level records (no Inspect objects); ``record`` of this version's layout (``checked_record``)."""
+    meta = checked_record(record).get("metadata") or {}
     grade = grade_of(record)
     execbench = as_object((eval_info.get("metadata") or {}).get("execbench"))
     dataset = as_object(execbench.get("dataset"))
@@ -155,12 +155,12 @@ def _dataset_tasks(paths: Iterable[str | Path], notes: list[str], hashes: dict[s
         if not (directory / "tasks.jsonl").is_file() and not directory.name.endswith(".jsonl"):
             continue
         try:
-            manifest = read_manifest(directory) if directory.is_dir() else {}
-            found = list(read_tasks(directory))
+            manifest = load_manifest(directory) if directory.is_dir() else None
+            found = list(read_tasks(directory, registry.check_record))
         except (DatasetError, OSError) as exc:
             notes.append(f"dataset {path} could not be read: {exc}")
             continue
-        actual, stored, expected = content_hash(found), manifest.get("content_hash"), hashes.get(path)
+        actual, stored, expected = content_hash(found), manifest.content_hash if manifest else None, hashes.get(path)
         if stored and stored != actual:
             notes.append(f"dataset {path}: its tasks hash to {actual[:19]}… but its manifest says "
                          f"{str(stored)[:19]}… (tasks.jsonl was changed after the build)")

@@ -12,14 +12,17 @@ by name at run time: they all import it. Finding a family by name is :mod:`execb
 a floor above the family folders (docs/architecture.md, "Layers").
 """
 
-from execbench.contract.capabilities import (AgentBrowser, AnalysisFacts, Annotator, BatchGrading, BuildSchedule,
+from execbench.contract.capabilities import (AgentBrowser, AnalysisFacts, Annotator, BatchGrading, BuildReport,
+                                             BuildSchedule,
                                              Capability, Demo, ErrorCategory, ErrorTaxonomy, Licenses, Metric,
                                              Mutation, PaperScoring, PluginError, SliceTable, Slices,
                                              TeacherMutation)
+from execbench.contract.context import BuildContext, SummaryTable
 from execbench.contract.plugin import (Candidate, Family, Message, Outcome, Prompt, Reject, SourceError, build_key,
                                        check_plugin, grade_as, source_license, summarize_as)
 
-__all__ = ["AgentBrowser", "AnalysisFacts", "Annotator", "BatchGrading", "BuildSchedule", "Candidate", "Capability",
-           "Demo", "ErrorCategory", "ErrorTaxonomy", "Family", "Licenses", "Message", "Metric", "Mutation", "Outcome",
-           "PaperScoring", "PluginError", "Prompt", "Reject", "SliceTable", "Slices", "SourceError",
-           "TeacherMutation", "build_key", "check_plugin", "grade_as", "source_license", "summarize_as"]
+__all__ = ["AgentBrowser", "AnalysisFacts", "Annotator", "BatchGrading", "BuildContext", "BuildReport", "BuildSchedule", "Candidate",
+           "Capability", "Demo", "ErrorCategory", "ErrorTaxonomy", "Family", "Licenses", "Message", "Metric",
+           "Mutation", "Outcome", "PaperScoring", "PluginError", "Prompt", "Reject", "SliceTable", "Slices",
+           "SourceError", "SummaryTable", "TeacherMutation", "build_key", "check_plugin", "grade_as",
+           "source_license", "summarize_as"]

@@ -18,6 +18,7 @@ refused, naming it). Every capability is a frozen dataclass deriving from :class
 :class:`AgentBrowser`    the read-only browser of ``--mode agent``
 :class:`Licenses`        the license of a source's programs (dataset cards)
 :class:`Demo`            the built-in sources ``execbench demo`` builds from
+:class:`BuildReport`     the family's own manifest fields and ``execbench build`` summary lines
 ================  ====================================================================================
 
 The objects a capability loads lazily (a mutation adapter, an annotator, ...) are given as a
@@ -35,9 +36,10 @@ from typing import Any, Callable, Iterable, Mapping, TypeVar
 
 from execbench.dataset import Task
 from execbench.grading import Score
+from execbench.usererror import UserError
 
 
-class PluginError(TypeError):
+class PluginError(UserError, TypeError):
     """A family plug-in refused at registration: a core member or a capability missing or mistyped."""
 
 
@@ -248,8 +250,20 @@ class Demo(Capability):
     sources: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class BuildReport(Capability):
+    """The family's own words about a build (issue 36: ``dataset/`` and the CLI hold no family's words):
+    ``record_written(outcome, context)`` is called by the build engine with each outcome as the dataset
+    records it (cached or built, in candidate order), to count it into ``context.extra`` (manifest fields
+    of its own); ``summary(manifest, out)`` gives the tables (``SummaryTable``) and lines ``execbench
+    build`` prints after its summary of the dataset at ``out``."""
+
+    record_written: Callable[[Any, Any], None] | None = None
+    summary: Callable[[Any, Any], list[Any]] | None = None
+
+
 KINDS: tuple[type[Capability], ...] = (AnalysisFacts, Slices, BuildSchedule, BatchGrading, PaperScoring, Mutation,
-                                       TeacherMutation, Annotator, AgentBrowser, Licenses, Demo)
+                                       TeacherMutation, Annotator, AgentBrowser, Licenses, Demo, BuildReport)
 
 
 def find(capabilities: Iterable[Capability], kind: type[C]) -> C | None:

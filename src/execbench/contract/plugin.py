@@ -13,6 +13,7 @@ This module sits below every user of the contract (the build engines in ``famili
 
 from __future__ import annotations
 
+import inspect
 import json
 import platform
 from abc import ABC, abstractmethod
@@ -20,11 +21,13 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Generic, Iterable, Iterator, TypeVar
 
 from execbench.contract import hashseeds
-from execbench.contract.capabilities import (AnalysisFacts, Capability, ErrorCategory, ErrorTaxonomy,  # noqa: F401
-                                             Licenses, Metric, PaperScoring, PluginError, SliceTable,
+from execbench.contract.capabilities import (AnalysisFacts, BuildReport, Capability, ErrorCategory,  # noqa: F401
+                                             ErrorTaxonomy, Licenses, Metric, PaperScoring, PluginError, SliceTable,
                                              check_capabilities, find)
+from execbench.contract.context import BuildContext
 from execbench.dataset import Task, TaskId, parse_id
 from execbench.dataset.cache import content_key
+from execbench.errors import InternalError
 from execbench.grading import Score
 from execbench.sources.errors import SourceError  # noqa: F401 - re-exported: families raise it
 
@@ -71,7 +74,7 @@ class Prompt:
     version: str  # template version, recorded in every log
 
 
-class Reject(Exception):
+class Reject(InternalError):
     """Raised inside a family's build code: the candidate is rejected at ``stage``; the
     builder records it with :meth:`Outcome.reject`."""
 
@@ -102,16 +105,15 @@ class Family(ABC, Generic[PayloadT, OptionsT]):
         return find(self.capabilities, kind)
 
     @abstractmethod
-    def candidates(self, sources: list[str], options: OptionsT) -> Iterator[Candidate[PayloadT]]:
-        """The build's units of work from ``sources`` (cheap: nothing runs)."""
+    def candidates(self, sources: list[str], options: OptionsT,
+                   context: BuildContext | None = None) -> Iterator[Candidate[PayloadT]]:
+        """The build's units of work from ``sources`` (cheap: nothing runs). ``context``: this build's
+        state (the engine's; a caller that keeps no manifest passes none); a family writes what its
+        manifest records into it (its ``settings``, ``files``) as it lists them."""
 
     @abstractmethod
     def build_candidate(self, candidate: Candidate[PayloadT], options: OptionsT) -> Outcome:
         """The tasks and rejections of one candidate (code runs here, in the sandbox)."""
-
-    def manifest_settings(self, options: OptionsT) -> dict[str, Any]:
-        """Extra build settings the manifest records (e.g. the interpreter answers came from)."""
-        return {}
 
     @abstractmethod
     def prompt(self, task: Task, variant: str = "direct") -> Prompt:
@@ -152,7 +154,7 @@ _CORE: tuple[tuple[str, Callable[[Any], bool], str], ...] = (
      "a non-empty tuple of str"),
     ("default_options", lambda v: isinstance(v, dict), "a dict"),
     ("has_similarity", lambda v: isinstance(v, bool), "a bool"),
-    *((method, callable, "a method") for method in ("candidates", "build_candidate", "manifest_settings", "prompt",
+    *((method, callable, "a method") for method in ("candidates", "build_candidate", "prompt",
                                                     "grade", "summarize", "parse_id", "answer_token_bound")),
 )
 # members of the contract before issue 36, now capabilities: a plug-in still defining one is told where it went
@@ -164,7 +166,8 @@ _MOVED = {"analysis": "AnalysisFacts", "task_slices": "Slices", "slices": "Slice
           "paper_trace_counts": "PaperScoring", "paper_task_topic": "PaperScoring",
           "paper_reproduction": "PaperScoring", "mutation_adapter": "Mutation", "teacher_mutation": "TeacherMutation",
           "annotator": "Annotator", "agent_browser": "AgentBrowser", "source_licenses": "Licenses",
-          "source_license": "Licenses", "demo_sources": "Demo"}
+          "source_license": "Licenses", "demo_sources": "Demo", "record_written": "BuildReport",
+          "build_summary": "BuildReport"}
 
 
 def check_plugin(plugin: Any, name: str) -> Family[Any, Any]:
@@ -185,6 +188,11 @@ def check_plugin(plugin: Any, name: str) -> Family[Any, Any]:
             raise PluginError(f"family {name!r}: {member} must be {wanted}, not {getattr(plugin, member)!r}")
     if plugin.name != name:
         raise PluginError(f"family {name!r}: the plug-in is named {plugin.name!r}")
+    try:  # the engine hands every build's state to candidates (contract/context.py)
+        inspect.signature(plugin.candidates).bind([], {}, None)
+    except TypeError:
+        raise PluginError(f"family {name!r}: candidates must take (sources, options, context=None): the "
+                          f"engine hands it the build's BuildContext") from None
     for member, kind in _MOVED.items():
         if hasattr(plugin, member):
             raise PluginError(f"family {name!r}: {member} is not a Family member: declare it in the "

@@ -34,7 +34,7 @@ from typing import Any, Iterator, Sequence, TypedDict
 
 from execbench.dataset.manifest import content_hash
 from execbench.jsontypes import JSONObject
-from execbench.dataset.record import DatasetError, Task, parse_id
+from execbench.dataset.record import DatasetError, FamilyCheck, Task, parse_id
 
 MARKER = "execbench-export.json"
 CARD = "README.md"
@@ -327,8 +327,8 @@ def export_manifest(directory: str | Path) -> JSONObject:
     return base
 
 
-def read_export_tasks(directory: str | Path) -> Iterator[Task]:
-    """The exported tasks in their original order."""
+def read_export_tasks(directory: str | Path, check: FamilyCheck | None = None) -> Iterator[Task]:
+    """The exported tasks in their original order (``check``: the families' record check, if known)."""
     import pyarrow.parquet as pq
 
     directory = Path(directory)
@@ -348,6 +348,6 @@ def read_export_tasks(directory: str | Path) -> Iterator[Task]:
         raise DatasetError(f"{directory}: the export's rows do not form one complete sequence")
     for order, data in rows:
         try:
-            yield Task.from_json(data)
+            yield Task.from_json(data, check)
         except (DatasetError, TypeError) as exc:
             raise DatasetError(f"{directory}, task {order}: {exc}") from None

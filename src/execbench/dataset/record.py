@@ -3,16 +3,16 @@
 Records are validated when written and when read; a malformed record raises
 :class:`DatasetError` naming the file and line. This layer checks the record's structure
 (fields, types, the id grammar, languages); which families exist, which arms each has and
-which answer kinds each arm's tasks take is the families' knowledge (``Family.arms``): the
-registry registers that check with :func:`register_family_check` when it is imported (docs/architecture.md,
-"Dataset validation").
+which answer kinds each arm's tasks take is the families' knowledge (``Family.arms``): a caller that
+knows the families passes that check in (a :data:`FamilyCheck`: ``registry.check_record``, or
+:func:`arms_check` of the plug-ins it was handed; docs/architecture.md, "Dataset validation").
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
 from execbench.usererror import UserError
 
@@ -21,6 +21,11 @@ _ID = re.compile(r"^(?P<family>[a-z]+)/(?P<source>[^/#\s]+)/(?P<case>[^#\s]+)#(?
 
 class DatasetError(UserError):
     """A dataset file or record is malformed."""
+
+
+#: A check of a record's (family, arm, answer_kind) against the families: raises DatasetError
+#: for a combination it does not know.
+FamilyCheck = Callable[[str, str, str], None]
 
 
 @dataclass
@@ -40,8 +45,8 @@ class Task:
         return asdict(self)
 
     @classmethod
-    def from_json(cls, data: Any) -> "Task":
-        validate(data)
+    def from_json(cls, data: Any, check: FamilyCheck | None = None) -> "Task":
+        validate(data, check)
         return cls(**data)
 
 
@@ -67,20 +72,23 @@ def parse_id(task_id: str) -> TaskId:
     return TaskId(match["family"], match["source"], match["case"], match["arm"])
 
 
-#: Checks of (family, arm, answer_kind) registered by the families layer; each raises
-#: DatasetError for a combination it does not know.
-_FAMILY_CHECKS: list[Callable[[str, str, str], None]] = []
+def arms_check(arms: Mapping[str, Mapping[str, Sequence[str]]]) -> FamilyCheck:
+    """The family check of the families ``arms`` names (family → its ``Family.arms``: arm → answer kinds)."""
+    def check(family: str, arm: str, answer_kind: str) -> None:
+        if family not in arms:
+            raise DatasetError(f"unknown family {family!r} (known: {', '.join(sorted(arms))})")
+        kinds = arms[family].get(arm)
+        if kinds is None:
+            raise DatasetError(f"arm {arm!r} is not an arm of family {family!r}")
+        if answer_kind not in kinds:
+            raise DatasetError(f"answer_kind {answer_kind!r} is not an answer kind of {family}/{arm} "
+                               f"({', '.join(kinds)})")
+    return check
 
 
-def register_family_check(check: Callable[[str, str, str], None]) -> None:
-    """Called by ``execbench.families`` on import: every validated record is also checked
-    against the registered families' arms and answer kinds."""
-    if check not in _FAMILY_CHECKS:
-        _FAMILY_CHECKS.append(check)
-
-
-def validate(data: Any) -> None:
-    """Raise DatasetError with a precise reason if ``data`` is not a valid task record."""
+def validate(data: Any, check: FamilyCheck | None = None) -> None:
+    """Raise DatasetError with a precise reason if ``data`` is not a valid task record; ``check``
+    (when given) also checks its family, arm and answer kind against the families."""
     if not isinstance(data, dict):
         raise DatasetError(f"a task must be a JSON object, got {type(data).__name__}")
     expected = set(Task.__dataclass_fields__)
@@ -102,7 +110,7 @@ def validate(data: Any) -> None:
     parts = parse_id(data["id"])
     if parts.family != family or parts.arm != arm:
         raise DatasetError(f"id {data['id']!r} does not agree with family/arm {family}/{arm}")
-    for check in _FAMILY_CHECKS:
+    if check is not None:
         check(family, arm, data["answer_kind"])
     for key, value in data["metrics"].items():
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):

@@ -20,14 +20,11 @@ from execbench import __version__
 from execbench.dataset import export
 from execbench.dataset.export import ExportInput
 from execbench.dataset.manifest import ContentHash, Manifest, content_hash
-from execbench.dataset.record import DatasetError, Task, validate
+from execbench.dataset.record import DatasetError, FamilyCheck, Task, validate
 
 TASKS = "tasks.jsonl"
 MANIFEST = "manifest.json"
 REJECTED = "rejected.jsonl"
-#: Beside a dataset built from a release window: the exact versions chosen, as a ``list:`` file
-#: (the text is ``settings.release_window.pinned_list``; issue 26, docs/repo-family.md).
-PINNED_LIST = "packages.pinned.txt"
 
 
 def reason_head(reason: str) -> str:
@@ -40,12 +37,16 @@ def reason_head(reason: str) -> str:
 
 
 class DatasetWriter:
-    """Stream tasks and rejections into ``directory``; :meth:`close` publishes them."""
+    """Stream tasks and rejections into ``directory``; :meth:`close` publishes them, with
+    ``files`` (name → text: a family's files beside the dataset, ``BuildContext.files``)."""
 
-    def __init__(self, directory: str | Path, *, settings: dict[str, Any]) -> None:
+    def __init__(self, directory: str | Path, *, settings: dict[str, Any], files: dict[str, str] | None = None,
+                 check: FamilyCheck | None = None) -> None:
         self.directory = Path(directory)
+        self.check = check  # the families' record check, from a caller that knows them
         self.directory.mkdir(parents=True, exist_ok=True)
         self.settings = settings
+        self.files = files if files is not None else {}
         self._tasks = open(self.directory / f".{TASKS}.partial", "w", encoding="utf-8")
         self._rejected = open(self.directory / f".{REJECTED}.partial", "w", encoding="utf-8")
         self._hash = ContentHash()
@@ -53,30 +54,22 @@ class DatasetWriter:
         self.counts: Counter[str] = Counter()
         self.rejections: Counter[str] = Counter()
         self.reasons: Counter[str] = Counter()  # "stage: reason head" (the text before its first ':')
-        # per release ("name==version", tasks carrying provenance.release): tasks, and rejections by
-        # stage of those that name it (``release=`` detail); manifest ``tasks_by_release``
-        self.releases: dict[str, Counter[str]] = {}
 
     def add(self, task: Task) -> None:
         data = task.to_json()
-        validate(data)
+        validate(data, self.check)
         if task.id in self._ids:
             raise DatasetError(f"duplicate task id {task.id!r}")
         self._ids.add(task.id)
         self._hash.update(data)
         self._tasks.write(json.dumps(data, sort_keys=True, ensure_ascii=False) + "\n")
         self.counts[f"{task.family}/{task.arm}"] += 1
-        release = task.provenance.get("release")
-        if isinstance(release, dict) and release.get("package") and release.get("version"):
-            self.releases.setdefault(f"{release['package']}=={release['version']}", Counter())["tasks"] += 1
 
     def reject(self, candidate: str, reason: str, *, stage: str, **details: Any) -> None:
         record = {"candidate": candidate, "stage": stage, "reason": reason, **details}
         self._rejected.write(json.dumps(record, sort_keys=True, ensure_ascii=False) + "\n")
         self.rejections[stage] += 1
         self.reasons[f"{stage}: {reason_head(reason)}"] += 1
-        if isinstance(details.get("release"), str):
-            self.releases.setdefault(details["release"], Counter())[stage] += 1
 
     def manifest(self, **extra: Any) -> Manifest:
         """The manifest of what was written so far; ``extra``: build-specific fields."""
@@ -99,12 +92,11 @@ class DatasetWriter:
         self._tasks.close()
         self._rejected.close()
         typed = self.manifest(**extra)
-        if self.releases:
-            typed.extra["tasks_by_release"] = {k: dict(sorted(v.items())) for k, v in sorted(self.releases.items())}
-        pinned = (self.settings.get("release_window") or {}).get("pinned_list")
-        if isinstance(pinned, str):  # the rebuild list of a release window
-            (self.directory / f".{PINNED_LIST}.partial").write_text(pinned, encoding="utf-8")
-            os.replace(self.directory / f".{PINNED_LIST}.partial", self.directory / PINNED_LIST)
+        for name, text in sorted(self.files.items()):  # a family's files beside the dataset
+            if name in (TASKS, REJECTED, MANIFEST) or Path(name).name != name or name.startswith("."):
+                raise ValueError(f"{name!r} is not a file name a family may write beside a dataset")
+            (self.directory / f".{name}.partial").write_text(text, encoding="utf-8")
+            os.replace(self.directory / f".{name}.partial", self.directory / name)
         if not typed.tasks:  # a dataset without tasks says why
             typed.extra["zero_tasks_reason"] = (
                 "; ".join(f"{k} ({v})" for k, v in list(typed.rejected_by_reason.items())[:3])
@@ -195,16 +187,17 @@ def dataset_file(directory: str | Path) -> Path:
     return tasks
 
 
-def read_tasks(directory: str | Path) -> Iterator[Task]:
+def read_tasks(directory: str | Path, check: FamilyCheck | None = None) -> Iterator[Task]:
     """Stream validated tasks from a dataset directory, a tasks.jsonl file, or an export
-    folder written by ``execbench export`` (:mod:`execbench.dataset.export`)."""
+    folder written by ``execbench export`` (:mod:`execbench.dataset.export`); ``check``: the
+    families' record check (``registry.check_record``) of a caller that knows them."""
     if Path(directory).is_dir() and not (Path(directory) / TASKS).exists() and export.is_export(directory):
-        yield from export.read_export_tasks(directory)
+        yield from export.read_export_tasks(directory, check)
         return
     path = dataset_file(directory)
     for number, data in _jsonl(path):
         try:
-            yield Task.from_json(data)
+            yield Task.from_json(data, check)
         except (DatasetError, TypeError) as exc:
             raise DatasetError(f"{path}, line {number}: {exc}") from None
 
@@ -264,9 +257,9 @@ def read_rejected(directory: str | Path) -> Iterator[dict[str, Any]]:
             yield data
 
 
-def read_inputs(paths: Iterable[str | Path]) -> list[ExportInput]:
+def read_inputs(paths: Iterable[str | Path], check: FamilyCheck | None = None) -> list[ExportInput]:
     """The dataset directories (or exports) at ``paths``, read for :func:`export.write_export`."""
-    return [ExportInput(str(path), list(read_tasks(path)), read_manifest(path)) for path in paths]
+    return [ExportInput(str(path), list(read_tasks(path, check)), read_manifest(path)) for path in paths]
 
 
 def load_manifest(directory: str | Path) -> Manifest | None:

@@ -167,7 +167,7 @@ def build_demo_dataset(
                 except Exception as exc:  # noqa: BLE001 - a source that fails here must not sink the demo
                     skipped[label] = f"{type(exc).__name__}: {exc}"
                     continue
-                tasks = _pick(list(read_tasks(part)), per_source)
+                tasks = _pick(list(read_tasks(part, registry.check_record)), per_source)
                 if not tasks:
                     skipped[label] = "no task passed the build checks"
                 by_source[label] = len(tasks)
@@ -180,7 +180,8 @@ def build_demo_dataset(
     if path.exists():
         shutil.rmtree(path)
     writer = DatasetWriter(path, settings={"demo": True, "sources": {k: list(v) for k, v in sources.items()},
-                                           "candidates_per_source": candidates, "tasks_per_source": per_source})
+                                           "candidates_per_source": candidates, "tasks_per_source": per_source},
+                           check=registry.check_record)
     with writer:
         for task in selected:
             writer.add(task)

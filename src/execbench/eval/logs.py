@@ -7,7 +7,9 @@ A log becomes plain records, with no Inspect object left in them:
   config's temperature, the planned sample ids and epochs, and the eval metadata that
   :mod:`execbench.eval` writes (``metadata.execbench``: version, dataset path/name/content
   hash, variant, prompt templates and versions);
-- :func:`sample_record`: one sample and epoch: id (= task id), target (the oracle), sample
+- :func:`sample_record`: one sample and epoch, a :class:`SampleRecord` (the one per-sample record
+  that passes from eval to analysis, versioned: ``version`` is :data:`SAMPLE_RECORD_VERSION`, and
+  :func:`checked_record` refuses another): id (= task id), target (the oracle), sample
   metadata (family, arm, source_id, metrics, variant, template...), every score with its
   metadata (the execbench scorer's grade record), the output's stop reason, token usage and
   the sample error; for families whose error taxonomy reads the program
@@ -28,7 +30,11 @@ from execbench import registry
 from execbench.contract import AnalysisFacts
 from execbench.contract.jsontypes import JSONObject, JSONValue
 from execbench.dataset import DatasetError
+from execbench.errors import InternalError
 from execbench.usererror import UserError
+
+#: The layout of :class:`SampleRecord`; bump it when a key's meaning changes or one is removed.
+SAMPLE_RECORD_VERSION = 1
 
 
 class LogFileError(UserError):
@@ -60,8 +66,10 @@ class ScoreRecord(TypedDict):
 
 
 class SampleRecord(TypedDict):
-    """One sample and epoch of a log (:func:`sample_record`)."""
+    """One sample and epoch of a log (:func:`sample_record`): what eval hands analysis per sample
+    (``analysis.logs.row_from_records`` reads it after :func:`checked_record`)."""
 
+    version: int  # SAMPLE_RECORD_VERSION of the reader that made it
     id: str
     epoch: int
     target: JSONValue
@@ -152,6 +160,7 @@ def sample_record(sample: Any) -> SampleRecord:
     usage = getattr(output, "usage", None)
     metadata = sample.metadata or {}
     record: SampleRecord = {
+        "version": SAMPLE_RECORD_VERSION,
         "id": str(sample.id),
         "epoch": sample.epoch,
         "target": sample.target,
@@ -164,6 +173,20 @@ def sample_record(sample: Any) -> SampleRecord:
     }
     if reads_program(metadata.get("family")) and "program" not in metadata:
         record["prompt"] = _last_user_text(sample)
+    return record
+
+
+class SampleRecordVersionError(InternalError):
+    """A per-sample record of another layout than this version's (made by another execbench)."""
+
+
+def checked_record(record: SampleRecord) -> SampleRecord:
+    """``record`` if it has this version's layout (:data:`SAMPLE_RECORD_VERSION`); else
+    :class:`SampleRecordVersionError` (a record must never be read by guesswork)."""
+    version = record.get("version") if isinstance(record, dict) else None
+    if version != SAMPLE_RECORD_VERSION:
+        raise SampleRecordVersionError(f"a per-sample record of version {version!r}; this execbench reads "
+                                       f"version {SAMPLE_RECORD_VERSION} (eval/logs.py sample_record)")
     return record
 
 

@@ -92,7 +92,7 @@ def supports_agent(family: Family) -> bool:
 
 def load_tasks(dataset: str | Path, family: str | None = None) -> list[Task]:
     """The dataset's tasks (optionally one family's), checking that every family is known."""
-    tasks = list(read_tasks(dataset))
+    tasks = list(read_tasks(dataset, registry.check_record))
     if family is not None:
         if family not in registry.names():
             raise EvalSetupError(f"unknown family {family!r}; known: {', '.join(registry.names())}")

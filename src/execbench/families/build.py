@@ -27,7 +27,8 @@ from typing import Any, Callable, Iterator
 from execbench.dataset import DatasetError, DatasetWriter, Task
 from execbench.dataset.cache import BuildCache
 from execbench import astlock
-from execbench.contract import BuildSchedule, Candidate, Family, Outcome, build_key, hashseeds
+from execbench.contract import (BuildContext, BuildReport, BuildSchedule, Candidate, Family, Outcome, build_key,
+                                hashseeds)
 from execbench.families.distributed import RayBuild, parse_executor, run_candidate
 from execbench.sources.errors import SourceError
 
@@ -224,18 +225,20 @@ def build_dataset(
     cache = cache or BuildCache(enabled=False)
     started = time.perf_counter()
     hits, misses = cache.hits, cache.misses
-    candidates = list(family.candidates(sources, options))
+    # this build's state (issue 36): the family writes its manifest settings, fields and files into it
+    context = BuildContext(settings={"family": family.name, "builder_version": family.version, "sources": sources,
+                                     "options": options, "limit": limit})
+    candidates = list(family.candidates(sources, options, context))
+    report = family.capability(BuildReport)
+    record_written = report.record_written if report is not None else None
     if limit is not None:
         candidates = _limited(family, candidates, limit)
     _unique_keys(candidates)
-    settings = {"family": family.name, "builder_version": family.version, "sources": sources,
-                "options": options, "limit": limit}
-    settings.update(family.manifest_settings(options))
     checked: Counter[str] = Counter()
     if seeds is not None:
-        settings["hash_seeds"] = seeds
+        context.settings["hash_seeds"] = seeds
     n_tasks = n_rejected = done = 0
-    with DatasetWriter(out, settings=settings) as writer:
+    with DatasetWriter(out, settings=context.settings, files=context.files) as writer:
         outcomes = (_local_outcomes(family, candidates, built_options, cache, jobs, checked) if kind == "local"
                     else _ray_outcomes(family, candidates, built_options, cache, jobs, address, checked))
         finished: dict[int, Outcome] = {}
@@ -251,6 +254,8 @@ def build_dataset(
                     writer.add(_checked(family, Task.from_json(record)))
                 for rejection in ready.rejected:
                     writer.reject(**rejection)
+                if record_written is not None:
+                    record_written(ready, context)
                 following += 1
             if progress:
                 progress(done, len(candidates), n_tasks, n_rejected)
@@ -260,5 +265,6 @@ def build_dataset(
             candidates=len(candidates),
             build_seconds=round(time.perf_counter() - started, 3),
             cache={"hits": cache.hits - hits, "misses": cache.misses - misses},
+            **context.extra,
         )
     return manifest

@@ -16,6 +16,7 @@ import math
 import tokenize
 from typing import Any
 
+from execbench.errors import InternalError
 from execbench.grading.tokens import CLOSERS, OPENERS, TokenBoundError, significant_tokens
 
 MAX_SIGN_RUN = 3             # +/- operators inside one element: "-1", "-1-2j"
@@ -23,7 +24,7 @@ _NAMES = {"True", "False", "None", "set"}
 _RESET = OPENERS | CLOSERS | {",", ":"}
 
 
-class LiteralParseError(ValueError):
+class LiteralParseError(InternalError, ValueError):
     """The text is not an allowed Python literal (the message says why)."""
 
 

@@ -13,13 +13,15 @@ import io
 import tokenize
 from typing import Iterator
 
+from execbench.errors import InternalError
+
 MAX_NUMBER_CHARS = 4300  # Python's own int/str conversion limit
 OPENERS, CLOSERS = frozenset("([{"), frozenset(")]}")
 LAYOUT = frozenset({tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT,
                     tokenize.ENDMARKER, tokenize.ENCODING})
 
 
-class TokenBoundError(ValueError):
+class TokenBoundError(InternalError, ValueError):
     """A shared bound was exceeded (``untokenizable``: the text is not Python tokens at all)."""
 
     def __init__(self, reason: str, *, untokenizable: bool = False) -> None:

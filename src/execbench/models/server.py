@@ -31,13 +31,14 @@ import urllib.error
 import urllib.request
 from typing import Any, Iterator
 
+from execbench.errors import InternalError
 from execbench.models.names import LOCAL_SERVICE, LocalModel, LocalModelDescription
 
 DEFAULT_SLOT_CONTEXT = 8192
 PORT_RANGE = (20000, 40000)
 
 
-class ServerError(RuntimeError):
+class ServerError(InternalError, RuntimeError):
     """The local model server could not start or answer."""
 
 

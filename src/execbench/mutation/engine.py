@@ -34,7 +34,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence, TypedDict, cast
 
 from execbench import astlock
-from execbench.dataset import DatasetError, DatasetWriter, Task, parse_id, read_manifest, read_tasks
+from execbench.dataset import (DatasetError, DatasetWriter, FamilyCheck, Manifest, Task, arms_check, load_manifest,
+                              parse_id, read_tasks)
 from execbench.contract import (Candidate, Family, Mutation, Outcome, SourceError, TeacherMutation, build_key,
                                 hashseeds)
 from execbench.contract.jsontypes import JSONObject
@@ -165,14 +166,14 @@ class Context:
     ``build_candidate``, seeded random generators and the settings."""
 
     def __init__(self, family: Family, options: dict[str, Any], settings: Any, cache: BuildCache,
-                 mode: str = "offline", manifest: JSONObject | None = None,
+                 mode: str = "offline", manifest: Manifest | None = None,
                  checked: Counter[str] | None = None) -> None:
         self.family = family
         self.options = options
         self.settings = settings
         self.cache = cache
         self.mode = mode
-        self.manifest = manifest or {}  # the original dataset's manifest (its build settings)
+        self.manifest = manifest  # the original dataset's manifest (its build settings), if it has one
         # the hash seeds the cached outcomes were checked under (settings.hash_seeds.cached)
         self.checked: Counter[str] = checked if checked is not None else Counter()
         self._lock = threading.Lock()  # units build on several threads
@@ -180,7 +181,7 @@ class Context:
     def original_candidates(self) -> dict[str, Candidate]:
         """The family's own candidates for the original build's sources, by key ({} if the
         sources cannot be read any more, e.g. a temporary directory that is gone)."""
-        settings = self.manifest.get("settings")
+        settings = self.manifest.settings if self.manifest is not None else None
         if not isinstance(settings, dict) or settings.get("family") != self.family.name:
             return {}
         sources = settings.get("sources")
@@ -282,10 +283,10 @@ def task_log(original: Task, *, status: str, mode: str, attempts: int, seconds: 
 
 # -- the driver ---------------------------------------------------------------------------------
 
-def _family_options(family: Family, manifest: JSONObject) -> dict[str, Any]:
+def _family_options(family: Family, manifest: Manifest | None) -> dict[str, Any]:
     """The original build's options (its manifest's), over the family's defaults."""
     options = dict(family.default_options)
-    settings = manifest.get("settings")
+    settings = manifest.settings if manifest is not None else None
     built = settings.get("options") if isinstance(settings, dict) else None
     if isinstance(built, dict):
         options.update({k: v for k, v in built.items() if k in options})
@@ -351,7 +352,8 @@ def mutate_dataset(
     cache = cache or BuildCache(enabled=False)
     started = time.perf_counter()
     dataset = Path(dataset)
-    tasks = list(read_tasks(dataset))
+    check = arms_check({f.name: f.arms for f in plugins})  # the families' record check, from the plug-ins handed
+    tasks = list(read_tasks(dataset, check))
     if families_filter:
         tasks = [t for t in tasks if t.family in families_filter]
     if not tasks:
@@ -360,7 +362,7 @@ def mutate_dataset(
     if len(originals) != len(tasks):
         raise MutationSetupError(f"{dataset} already holds mutants ({len(tasks) - len(originals)} tasks "
                                  "have provenance.original_id); mutate the original dataset")
-    manifest = read_manifest(dataset) if dataset.is_dir() else {}
+    manifest = load_manifest(dataset) if dataset.is_dir() else None
     families: list[tuple[Family, Adapter]] = []
     for family_name in sorted({t.family for t in tasks}):
         plugin = next((f for f in plugins if f.name == family_name), None)
@@ -378,15 +380,15 @@ def mutate_dataset(
     if limit is not None:
         units = units[:limit]
     run_settings: JSONObject = {"mode": "offline", **asdict(settings), "original": {
-        "path": str(dataset.resolve()), "content_hash": manifest.get("content_hash"),
-        "settings": manifest.get("settings")}}
+        "path": str(dataset.resolve()), "content_hash": manifest.content_hash if manifest else None,
+        "settings": manifest.settings if manifest else None}}
     astlock.install()  # the mutants are parsed in these threads too (astlock)
     counted_from = (cache.hits, cache.misses)  # (the units start before write_dataset does)
     with ThreadPoolExecutor(max(1, jobs)) as pool:
         futures = [pool.submit(_safe_mutate, adapter, unit, ctx) for adapter, ctx, unit in units]
         return write_dataset(out, run_settings, (f.result() for f in futures), started=started, cache=cache,
                              mode="offline", units=len(units), progress=progress, hash_seeds=hash_seeds,
-                             checked=checked, counted_from=counted_from)
+                             checked=checked, counted_from=counted_from, check=check)
 
 
 def mutate_with_teacher(dataset: str | Path, out: str | Path, *, plugins: Sequence[Family],
@@ -410,8 +412,9 @@ def write_dataset(out: str | Path, run_settings: JSONObject, results: Iterable[U
                   started: float, cache: BuildCache | None, mode: str, units: int,
                   progress: ProgressFn | None = None, extra_yields: Mapping[str, int] | None = None,
                   hash_seeds: JSONObject | None = None, checked: Mapping[str, int] | None = None,
-                  counted_from: tuple[int, int] | None = None) -> JSONObject:
-    """Write unit results (in order) as a dataset directory plus ``mutation_log.jsonl``.
+                  counted_from: tuple[int, int] | None = None, check: FamilyCheck | None = None) -> JSONObject:
+    """Write unit results (in order) as a dataset directory plus ``mutation_log.jsonl``; ``check``:
+    the families' record check every mutant passes (``dataset.arms_check`` of the plug-ins).
     ``hash_seeds``: the run's record (:func:`resolve_hash_seeds`), written as ``settings.hash_seeds``
     with ``cached``: ``checked``, the seeds the cached outcomes were checked under (read at the end).
     ``counted_from``: the cache's (hits, misses) before the units started (default: now)."""
@@ -427,7 +430,7 @@ def write_dataset(out: str | Path, run_settings: JSONObject, results: Iterable[U
         for result in results:
             done += 1
             for record in result.tasks:
-                writer.add(Task.from_json(record))
+                writer.add(Task.from_json(record, check))
             for rejection in result.rejected:
                 writer.reject(**rejection)
             for entry in result.log:

@@ -19,6 +19,8 @@ import copy
 import re
 from dataclasses import dataclass
 
+from execbench.errors import InternalError
+
 PREFIX = "DEBUG_RESULT:"
 CANONICAL = PREFIX + " "
 MAX_CODE_CHARS = 64_000
@@ -26,7 +28,7 @@ MAX_VALUE_LINES = 200
 _OPEN, _CLOSE = "([{", ")]}"
 
 
-class ProbeError(ValueError):
+class ProbeError(InternalError, ValueError):
     """Teacher code that cannot be used (does not parse, too large, no target function)."""
 
 

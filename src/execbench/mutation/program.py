@@ -41,6 +41,7 @@ import symtable
 from dataclasses import dataclass, field
 from typing import Any, Iterable, TypedDict
 
+from execbench.errors import InternalError
 from execbench.mutation import scopes as _scopes
 from execbench.mutation import text as _text
 from execbench.mutation import values as _values
@@ -62,7 +63,7 @@ PLAIN_STR = re.compile(r"""^(?P<q>['"])(?P<body>[^'"\\\n{}%]*)(?P=q)$""")  # als
 _NAME_ARGS = ("getattr", "setattr", "hasattr", "delattr", "namedtuple", "NamedTuple", "TypedDict", "Enum")
 
 
-class MutationError(ValueError):
+class MutationError(InternalError, ValueError):
     """A program or call cannot be mutated (does not parse, too large, check failed)."""
 
 

@@ -11,8 +11,10 @@ import io
 import tokenize
 from dataclasses import dataclass
 
+from execbench.errors import InternalError
 
-class EditError(ValueError):
+
+class EditError(InternalError, ValueError):
     """An edit does not apply (overlap, or the text at the span is not what was expected)."""
 
 

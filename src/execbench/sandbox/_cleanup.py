@@ -17,6 +17,8 @@ import fcntl
 import os
 import stat
 
+from execbench.errors import InternalError
+
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _FS_IOC_GETFLAGS, _FS_IOC_SETFLAGS = 0x80086601, 0x40086602
 _IMMUTABLE_OR_APPEND = 0x00000010 | 0x00000020
@@ -144,7 +146,7 @@ def _remove_tree(path: str) -> bool:
     return not os.path.lexists(path)
 
 
-class TreeTooDeep(OSError):
+class TreeTooDeep(InternalError, OSError):
     """A walked tree goes deeper than the caller's bound."""
 
 

@@ -27,6 +27,8 @@ from . import _cgroup, _disk, _interpreters, _linux
 from ._cleanup import remove_tree
 from .classify import classify, describe_signal
 
+from execbench.errors import InternalError
+
 FORCE_FALLBACK_ENV = "EXECBENCH_SANDBOX_FORCE_FALLBACK"
 EXCLUSIVE_UID_ENV = "EXECBENCH_SANDBOX_EXCLUSIVE_UID"
 _MECHANISMS = ("netns", "pidns", "ipcns", "cgroup", "landlock", "mntns")
@@ -42,7 +44,7 @@ _MAXFD = os.sysconf("SC_OPEN_MAX")
 _CHUNK = 1 << 16
 
 
-class SandboxError(RuntimeError):
+class SandboxError(InternalError, RuntimeError):
     """The sandbox could not be set up (not: the program failed)."""
 
 

@@ -20,12 +20,14 @@ import json
 import re
 from typing import Any, Mapping
 
+from execbench.errors import InternalError
+
 MAX_DEPTH = 64
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 
 
-class RecordError(ValueError):
+class RecordError(InternalError, ValueError):
     """A record written by a program is too large, too deep, not JSON or not as expected."""
 
 

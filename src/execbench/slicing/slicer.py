@@ -12,6 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence, TypedDict
 
+from execbench.errors import InternalError
 from execbench.slicing.analysis import (
     BUILTINS, CONSTRUCTOR_LEAVES, KEYWORDS, AnalysisCache, CodeInfo, Stmt,
 )
@@ -20,7 +21,7 @@ ASSERT = "assert_vars"
 RETURN = "__return__"
 
 
-class SliceError(ValueError):
+class SliceError(InternalError, ValueError):
     """The slice cannot be computed (the assertion line was never executed, its source is
     missing, ...); the message says why."""
 

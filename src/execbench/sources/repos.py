@@ -117,6 +117,22 @@ DEFAULT_CORPUS: tuple[RepoConfig, ...] = (
 DEFAULT_BY_NAME = {c.name.lower(): c for c in DEFAULT_CORPUS}
 
 
+def library_files(root: Path, import_root: Path, packages: tuple[str, ...]) -> list[Path]:
+    """Absolute paths of a library's own modules, ``packages`` under ``import_root`` (test
+    directories excluded; never a symlink leading out of the tree ``root``)."""
+    out: list[Path] = []
+    for package in packages:
+        base = import_root / package
+        if base.is_dir():
+            for path in sorted(base.rglob("*.py")):
+                rel = path.relative_to(import_root).parts
+                if not any(p in ("tests", "test", "testing") for p in rel[:-1]):
+                    out.append(path)
+        elif (import_root / f"{package}.py").is_file():
+            out.append(import_root / f"{package}.py")
+    return [p for p in out if inside(p, root)]
+
+
 @dataclass(frozen=True)
 class Repo:
     """A prepared repository: source tree, venv, and what to trace."""
@@ -138,19 +154,8 @@ class Repo:
         return f"{self.name}-{self.version}"
 
     def library_files(self) -> list[Path]:
-        """Absolute paths of the library's own modules (test directories excluded; never a
-        symlink leading out of the tree)."""
-        out: list[Path] = []
-        for package in self.packages:
-            base = self.import_root / package
-            if base.is_dir():
-                for path in sorted(base.rglob("*.py")):
-                    rel = path.relative_to(self.import_root).parts
-                    if not any(p in ("tests", "test", "testing") for p in rel[:-1]):
-                        out.append(path)
-            elif (self.import_root / f"{package}.py").is_file():
-                out.append(self.import_root / f"{package}.py")
-        return [p for p in out if inside(p, self.root)]
+        """Absolute paths of the library's own modules (:func:`library_files`)."""
+        return library_files(self.root, self.import_root, self.packages)
 
     def test_files(self) -> list[Path]:
         """Test modules to build from: the configured subset or every test_*.py/*_test.py;

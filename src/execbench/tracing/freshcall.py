@@ -43,6 +43,7 @@ import signal
 import stat
 from typing import Generator, Iterator, NamedTuple
 
+from execbench.errors import InternalError
 from execbench.sandbox._cleanup import remove_tree
 
 MAX_ENTRIES = 4096          # files, directories and links below the roots, together
@@ -62,12 +63,12 @@ _join, _S_ISDIR, _S_ISREG, _S_ISLNK, _SIGKILL = os.path.join, stat.S_ISDIR, stat
 _LIBC = ctypes.CDLL(None, use_errno=True)
 
 
-class DirectoryOverCaps(Exception):
+class DirectoryOverCaps(InternalError):
     """The directories the module left cannot be copied for every call (too many entries,
     bytes or levels, or something that is not a file, directory or link)."""
 
 
-class RestoreFailed(Exception):
+class RestoreFailed(InternalError):
     """A directory could not be put back as the module left it."""
 
 

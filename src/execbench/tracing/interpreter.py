@@ -26,12 +26,13 @@ import sys
 from dataclasses import dataclass
 
 from execbench import sandbox
+from execbench.errors import InternalError
 
 PINNED = "3.11"
 ENV = "EXECBENCH_TRACE_PYTHON"
 
 
-class InterpreterError(RuntimeError):
+class InterpreterError(InternalError, RuntimeError):
     """No usable interpreter for the requested trace convention."""
 
 

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from types import CodeType, FrameType, MethodType
 from typing import Any, Callable, Required, TypedDict
 
+from execbench.errors import InternalError
 from execbench.tracing.summary import summarize
 
 _YIELD_OPS = {dis.opmap[name] for name in ("YIELD_VALUE",) if name in dis.opmap}
@@ -67,7 +68,7 @@ class _Refuse:
         self.__getattr__(attr)
 
 
-class TraceTooLarge(Exception):
+class TraceTooLarge(InternalError):
     """Raised inside the tracer when a cap is exceeded; tracing stops."""
 
 

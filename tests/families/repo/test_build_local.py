@@ -169,6 +169,11 @@ def test_worker_processes_build_what_threads_build(built, local_repo, tmp_path):
         assert type(pool).__name__ == "ProcessPoolExecutor"
     manifest = build_dataset(plugin, [str(local_repo)], tmp_path / "ds", options=PINNED, jobs=2)
     assert manifest["content_hash"] == built[0]["content_hash"] and manifest["tasks"] == built[0]["tasks"]
+    # each build's manifest records the repositories its own context prepared (issue 36: no module global)
+    prepared = manifest["settings"]["repositories"]
+    assert prepared == built[0]["settings"]["repositories"] and len(prepared) == 1
+    assert set(next(iter(prepared.values()))) == {"test_dependencies", "declared_in", "resolved"}
+    assert "release_window" not in manifest["settings"] and "tasks_by_release" not in manifest
 
 
 def test_a_module_pytest_cannot_collect_is_a_rejection_with_pytests_words(tmp_path):

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from execbench.contract import BuildContext, BuildReport
 from execbench.families.repo import novelty, packages
 from execbench.sources import index
 from execbench.sources.repos import _safe_unpack
@@ -109,7 +110,8 @@ def test_a_windowed_list_asks_the_index_once_per_package(tmp_path, local_index):
     listing = tmp_path / "list.txt"
     listing.write_text("cachetools\nmore-itertools==11.2.1\nmore-itertools==11.1.0\nno-such-package\n")
     options = {"released_after": "2026-06-01", "released_before": "2026-12-01", "new_tests_only": True}
-    found = list(packages.list_candidates(f"list:{listing}", options))
+    context = BuildContext()
+    found = list(packages.list_candidates(f"list:{listing}", options, context))
     assert sorted(_Index.requests) == ["/simple/cachetools/", "/simple/more-itertools/",
                                        "/simple/no-such-package/"]  # one per package, whatever its lines
     assert [c.key for c in found] == ["package/cachetools==8.0.2", "package/more-itertools==11.2.1",
@@ -121,13 +123,57 @@ def test_a_windowed_list_asks_the_index_once_per_package(tmp_path, local_index):
     assert "not on the package index" in found[3].payload["release"]["rejected"]
     rejected = packages.build_package(found[3].payload["package"], options, None, found[3].payload["release"])
     assert [(r["stage"], r["candidate"]) for r in rejected.rejected] == [("package", "pypi:no-such-package")]
-    pinned = packages.pinned_list(packages.SELECTED)
+    pinned = context.settings["release_window"]["pinned_list"]
+    assert context.files == {packages.PINNED_LIST: pinned}
     assert pinned.splitlines()[1:3] == ["cachetools==8.0.2  # 2026-11-18T21:18:28Z",
                                         "more-itertools==11.2.1  # 2026-10-14T18:50:30Z"]
     assert packages.read_entries(f"list:{_write(tmp_path, pinned)}")[:2] == [("cachetools", "8.0.2"),
                                                                              ("more-itertools", "11.2.1")]
     with pytest.raises(index.SourceError, match="without a version"):
         packages.read_list(f"list:{listing}")  # a bare name needs the window's index lookup
+
+
+def test_two_windowed_builds_in_one_process_keep_their_own_window(tmp_path, local_index):
+    """Issue 36: a build's window lives in its context, not in a module global a later build reads."""
+    from execbench import registry
+    from execbench.dataset import Manifest
+
+    listing = tmp_path / "list.txt"
+    listing.write_text("cachetools\n")
+    repo = registry.get("repo")
+    first, second, plain = BuildContext(), BuildContext(), BuildContext()
+    list(repo.candidates([f"list:{listing}"], {"released_after": "2026-06-01", "released_before": "2026-12-01"}, first))
+    list(repo.candidates([f"list:{listing}"], {"released_after": "2020-01-01", "released_before": "2020-02-01"}, second))
+    pinned = tmp_path / "pinned.txt"
+    pinned.write_text("cachetools==8.0.2\n")
+    list(repo.candidates([f"list:{pinned}"], {}, plain))  # no window: nothing about one in its manifest
+    assert first.settings["release_window"]["packages"]["cachetools"]["version"] == "8.0.2"
+    assert second.settings["release_window"]["released_after"] == "2020-01-01"
+    assert "version" not in second.settings["release_window"]["packages"]["cachetools"]
+    assert plain.settings == {} and plain.files == {} and plain.extra == {}
+    # the family's summary lines come from the manifest it is handed (the CLI knows none of its words)
+    manifest = Manifest(content_hash="sha256:0", tasks=0, settings=first.settings,
+                        extra={"tasks_by_release": {"cachetools==8.0.2": {"tasks": 3, novelty.STAGE: 2}}})
+    summary = repo.capability(BuildReport).summary
+    table, note = summary(manifest, tmp_path)
+    assert table.rows == (("cachetools", "8.0.2", "2026-11-18", "3", "2", "7.1.4"),)
+    assert note.endswith(packages.PINNED_LIST)
+    assert summary(Manifest(content_hash="sha256:0", tasks=0, settings=plain.settings), tmp_path) == []
+
+
+def test_tasks_by_release_are_counted_by_the_family(tmp_path):
+    from execbench import registry
+    from execbench.contract import Outcome
+
+    release = {"package": "cachetools", "version": "8.0.2"}
+    context = BuildContext()
+    record_written = registry.get("repo").capability(BuildReport).record_written
+    record_written(Outcome(tasks=[{"provenance": {"release": release}}] * 2, rejected=[
+        {"candidate": "x", "stage": novelty.STAGE, "reason": "r", "release": "cachetools==8.0.2"},
+        {"candidate": "y", "stage": "package", "reason": "r"}]), context)
+    assert context.extra == {"tasks_by_release": {"cachetools==8.0.2": {"tasks": 2, novelty.STAGE: 1}}}
+    record_written(Outcome(tasks=[{"provenance": {}}]), other := BuildContext())
+    assert other.extra == {}
 
 
 def _write(tmp_path: Path, text: str) -> Path:

@@ -3,6 +3,7 @@
 from execbench.analysis.logs import row_from_records
 from execbench import registry
 from execbench.contract import Slices
+from execbench.eval.logs import SAMPLE_RECORD_VERSION
 
 
 def test_difficulty_and_scope_from_labels_metrics_and_slice_files():
@@ -23,7 +24,8 @@ def test_difficulty_and_scope_from_labels_metrics_and_slice_files():
 
 def test_a_log_row_gets_the_family_slices_and_no_other_family_does():
     def row(family, metrics):
-        record = {"id": f"{family}/x/y#a", "metadata": {"family": family, "metrics": metrics}}
+        record = {"version": SAMPLE_RECORD_VERSION, "id": f"{family}/x/y#a",
+                  "metadata": {"family": family, "metrics": metrics}}
         return row_from_records({}, record, "m", "log", "e")
 
     assert (row("repo", {"difficulty": 1, "slice_files": 2})["difficulty"],

@@ -65,8 +65,7 @@ def test_resolved_versions_come_from_dist_info_names(tmp_path):
 def test_manifest_records_the_test_environment(tmp_path):
     from types import SimpleNamespace
 
-    from execbench import registry
-    from execbench.families.repo import build, packages
+    from execbench.families.repo import build
 
     root = _tree(tmp_path / "src", {"requirements-test.txt": "pytest==8.3.4\nfreezegun==1.5.1\n"})
     site = tmp_path / "venv" / "lib" / "python3.11" / "site-packages"
@@ -77,8 +76,3 @@ def test_manifest_records_the_test_environment(tmp_path):
     env = build.test_environment(repo)  # type: ignore[arg-type] - a stand-in with the fields it reads
     assert env == {"test_dependencies": ["pytest==8.3.4", "freezegun==1.5.1"],
                    "declared_in": ["requirements-test.txt"], "resolved": {"pytest": "8.3.4", "freezegun": "1.5.1"}}
-    build.PREPARED.clear()
-    packages.SELECTED.clear()  # a windowed list built earlier in this process (as build.candidates does)
-    build.PREPARED["pkg-1.0"] = env
-    assert registry.get("repo").manifest_settings({}) == {"repositories": {"pkg-1.0": env}}
-    build.PREPARED.clear()

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Iterator
 
 from execbench.dataset import Task
-from execbench.contract import (AnalysisFacts, BatchGrading, BuildSchedule, Candidate, Family, Licenses, Metric,
+from execbench.contract import (AnalysisFacts, BatchGrading, BuildContext, BuildSchedule, Candidate, Family, Licenses, Metric,
                                 Outcome, Prompt, SliceTable)
 from execbench.families.cruxeval import build, grade, prompt
 from execbench.grading import Score
@@ -48,7 +48,8 @@ class CruxevalFamily(Family[dict[str, Any], build.CruxevalOptions]):
         BatchGrading(grade_many=grade.grade_many),  # grading that runs code batches its sandbox runs
         Licenses(lookup=_source_license))
 
-    def candidates(self, sources: list[str], options: build.CruxevalOptions) -> Iterator[Candidate]:
+    def candidates(self, sources: list[str], options: build.CruxevalOptions,
+                   context: BuildContext | None = None) -> Iterator[Candidate]:
         return build.candidates(sources, options)
 
     def build_candidate(self, candidate: Candidate, options: build.CruxevalOptions) -> Outcome:

@@ -44,6 +44,7 @@ from collections import Counter, defaultdict
 from typing import Any, Iterable, TypedDict
 
 from execbench.dataset import Task
+from execbench.errors import InternalError
 from execbench.families.cruxeval.codec import LiteralValue, encode
 from execbench.families.cruxeval import run
 from execbench.families.cruxeval.records import GradeItem
@@ -66,7 +67,7 @@ _FSTRING_TOKEN = re.compile(r"^unexpected token [\"'][rRbB]*[fF]")  # Python 3.1
 _JSON = json.JSONDecoder()
 
 
-class _Refused(Exception):
+class _Refused(InternalError):
     def __init__(self, status: str, reason: str) -> None:
         super().__init__(reason)
         self.status = status

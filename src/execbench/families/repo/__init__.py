@@ -6,13 +6,14 @@ paper's seven libraries, pinned). Pipeline and decisions: ``docs/repo-family.md`
 from __future__ import annotations
 
 from collections import defaultdict
+from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from execbench.dataset import Task
-from execbench.contract import (AgentBrowser, AnalysisFacts, Annotator, BuildSchedule, Candidate, Family, Licenses,
-                                Metric, Mutation, Outcome, Prompt, SliceTable, Slices, TeacherMutation)
-from execbench.contract.jsontypes import JSONObject
-from execbench.families.repo import build, prompt, slices
+from execbench.dataset import Manifest, Task
+from execbench.contract import (AgentBrowser, AnalysisFacts, Annotator, BuildContext, BuildReport, BuildSchedule,
+                                Candidate, Family, Licenses, Metric, Mutation, Outcome, Prompt, SliceTable, Slices,
+                                SummaryTable, TeacherMutation)
+from execbench.families.repo import build, novelty, prompt, slices
 from execbench.grading import Score
 
 
@@ -61,6 +62,47 @@ def _source_license(source: str) -> str | None:
         return f"{config.license} ({config.name} {config.version})"
     declared = declared_license(name, version) if name else None
     return f"{declared} ({name} {version}, from its package metadata)" if declared else None
+
+
+def _record_written(outcome: Outcome, context: BuildContext) -> None:
+    """The manifest's ``tasks_by_release``: per release (``name==version``, tasks carrying
+    ``provenance.release``) its tasks, and rejections by stage of those that name it
+    (``release`` detail)."""
+    counts: dict[str, dict[str, int]] = context.extra.setdefault("tasks_by_release", {})
+    for task in outcome.tasks:
+        release = task["provenance"].get("release")
+        if isinstance(release, dict) and release.get("package") and release.get("version"):
+            row = counts.setdefault(f"{release['package']}=={release['version']}", {})
+            row["tasks"] = row.get("tasks", 0) + 1
+    for rejection in outcome.rejected:
+        if isinstance(rejection.get("release"), str):
+            row = counts.setdefault(rejection["release"], {})
+            row[rejection["stage"]] = row.get(rejection["stage"], 0) + 1
+    if not counts:
+        del context.extra["tasks_by_release"]
+
+
+def _build_summary(manifest: Manifest, out: Path) -> list[SummaryTable | str]:
+    """Per package of a release window: the release chosen and how many tasks survive."""
+    from execbench.families.repo.packages import PINNED_LIST
+
+    window = manifest.settings.get("release_window")
+    if not window:
+        return []
+    counts = manifest.extra.get("tasks_by_release") or {}
+    rows: list[tuple[str, ...]] = []
+    for name, release in window.get("packages", {}).items():
+        if "version" not in release:
+            rows.append((name, "none", "", "", "", release.get("rejected", "")[:60]))
+            continue
+        row = counts.get(f"{release['name']}=={release['version']}", {})
+        previous = release.get("previous") or {}
+        rows.append((name, release["version"], release["date"], str(row.get("tasks", 0)),
+                     str(row.get(novelty.STAGE, 0)), previous.get("version", "-")))
+    title = f"releases in [{window.get('released_after') or '…'}, {window.get('released_before') or '…'})"
+    return [SummaryTable(title, ("package", "release", "uploaded", "tasks", "existed before", "previous"),
+                         tuple(rows), right=("tasks", "existed before")),
+            f"pinned versions for a rebuild: {out / PINNED_LIST}"]
 
 
 class RepoFamily(Family[dict[str, Any], build.RepoOptions]):
@@ -122,27 +164,20 @@ class RepoFamily(Family[dict[str, Any], build.RepoOptions]):
         BuildSchedule(in_processes=True),
         Annotator(annotate=_annotator), Mutation(adapter=_mutation_adapter),
         TeacherMutation(mutate=_teacher_mutation), AgentBrowser(browser=_agent_browser),
-        Licenses(lookup=_source_license))
+        Licenses(lookup=_source_license), BuildReport(record_written=_record_written, summary=_build_summary))
 
-    def candidates(self, sources: list[str], options: build.RepoOptions) -> Iterator[Candidate]:
-        return build.candidates(sources, options)
+    def candidates(self, sources: list[str], options: build.RepoOptions,
+                   context: BuildContext | None = None) -> Iterator[Candidate]:
+        """The builder's candidates; each repository's test environment (requirements, where they
+        are declared, the versions installed) and a windowed list's ``release_window`` go into
+        ``context`` (``settings.repositories``, ``settings.release_window``)."""
+        return build.candidates(sources, options, context)
 
     def build_candidate(self, candidate: Candidate, options: build.RepoOptions) -> Outcome:
         return build.build_candidate(candidate, options)
 
     def prompt(self, task: Task, variant: str = "direct") -> Prompt:
         return prompt.render(task, variant)
-
-    def manifest_settings(self, options: build.RepoOptions) -> JSONObject:
-        """Each repository's test environment: requirements, where they are declared, the
-        versions installed (``build.PREPARED``, filled by the candidates of this build); for
-        a windowed package list, ``release_window`` (``packages.SELECTED``)."""
-        from execbench.families.repo import packages
-
-        settings: JSONObject = {"repositories": dict(sorted(build.PREPARED.items()))} if build.PREPARED else {}
-        if packages.SELECTED:  # a windowed package list: the window and the releases chosen (rebuild list)
-            settings["release_window"] = {**packages.SELECTED, "pinned_list": packages.pinned_list(packages.SELECTED)}
-        return settings
 
     def grade(self, task: Task, response: str) -> Score:
         from execbench.families.repo.compare import grade_answer  # written alongside; imported lazily

@@ -46,6 +46,7 @@ from typing import Any, NotRequired, Required, TypedDict, cast
 
 import pytest
 
+from execbench.errors import InternalError
 from execbench.tracing.tracer import TraceLimits, Tracer
 
 MAX_RENDER = 2000
@@ -218,13 +219,13 @@ _MUTABLE = frozenset({"_current"})
 _getframe = sys._getframe
 
 
-class TestTimeout(Exception):
+class TestTimeout(InternalError):
     pass
 
 
 # --- rendering values (exact builtin types only: no user code runs) -----------------------
 
-class _TooBig(Exception):
+class _TooBig(InternalError):
     pass
 
 

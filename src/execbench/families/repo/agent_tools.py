@@ -30,6 +30,7 @@ from typing import Any
 
 import re2
 
+from execbench.errors import InternalError
 from execbench.families.repo import agent_copy
 from execbench.sources import repos
 
@@ -48,7 +49,7 @@ def _artifact(rel: tuple[str, ...]) -> bool:
         p in _SKIP_DIRS or p.endswith(".egg-info") for p in rel))
 
 
-class ToolError(ValueError):
+class ToolError(InternalError, ValueError):
     """A refused or failed tool call (the message is meant for the agent)."""
 
 

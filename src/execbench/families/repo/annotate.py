@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping, TypedDict
 
 from execbench.contract.jsontypes import JSONObject, JSONValue
-from execbench.dataset import DatasetWriter, Task, read_manifest, read_rejected, read_tasks
+from execbench.dataset import DatasetWriter, Task, load_manifest, read_rejected, read_tasks
 
 if TYPE_CHECKING:
     from execbench.models.teacher import Reply, Teacher
@@ -105,7 +105,7 @@ def annotate_dataset(directory: str | Path, annotator: str, *, connections: int 
     from execbench.models.teacher import open_teacher
 
     started = time.perf_counter()
-    manifest = read_manifest(directory)
+    manifest = load_manifest(directory)
     tasks = list(read_tasks(directory))
     rejected = list(read_rejected(directory))
     others = [t.id for t in tasks if t.family != "repo"]
@@ -119,8 +119,10 @@ def annotate_dataset(directory: str | Path, annotator: str, *, connections: int 
         raise ValueError(f"every request to {annotator} failed (dataset unchanged); first: {errors[0]}")
     labels = [parse_label(reply.text) for reply in replies]
     counts = Counter("error" if reply.error else (label or "none") for reply, label in zip(replies, labels))
-    settings = {**manifest.get("settings", {}), "annotator": annotator}
-    extra = {key: manifest[key] for key in ("candidates", "build_seconds", "cache") if key in manifest}
+    settings = {**(manifest.settings if manifest else {}), "annotator": annotator}
+    # the build's own fields; tasks_by_release counts the same tasks and rejections, rewritten unchanged
+    kept = ("candidates", "build_seconds", "cache", "tasks_by_release")
+    extra = {key: manifest.extra[key] for key in kept if manifest and key in manifest.extra}
     with DatasetWriter(directory, settings=settings) as writer:
         for task, label, reply in zip(tasks, labels, replies):
             writer.add(task if reply.error else labelled(task, label, annotator))  # a failed request changes nothing

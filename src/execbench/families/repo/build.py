@@ -35,6 +35,7 @@ Each task's trace is stored by :mod:`.traces` and its slicing metrics come from
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import json
 import os
@@ -47,8 +48,9 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence, TypedDict
 
 from execbench.dataset import make_id
 from execbench.dataset.cache import cache_dir
-from execbench.contract import Candidate, Outcome, SourceError, hashseeds
+from execbench.contract import BuildContext, Candidate, Outcome, SourceError, hashseeds
 from execbench.contract.jsontypes import JSONObject, JSONValue
+from execbench.errors import InternalError
 from execbench.families.repo import assertions as A
 from execbench.families.repo import agent_copy, balance, context, dvp, leaks, packages, static_eval, touched
 from execbench.families.repo.records import (AnswerCandidate, Item, Module, Pending, RejectionBase, RepoOptions,
@@ -115,11 +117,6 @@ def repo_from_payload(p: RepoPayload) -> Repo:
                 content_sha256=p.get("content_sha256"))
 
 
-# The test environments of the repositories the last candidates() call prepared, for the
-# manifest (RepoFamily.manifest_settings; build_dataset asks for settings after candidates).
-PREPARED: dict[str, JSONObject] = {}
-
-
 def test_environment(repo: Repo) -> JSONObject:
     """What the manifest records of a repository's test environment: the requirements asked
     for, where the repository declares them, and the versions installed (read from the
@@ -149,16 +146,17 @@ def run_seeds(options: RepoOptions) -> list[int]:
     return hashseeds.of({"repeats": 2, **options})
 
 
-def candidates(sources: list[str], options: RepoOptions) -> Iterator[Candidate]:
+def candidates(sources: list[str], options: RepoOptions, context: BuildContext | None = None) -> Iterator[Candidate]:
+    """The build's candidates; the manifest's ``settings.repositories`` (each prepared repository's test
+    environment) and a windowed list's release window go into ``context`` (this build's state)."""
+    context = context if context is not None else BuildContext()
     run_seeds(options)  # a bad repeats or check_seeds stops the build before any repository is prepared
     if str(options.get("data_table_tasks", "exclude")) not in ("exclude", "keep"):
         raise SourceError(f"data_table_tasks={options.get('data_table_tasks')!r}: expected exclude or keep")
-    PREPARED.clear()
-    packages.SELECTED.clear()
     capped = bool(int(options.get("max_modules_per_package") or 0) or int(options.get("max_tasks_per_package") or 0))
     for spec in repos.expand_specs(sources):
         if packages.is_list(spec):  # one candidate per package, prepared where it is built
-            yield from packages.list_candidates(spec, options)
+            yield from packages.list_candidates(spec, options, context)
             continue
         try:  # any failure is this checkout's rejection (an unprepared candidate), never a stopped build
             repo, test_files = repos.prepared(spec, full=bool(options.get("full")))
@@ -166,10 +164,11 @@ def candidates(sources: list[str], options: RepoOptions) -> Iterator[Candidate]:
             label = repos.spec_label(spec)
             yield Candidate(key=f"unprepared/{label}", payload={"unprepared": label, "reason": str(exc)[:2000]})
             continue
+        prepared = context.settings.setdefault("repositories", {})
         try:
-            PREPARED[repo.key] = test_environment(repo)
+            prepared[repo.key] = test_environment(repo)
         except Exception as exc:  # noqa: BLE001 - the manifest note must not stop a build
-            PREPARED[repo.key] = {"error": f"{type(exc).__name__}: {exc}"[:300]}
+            prepared[repo.key] = {"error": f"{type(exc).__name__}: {exc}"[:300]}
         if capped:  # package caps need the whole package in one candidate, as a list: line is built
             yield Candidate(key=f"package/{repo.key}", payload={"package": spec, "tree_sha256": repo.tree_sha256})
             continue
@@ -946,7 +945,7 @@ def _readable_without_running(it: Item, runs: list[dict[str, RenderedValue]]) ->
     return dvp.SEMANTIC, f"readable_without_running: {A.segment(it.module.source, node)[:80]} only reads literals of the test"
 
 
-class _NotStatic(Exception):
+class _NotStatic(InternalError):
     pass
 
 
@@ -1123,15 +1122,15 @@ def _agent_copies(modules: list[Module], items: dict[str, Item], admitted: list[
 
 def _library_check(repo: Repo) -> Callable[[str], bool]:
     """Whether a path of the tree (relative to its root) is one of the library's modules."""
-    key = (str(repo.root), str(repo.import_root), repo.packages)
-    if key not in _LIBRARY_FILES:
-        _LIBRARY_FILES.clear()  # one repository at a time per process
-        _LIBRARY_FILES[key] = {p.relative_to(repo.root).as_posix() for p in repo.library_files()}
-    files = _LIBRARY_FILES[key]
+    files = _library_files(repo.root, repo.import_root, repo.packages, repo.tree_sha256)
     return lambda rel: rel in files
 
 
-_LIBRARY_FILES: dict[tuple, set[str]] = {}
+@functools.lru_cache(maxsize=1)  # one repository at a time per process (asked once per task)
+def _library_files(root: Path, import_root: Path, packages: tuple[str, ...], tree_sha256: str) -> frozenset[str]:
+    """The library's modules relative to ``root``; ``tree_sha256`` keys the cache on the tree's
+    content too (a local checkout edited between two builds of one process is listed again)."""
+    return frozenset(p.relative_to(root).as_posix() for p in repos.library_files(root, import_root, packages))
 
 
 def _excluded_recall(p: Pending, table: str, options: RepoOptions, outcome: Outcome) -> bool:

@@ -60,6 +60,7 @@ import tokenize
 from collections.abc import Mapping
 from typing import Any
 
+from execbench.errors import InternalError
 from execbench.grading import GRADING_TIMEOUT, NO_ANSWER, OK, TRUNCATED, Score, reasoning_unclosed, strip_reasoning
 from execbench.grading.tokens import TokenBoundError, significant_tokens
 
@@ -82,11 +83,11 @@ _MAPPING_CTORS = {"dict", "defaultdict", "OrderedDict", "Counter"}
 _MODULES = {"collections", "builtins", "math", "typing"}
 
 
-class Refused(ValueError):
+class Refused(InternalError, ValueError):
     """The text parses but is not an allowed answer (the message says why)."""
 
 
-class _NotExpression(ValueError):
+class _NotExpression(InternalError, ValueError):
     """The text is not a Python expression (prose)."""
 
 

@@ -45,7 +45,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, NotRequired, Protocol, TypedDict, TypeGuard, cast
 
-from execbench.dataset import Task, read_manifest, read_tasks
+from execbench.dataset import Task, arms_check, load_manifest, read_tasks
 from execbench.dataset.cache import BuildCache
 from execbench.contract import Outcome, SourceError, hashseeds
 from execbench.contract.jsontypes import JSONObject
@@ -768,7 +768,7 @@ def mutate_repo_dataset(
                                         "use --offline for trace and state)")
     if any("original_id" in t.provenance for t in tasks):
         raise engine.MutationSetupError(f"{dataset} already holds mutants; mutate the original dataset")
-    manifest = read_manifest(dataset) if dataset.is_dir() else {}
+    manifest = load_manifest(dataset) if dataset.is_dir() else None
     # the options as built, with this run's hash seeds (resolved once: every module's build checks under them)
     (resolved,), hash_seeds = engine.resolve_hash_seeds([engine._family_options(FAMILY, manifest)])
     options = cast(RepoOptions, resolved)
@@ -776,8 +776,9 @@ def mutate_repo_dataset(
     keys = list(modules)[:limit] if limit is not None else list(modules)
     teacher_name = teacher if isinstance(teacher, str) else teacher.name
     run_settings = {"mode": "teacher", "teacher": teacher_name, **asdict(settings), "prompt_version": PROMPT_VERSION,
-                    "original": {"path": str(dataset.resolve()), "content_hash": manifest.get("content_hash"),
-                                 "settings": manifest.get("settings")}}
+                    "original": {"path": str(dataset.resolve()),
+                                 "content_hash": manifest.content_hash if manifest else None,
+                                 "settings": manifest.settings if manifest else None}}
 
     async def run_all(active: Teacher) -> list[engine.UnitResult]:
         gate = asyncio.Semaphore(max(1, settings.concurrency))
@@ -799,4 +800,5 @@ def mutate_repo_dataset(
     else:
         results = asyncio.run(run_all(teacher))
     return engine.write_dataset(out, run_settings, results, started=started, cache=cache, mode="teacher",
-                                units=len(keys), extra_yields=function_yields(results), hash_seeds=hash_seeds)
+                                units=len(keys), extra_yields=function_yields(results), hash_seeds=hash_seeds,
+                                check=arms_check({FAMILY.name: FAMILY.arms}))

@@ -24,7 +24,8 @@ and the release uploaded last before the window. Every task is stamped with
 ``provenance.release_date`` and ``provenance.release``. A package without a release in
 the window is a ``package`` rejection saying so; an index that cannot be reached stops
 the build. ``new_tests_only`` keeps the assertions the older release did not have
-(:mod:`.novelty`). :data:`SELECTED` holds what the last listing chose, for the manifest.
+(:mod:`.novelty`). What a listing chose goes into the build's context (the manifest's
+``settings.release_window``, and :data:`PINNED_LIST` beside the dataset).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from typing import Any, Callable, Iterator, Required, TypedDict
 
 from packaging.utils import canonicalize_name
 
-from execbench.contract import Candidate, Outcome
+from execbench.contract import BuildContext, Candidate, Outcome
 from execbench.contract.jsontypes import JSONObject, as_object
 from execbench.families.repo import novelty
 from execbench.families.repo.records import RepoOptions
@@ -59,10 +60,9 @@ class PackageRelease(TypedDict, total=False):
     previous: dict[str, str] | None  # index.Release.record() of the release before the window
 
 
-# What the last windowed listing chose, for the manifest (RepoFamily.manifest_settings):
-# the window, the index asked, and per package its release record (PackageRelease) or why it
-# has none. Left a plain dict: the manifest settings take it as JSON as it is.
-SELECTED: dict[str, Any] = {}
+#: Beside a dataset built from a release window: the exact versions chosen, as a ``list:`` file
+#: (the text is ``settings.release_window.pinned_list``; issue 26, docs/repo-family.md).
+PINNED_LIST = "packages.pinned.txt"
 
 BuildFile = Callable[[repos.Repo, str, str, RepoOptions], Outcome]
 
@@ -111,8 +111,12 @@ def windowed(options: RepoOptions | None) -> bool:
                 or options.get("new_tests_only"))
 
 
-def list_candidates(source: str, options: RepoOptions | None = None) -> Iterator[Candidate]:
-    """One candidate per package; with a window or a bare name, the index chooses the release."""
+def list_candidates(source: str, options: RepoOptions | None = None,
+                    context: BuildContext | None = None) -> Iterator[Candidate]:
+    """One candidate per package; with a window or a bare name, the index chooses the release, and
+    ``context`` (this build's state) gets the manifest's ``settings.release_window`` (the window,
+    the index asked, per list line its release record or why it has none, and ``pinned_list``)
+    and the :data:`PINNED_LIST` file."""
     entries = read_entries(source)
     if not windowed(options) and all(version for _, version in entries):
         for name, version in entries:
@@ -124,18 +128,22 @@ def list_candidates(source: str, options: RepoOptions | None = None) -> Iterator
     if options and options.get("new_tests_only") and window.after is None:
         raise SourceError("new_tests_only compares with the release before the window: set released_after")
     url = index.index_url()
-    SELECTED.update({"released_after": after, "released_before": before, "index": url, "packages": {}})
+    chosen: dict[str, PackageRelease] = {}
+    selected: dict[str, Any] = {"released_after": after, "released_before": before, "index": url, "packages": chosen}
     seen: set[str] = set()
     pages: dict[str, list[index.Release] | SourceError] = {}  # one request per package
     budget = index.Budget()  # the whole listing's time with the index (each request has its own deadline too)
     for name, version in entries:
         line = f"{name}=={version}" if version else name
         release = _release(name, version, window, url, pages, budget)
-        SELECTED["packages"][line] = release
+        chosen[line] = release
         spec = f"pypi:{name}=={release['version']}" if "version" in release else f"pypi:{line}"
         if spec not in seen:  # a bare name and a pin may choose the same release
             seen.add(spec)
             yield Candidate(key=f"package/{spec[len('pypi:'):]}", payload={"package": spec, "release": release})
+    if context is not None:  # (a second windowed list of one build replaces the first's, as before)
+        context.settings["release_window"] = {**selected, "pinned_list": pinned_list(selected)}
+        context.files[PINNED_LIST] = context.settings["release_window"]["pinned_list"]
 
 
 def _release(name: str, version: str | None, window: index.Window, url: str,

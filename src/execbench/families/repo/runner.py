@@ -120,6 +120,7 @@ def _shipped() -> dict[str, str]:
     return {
         "_execbench_repo_plugin.py": (_HERE / "_plugin.py").read_text(encoding="utf-8"),
         "execbench/__init__.py": "",
+        "execbench/errors.py": (_TRACING.parent / "errors.py").read_text(encoding="utf-8"),  # the tracer's root
         "execbench/tracing/__init__.py": "",
         "execbench/tracing/tracer.py": (_TRACING / "tracer.py").read_text(encoding="utf-8"),
         "execbench/tracing/summary.py": (_TRACING / "summary.py").read_text(encoding="utf-8"),

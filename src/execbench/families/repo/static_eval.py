@@ -25,6 +25,8 @@ import operator
 import re
 from typing import Any, Callable, Iterable, Mapping
 
+from execbench.errors import InternalError
+
 MAX_STEPS = 20_000
 MAX_ITEMS = 10_000
 MAX_CHARS = 100_000
@@ -34,7 +36,7 @@ _SCALARS = (int, float, complex, str, bytes, bool, type(None))
 _CONTAINERS = (list, tuple, set, frozenset, dict, range)
 
 
-class NotStatic(Exception):
+class NotStatic(InternalError):
     """The expression needs more than a reader's arithmetic (or a bound was exceeded)."""
 
 

@@ -49,6 +49,7 @@ from typing import Any, Callable, NotRequired, TypedDict
 
 import sympy
 
+from execbench.errors import InternalError
 from execbench.grading.tokens import TokenBoundError, significant_tokens
 
 MAX_TEXT = 20_000
@@ -114,7 +115,7 @@ _ALLOWED_OPS = {"(", ")", "[", "]", "{", "}", ",", ":", ".", "=", "+", "-", "*",
 _BINARY = {"*", "/", "**", "."}
 
 
-class SympyParseError(ValueError):
+class SympyParseError(InternalError, ValueError):
     """The text is not an allowed sympy answer (the message says why)."""
 
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+from execbench.errors import InternalError
 from execbench.families.repo.assertions import TestFunction
 
 MAX_ITEMS = 500
@@ -59,7 +60,7 @@ class Touched:
     globals: dict[str, tuple[str, str | None]] = field(default_factory=dict)  # name -> (kind, file)
 
 
-class Invalid(ValueError):
+class Invalid(InternalError, ValueError):
     pass
 
 

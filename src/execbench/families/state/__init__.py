@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Iterator
 
 from execbench.dataset import Task
-from execbench.contract import (AnalysisFacts, BuildSchedule, Candidate, Demo, Family, Licenses, Metric, Mutation,
+from execbench.contract import (AnalysisFacts, BuildContext, BuildSchedule, Candidate, Demo, Family, Licenses, Metric, Mutation,
                                 Outcome, Prompt, SliceTable, Slices)
 from execbench.families.state import build, grade, prompt
 from execbench.grading import Score
@@ -67,7 +67,8 @@ class StateFamily(Family[dict[str, Any], build.StateOptions]):
                                                 "inputs Apache-2.0 (execbench)"}),
         Demo(sources=("classic",)))
 
-    def candidates(self, sources: list[str], options: build.StateOptions) -> Iterator[Candidate]:
+    def candidates(self, sources: list[str], options: build.StateOptions,
+                   context: BuildContext | None = None) -> Iterator[Candidate]:
         return build.candidates(sources, options)
 
     def build_candidate(self, candidate: Candidate, options: build.StateOptions) -> Outcome:

@@ -9,11 +9,11 @@ Answer format and the concurrency notation: ``docs/trace-format.md``.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Iterator, Mapping, cast
+from typing import Any, Iterable, Iterator
 
 from execbench.dataset import Task
-from execbench.contract import (AnalysisFacts, BuildSchedule, Candidate, Demo, Family, Licenses, Metric, Mutation,
-                                Outcome, PaperScoring, Prompt, Slices)
+from execbench.contract import (AnalysisFacts, BuildContext, BuildSchedule, Candidate, Demo, Family, Licenses, Metric,
+                                Mutation, Outcome, PaperScoring, Prompt, Slices)
 from execbench.families.trace import build, coconut, prompt, taxonomy
 from execbench.families.trace.grade import grade_trace
 from execbench.families.trace.listing import program_from_prompt
@@ -115,15 +115,16 @@ class TraceFamily(Family[dict[str, Any], build.TraceOptions]):
         Demo(sources=("humaneval", "advanced")),
     )
 
-    def candidates(self, sources: list[str], options: build.TraceOptions) -> Iterator[Candidate]:
-        return build.candidates(sources, options)
-
     def build_candidate(self, candidate: Candidate, options: build.TraceOptions) -> Outcome:
         return build.build_candidate(candidate, options)
 
-    def manifest_settings(self, options: Mapping[str, object]) -> dict[str, dict[str, str]]:
-        # the engine's options: default_options updated by --set, which keeps each option's type
-        return build.manifest_settings(cast(build.TraceOptions, options))
+    def candidates(self, sources: list[str], options: build.TraceOptions,
+                   context: BuildContext | None = None) -> Iterator[Candidate]:
+        """The builder's candidates; then the manifest's ``settings.trace`` (how answers were made) into
+        ``context``. (The engine's options: default_options updated by --set, which keeps each type.)"""
+        yield from build.candidates(sources, options)
+        if context is not None:
+            context.settings.update(build.manifest_settings(options))
 
     def prompt(self, task: Task, variant: str = "direct") -> Prompt:
         return prompt.render(task, variant)

@@ -75,6 +75,7 @@ from difflib import SequenceMatcher
 from pathlib import Path
 from typing import Iterable, Mapping, NotRequired, TypedDict
 
+from execbench.errors import InternalError
 from execbench.families.trace.coconut_advanced import code_indices
 from execbench.grading import NO_ANSWER, OK, Score, strip_reasoning
 
@@ -104,7 +105,7 @@ PROMPT_SHA256 = {
 PROMPT_KEYS = {"humaneval": "HumanEval", "recursion": "Recursion", "oop": "OOP", "concurrency": "Concurrency"}
 
 
-class CoconutError(ValueError):
+class CoconutError(InternalError, ValueError):
     """The paper's prompts cannot be read (no clone given, or not the published text)."""
 
 
