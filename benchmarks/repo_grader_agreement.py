@@ -43,8 +43,8 @@ from pathlib import Path
 from typing import Any
 
 from execbench.families.repo import assertions as A
-from execbench.families.repo.build import DEFAULT_OPTIONS, _same_type_variants, environment_patterns, \
-    environment_dependent
+from execbench.families.repo.answers import _same_type_variants, environment_dependent, environment_patterns
+from execbench.families.repo.build import DEFAULT_OPTIONS
 from execbench.families.repo.runner import PytestReport, pytest_job, run_many
 from execbench.sandbox.jobs import Job
 from execbench.sources import repos

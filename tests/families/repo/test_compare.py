@@ -242,9 +242,9 @@ def test_touch_tmp_xyz_is_not_created():
 
 def test_constructor_respellings_the_builder_verified_are_accepted():
     """boltons: IndexedSet((5, 6)) vs IndexedSet([5, 6]); Counter(u=1, x=4) vs Counter({'u': 1, 'x': 4}).
-    The builder substitutes each respelling in the real test (build.spelling_variants) and stores the
+    The builder substitutes each respelling in the real test (answers.spelling_variants) and stores the
     rules that passed; the grader applies only those, without executing anything."""
-    from execbench.families.repo.build import spelling_variants
+    from execbench.families.repo.answers import spelling_variants
     from execbench.families.repo.compare import grade_answer
 
     assert spelling_variants("IndexedSet([5, 6])") == {"iterable_argument": "IndexedSet((5, 6))"}

@@ -8,7 +8,7 @@ import pytest
 
 from execbench.families.repo import assertions as A
 from execbench.families.repo import dvp
-from execbench.families.repo.build import _answer_candidates
+from execbench.families.repo.answers import _answer_candidates
 from execbench.families.repo.records import Item, Module
 
 

@@ -48,6 +48,31 @@ class RepoOptions(TypedDict):
     hash_seeds: NotRequired[list[int]]  # set by the build engine (contract/hashseeds.py resolve)
 
 
+DEFAULT_OPTIONS: RepoOptions = {
+    "threshold": 0.30,  # RepoReason §3.4: Score >= 0.30
+    "max_depth": 3,  # test function = depth 0
+    "max_calls": 1000,  # per-test caps: a test over any cap is rejected, not truncated
+    "max_line_events": 100_000,
+    "max_summary_bytes": 2_000_000,
+    "test_timeout": 60,  # seconds per test
+    "file_timeout": 1200,  # seconds per test module run
+    "max_instances": 4,  # parametrised / inherited instances of one test function
+    "full": False,  # default corpus: run every test module of sympy and networkx
+    "max_modules_per_package": 0,  # test modules built per package, every source (0: all)
+    "max_tasks_per_package": 0,  # tasks kept per package, every source (0: all)
+    "max_tasks_per_function": 10,  # tasks kept per test function, first in assertion order (0: all; balance.py)
+    "data_table_tasks": "exclude",  # tasks whose answer is an entry of a library data table: exclude | keep
+    "context_budget": 2000,  # tokens (~4 characters each) of test-file definitions a prompt may carry
+    "assertion_threshold": 0.30,  # the same Score over the assertion's own dynamic slice
+    "trivial_lines": 2,  # trivial: a plain read of at most this many plain library lines, no deeper call
+    "released_after": "",  # list:FILE sources: releases uploaded on or after this day (YYYY-MM-DD) ...
+    "released_before": "",  # ... and before this day (packages.py, docs/repo-family.md "A living benchmark")
+    "new_tests_only": False,  # keep only assertions the release before the window did not have (novelty.py)
+    "repeats": 2,  # runs per module: the probe run (hash seed 0) + repeats - 1 verification runs (check seeds)
+    "check_seeds": "",  # "": drawn at random per build; "5,9": pinned (contract/hashseeds.py)
+}
+
+
 class RejectionBase(TypedDict):
     """The fields every rejection of one assertion carries (``Outcome.reject(..., **base)``)."""
 
