@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, cast
 
 from execbench.dataset import Task
 from execbench.mutation import engine
-from execbench.families.repo.edme import (CapturedProbe, Draft, FunctionJob, TeacherSettings, _modules,
-                                          mutate_module)
+from execbench.families.repo.edme import TeacherSettings, _modules, mutate_module
+from execbench.families.repo.edme_records import CapturedProbe, Draft, FunctionJob
 from execbench.families.repo.records import RepoOptions
 from execbench.mutation.probes import _fstring
 from execbench.mutation.program import MutationError, mutate_program
