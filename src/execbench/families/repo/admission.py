@@ -22,7 +22,7 @@ from execbench.families.repo.runner import PytestReport
 from execbench.families.repo.answers import _dotted_names, spelling_variants
 
 if TYPE_CHECKING:
-    from execbench.families.repo._plugin import RenderedValue, TestRecord
+    from execbench.families.repo.run_records import RenderedValue, TestRecord
 
 
 @dataclasses.dataclass

@@ -25,7 +25,7 @@ from execbench.families.repo.records import AnswerCandidate, Item, Pending
 from execbench.sources.repos import Repo
 
 if TYPE_CHECKING:
-    from execbench.families.repo._plugin import RenderedValue, TraceSummary
+    from execbench.families.repo.run_records import RenderedValue, TraceSummary
 
 
 def _literal(run: dict[str, RenderedValue], side: int) -> str | None:

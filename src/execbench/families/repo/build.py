@@ -58,7 +58,7 @@ from execbench.sources import repos
 from execbench.sources.repos import Repo, RepoConfig
 
 if TYPE_CHECKING:  # the plug-in imports pytest: the parent never loads it
-    from execbench.families.repo._plugin import TestRecord
+    from execbench.families.repo.run_records import TestRecord
 
 _HINT_TYPES = {"int", "float", "complex", "str", "bytes", "bool", "NoneType", "list", "tuple", "dict", "set",
                "frozenset"}

@@ -19,7 +19,7 @@ from execbench.families.repo.slicing_metrics import fill_metrics
 from execbench.families.repo.answers import _trace
 
 if TYPE_CHECKING:
-    from execbench.families.repo._plugin import CallJson
+    from execbench.families.repo.run_records import CallJson
     from execbench.families.repo.slicing_metrics import SliceResult
 
 

@@ -4,8 +4,8 @@ Candidate payloads stay JSON dictionaries (they are part of the build-cache key 
 process boundaries), so they are ``TypedDict``\\ s, as are the build options
 (:class:`RepoOptions`) and the records a rejection or a slice carries; the in-process records
 of one test module's build (:class:`Module`, :class:`Item`, :class:`Pending`) are dataclasses.
-The test process's own records (what ``runner.py`` reads back) are defined in ``_plugin.py``,
-which runs in the sandbox on the standard library alone.
+The test process's own records (what ``runner.py`` reads back) are defined in ``run_records.py``:
+those of ``_plugin.py``, which runs in the sandbox on the standard library alone.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from execbench.families.repo import assertions as A
 from execbench.families.repo import dvp
 
 if TYPE_CHECKING:  # the plug-in imports pytest: the parent never loads it
-    from execbench.families.repo._plugin import RenderedValue, TestRecord
+    from execbench.families.repo.run_records import RenderedValue, TestRecord
 
 
 class RepoOptions(TypedDict):
