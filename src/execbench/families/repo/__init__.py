@@ -119,7 +119,8 @@ class RepoFamily(Family):
     def source_license(self, source: str) -> str | None:
         """A library's license (``source`` is ``NAME-VERSION``): the pinned default corpus's, else
         what the package's own metadata declares (``sources.repos.declared_license``)."""
-        from execbench.sources.repos import DEFAULT_BY_NAME, declared_license
+        from execbench.sources.repo_configs import DEFAULT_BY_NAME
+        from execbench.sources.repos import declared_license
 
         name, _, version = source.rpartition("-")
         config = DEFAULT_BY_NAME.get(name.lower())
