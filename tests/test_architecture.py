@@ -197,7 +197,7 @@ def test_the_engines_run_without_the_registry(tmp_path):
               "import execbench.contract, execbench.families.build, execbench.families.distributed\n"
               "import execbench.families.grade, execbench.mutation.engine, execbench.mutation.cli\n"
               "import execbench.families.trace, execbench.families.state, execbench.families.repo\n"
-              "import execbench.families.cruxeval, execbench.families.repo.edme\n"
+              "import execbench.families.cruxeval, execbench.families.repo.mutation.edme\n"
               "print(sorted(m for m in sys.modules if m == 'execbench.registry'))\n")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=tmp_path)
     assert done.stdout.strip() == "[]"

@@ -22,7 +22,7 @@ from execbench import registry
 from execbench.dataset import read_rejected, read_tasks
 from execbench.families.build import build_dataset
 from execbench.families.repo import build
-from execbench.families.repo.runner import pytest_config, rootdir_args
+from execbench.families.repo.verification.runner import pytest_config, rootdir_args
 from execbench.sandbox._cleanup import remove_tree
 from execbench.sources import repo_paths, repo_trees, repos, venvs
 from execbench.sources.errors import SourceError

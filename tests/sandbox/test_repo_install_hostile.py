@@ -153,7 +153,7 @@ def test_12_parents_of_mounts_show_only_what_is_mounted(tmp_path):
 
 @pytest.mark.slow
 def test_13_a_deep_tree_in_the_venv_is_the_packages_rejection(tmp_path, cache_dir):
-    from execbench.families.repo import packages
+    from execbench.families.repo.preparation import packages
 
     root = hostile_checkout(tmp_path, "hostile-deep", """
         deep = os.path.join(VENV, "deep")

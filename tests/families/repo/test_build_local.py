@@ -13,7 +13,8 @@ import pytest
 from execbench import registry
 from execbench.dataset import read_rejected, read_tasks
 from execbench.families.build import build_dataset
-from execbench.families.repo import build, traces
+from execbench.families.repo import build
+from execbench.families.repo.records import traces
 from execbench.sources import repo_paths, repo_trees, repos
 
 FIXTURE = Path(__file__).parent / "fixtures" / "minilib"

@@ -1,12 +1,13 @@
-"""The leak gate (families/repo/leaks.py) and the test-file context (families/repo/context.py):
+"""The leak gate (families/repo/fairness/leaks.py) and the test-file context (families/repo/fairness/context.py):
 no sandbox, on test texts shaped like the cases of issue 23."""
 
 from __future__ import annotations
 
 import json
 
-from execbench.families.repo import assertions as A
-from execbench.families.repo import context, difficulty, leaks, masking
+from execbench.families.repo.fairness import context, difficulty, leaks
+from execbench.families.repo.selection import assertions as A
+from execbench.families.repo.selection import masking
 
 SOURCE = '''
 import pytest

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import ast
 
-from execbench.families.repo import assertions as A
-from execbench.families.repo import build, leaks, masking
+from execbench.families.repo import build
+from execbench.families.repo.fairness import leaks
+from execbench.families.repo.selection import assertions as A
+from execbench.families.repo.selection import masking
 
 SOURCE = '''
 import unittest

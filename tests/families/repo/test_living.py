@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from execbench.families.repo import novelty, packages
+from execbench.families.repo.preparation import novelty, packages
 from execbench.sources import index
 from execbench.sources.repo_trees import _safe_unpack
 

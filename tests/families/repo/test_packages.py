@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from execbench.families.repo import packages
+from execbench.families.repo.preparation import packages
 from execbench.sources.errors import SourceError
 
 

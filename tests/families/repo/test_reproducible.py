@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from execbench.families.repo import traces
+from execbench.families.repo.records import traces
 from execbench.sources import repo_paths, repos
 
 

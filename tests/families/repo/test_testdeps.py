@@ -66,7 +66,8 @@ def test_manifest_records_the_test_environment(tmp_path):
     from types import SimpleNamespace
 
     from execbench import registry
-    from execbench.families.repo import build, packages
+    from execbench.families.repo import build
+    from execbench.families.repo.preparation import packages
 
     root = _tree(tmp_path / "src", {"requirements-test.txt": "pytest==8.3.4\nfreezegun==1.5.1\n"})
     site = tmp_path / "venv" / "lib" / "python3.11" / "site-packages"

@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any, Iterable, Mapping
 
-from execbench.dataset import Task
 from execbench.contract import AnalysisFacts, Family, Metric, SliceTable
 from execbench.contract.jsontypes import JSONObject, JSONValue
+from execbench.dataset import Task
 from execbench.families.repo import build, prompt, slices
 from execbench.grading import Score
 
@@ -76,7 +76,7 @@ class RepoFamily(Family):
         """Each repository's test environment: requirements, where they are declared, the
         versions installed (``build.PREPARED``, filled by the candidates of this build); for
         a windowed package list, ``release_window`` (``packages.SELECTED``)."""
-        from execbench.families.repo import packages
+        from execbench.families.repo.preparation import packages
 
         settings: JSONObject = {"repositories": dict(sorted(build.PREPARED.items()))} if build.PREPARED else {}
         if packages.SELECTED:  # a windowed package list: the window and the releases chosen (rebuild list)
@@ -89,12 +89,12 @@ class RepoFamily(Family):
         return annotate_dataset
 
     def mutation_adapter(self) -> Any:
-        from execbench.families.repo.mutate import ADAPTER
+        from execbench.families.repo.mutation.mutate import ADAPTER
 
         return ADAPTER
 
     def teacher_mutation(self) -> Any:
-        from execbench.families.repo.edme import mutate_repo_dataset
+        from execbench.families.repo.mutation.edme import mutate_repo_dataset
 
         return mutate_repo_dataset
 
@@ -130,7 +130,7 @@ class RepoFamily(Family):
         return f"{declared} ({name} {version}, from its package metadata)" if declared else None
 
     def grade(self, task: Task, response: str) -> Score:
-        from execbench.families.repo.compare import grade_answer  # written alongside; imported lazily
+        from execbench.families.repo.grading.compare import grade_answer  # written alongside; imported lazily
 
         return grade_answer(task, response)
 

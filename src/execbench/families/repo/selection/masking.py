@@ -10,10 +10,11 @@ from __future__ import annotations
 import ast
 from collections import defaultdict
 
-from execbench.families.repo import assertions as A
-from execbench.families.repo import agent_copy, dvp, leaks, static_eval
-from execbench.families.repo.records import Item, Module, Pending
-from execbench.families.repo.answers import _definitions
+from execbench.families.repo.fairness import agent_copy, leaks, static_eval
+from execbench.families.repo.records.steps import Item, Module, Pending
+from execbench.families.repo.selection import assertions as A
+from execbench.families.repo.selection import dvp
+from execbench.families.repo.selection.answers import _definitions
 
 
 def _hidden_spans(items: dict[str, Item], it: Item, answer: str | None = None) -> list[A.Span]:
@@ -144,7 +145,7 @@ def _answer_elsewhere(it: Item, answer: str) -> list[A.Span]:
     definition: ``arw.shift(weekday=SU) == arw`` beside the question ``arw.shift(weekday=6) ==
     ___`` shows the answer, ``arw = arrow.Arrow(2013, 5, 5, ...)`` (a plain variable whose value
     is not on the page shows nothing and stays)."""
-    from execbench.families.repo.compare import Refused, parse_answer, same
+    from execbench.families.repo.grading.compare import Refused, parse_answer, same
 
     try:
         want = parse_answer(answer)
@@ -179,7 +180,7 @@ def _answer_elsewhere(it: Item, answer: str) -> list[A.Span]:
 
 
 def _text_equal(text: str, want: tuple) -> bool:
-    from execbench.families.repo.compare import Refused, parse_answer, same
+    from execbench.families.repo.grading.compare import Refused, parse_answer, same
 
     try:
         return same(parse_answer(text), want)

@@ -17,15 +17,15 @@ from collections import defaultdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
-from execbench.dataset.cache import cache_dir
 from execbench.contract import Outcome
-from execbench.families.repo import assertions as A
-from execbench.families.repo import dvp
-from execbench.families.repo.records import AnswerCandidate, Item, Pending
+from execbench.dataset.cache import cache_dir
+from execbench.families.repo.records.steps import AnswerCandidate, Item, Pending
+from execbench.families.repo.selection import assertions as A
+from execbench.families.repo.selection import dvp
 from execbench.sources.repos import Repo
 
 if TYPE_CHECKING:
-    from execbench.families.repo.run_records import RenderedValue, TraceSummary
+    from execbench.families.repo.verification.run_records import RenderedValue, TraceSummary
 
 
 def _literal(run: dict[str, RenderedValue], side: int) -> str | None:
@@ -116,7 +116,7 @@ def _answer_candidates(it: Item, runs: list[dict[str, RenderedValue]], sympy: bo
         # An answer the grader refuses (a dunder attribute; a sympy relation its parser does not
         # take) could never be graded correct: it is not offered.
         if kind == "sympy":
-            from execbench.families.repo import sympy_parse
+            from execbench.families.repo.grading import sympy_parse
 
             try:
                 sympy_parse.parse_sympy(text)
@@ -124,7 +124,7 @@ def _answer_candidates(it: Item, runs: list[dict[str, RenderedValue]], sympy: bo
                 ungradable.append(str(exc))
                 return
         else:
-            from execbench.families.repo.compare import Refused, parse_answer
+            from execbench.families.repo.grading.compare import Refused, parse_answer
 
             try:
                 parse_answer(text)
@@ -291,7 +291,7 @@ def _readable_without_running(it: Item, runs: list[dict[str, RenderedValue]]) ->
         return None
     runtime = _literal(runs[0], choice.actual)
     try:
-        from execbench.families.repo.compare import Refused, parse_answer, same
+        from execbench.families.repo.grading.compare import Refused, parse_answer, same
 
         if runtime is None or not same(parse_answer(repr(static)[:5000]), parse_answer(runtime)):
             return None

@@ -12,22 +12,23 @@ import json
 import re
 from typing import TYPE_CHECKING, Any, Callable, TypedDict
 
-from execbench.dataset import make_id
 from execbench.contract import Outcome, hashseeds
-from execbench.families.repo import assertions as A
-from execbench.families.repo import agent_copy, balance, context, dvp, leaks, touched
-from execbench.families.repo.records import (DEFAULT_OPTIONS, AnswerCandidate, Item, Module, Pending, RepoOptions,
-                                             RepoPromptFields, SliceTarget)
-from execbench.families.repo.slicing_metrics import slice_for, slice_provenance
-from execbench.families.repo.traces import TraceStore
+from execbench.dataset import make_id
+from execbench.families.repo.fairness import agent_copy, context, leaks, touched
+from execbench.families.repo.fairness.difficulty import _metrics_unless_trivial
+from execbench.families.repo.records.slicing_metrics import slice_for, slice_provenance
+from execbench.families.repo.records.steps import (DEFAULT_OPTIONS, AnswerCandidate, Item, Module, Pending, RepoOptions,
+                                                   RepoPromptFields, SliceTarget)
+from execbench.families.repo.records.traces import TraceStore
+from execbench.families.repo.selection import assertions as A
+from execbench.families.repo.selection import balance, dvp
+from execbench.families.repo.selection.answers import _trace
+from execbench.families.repo.selection.masking import _hidden_spans, _inputs
 from execbench.sources import repos
 from execbench.sources.repos import Repo
-from execbench.families.repo.answers import _trace
-from execbench.families.repo.masking import _hidden_spans, _inputs
-from execbench.families.repo.difficulty import _metrics_unless_trivial
 
 if TYPE_CHECKING:
-    from execbench.families.repo.slicing_metrics import SliceProvenance
+    from execbench.families.repo.records.slicing_metrics import SliceProvenance
 
 
 def _library_check(repo: Repo) -> Callable[[str], bool]:

@@ -120,7 +120,7 @@ class TestRecord(TypedDict):
 
 class ContextRecord(TypedDict, total=False):
     """What a test touched that was set up outside its function, recorded as it ran (issue 35;
-    the parent validates every field, ``families/repo/touched.py``):
+    the parent validates every field, ``families/repo/fairness/touched.py``):
 
     * ``fixtures``: every fixture that ran for it (``item.fixturenames``) with where pytest
       found its definition: ``[name, realpath, first line, function name, module]``;

@@ -12,15 +12,15 @@ import re
 from typing import TYPE_CHECKING, Any, Sequence
 
 from execbench.contract import Outcome
-from execbench.families.repo import assertions as A
-from execbench.families.repo import dvp
-from execbench.families.repo.records import DEFAULT_OPTIONS, Module, Pending, RepoOptions
-from execbench.families.repo.slicing_metrics import fill_metrics
-from execbench.families.repo.answers import _trace
+from execbench.families.repo.records.slicing_metrics import fill_metrics
+from execbench.families.repo.records.steps import DEFAULT_OPTIONS, Module, Pending, RepoOptions
+from execbench.families.repo.selection import assertions as A
+from execbench.families.repo.selection import dvp
+from execbench.families.repo.selection.answers import _trace
 
 if TYPE_CHECKING:
-    from execbench.families.repo.run_records import CallJson
-    from execbench.families.repo.slicing_metrics import SliceResult
+    from execbench.families.repo.records.slicing_metrics import SliceResult
+    from execbench.families.repo.verification.run_records import CallJson
 
 
 def assertion_difficulty(sliced: SliceResult, calls: list[CallJson], test_files: set[str]

@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, NotRequired, TypedDict
 
-from execbench.families.repo import assertions as A
-from execbench.families.repo import dvp
+from execbench.families.repo.selection import assertions as A
+from execbench.families.repo.selection import dvp
 
 if TYPE_CHECKING:  # the plug-in imports pytest: the parent never loads it
-    from execbench.families.repo.run_records import RenderedValue, TestRecord
+    from execbench.families.repo.verification.run_records import RenderedValue, TestRecord
 
 
 class RepoOptions(TypedDict):

@@ -11,7 +11,7 @@ Per test function that has tasks in the original dataset:
    the API-call sequence of the original (appendix D.3). Probe-format deviations are
    corrected automatically (:func:`execbench.mutation.probes.fix_probe_format`).
 2. **Value capture**: the probed function is spliced into its module and run by the repo
-   family's runner (``families.repo.runner.run_tests``) in the sandbox, with the
+   family's runner (``families.repo.verification.runner.run_tests``) in the sandbox, with the
    repository's venv and source tree. Each probe's value is routed through the family's
    probe helper, so the captured value is its runtime value in literal form (or sympy
    text, or its type), per test instance and execution; printed ``DEBUG_RESULT`` lines are
@@ -45,23 +45,23 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Protocol, TypedDict, TypeGuard, cast
 
-from execbench.dataset import Task, read_manifest, read_tasks
-from execbench.dataset.cache import BuildCache
 from execbench.contract import Outcome, SourceError, hashseeds
 from execbench.contract.jsontypes import JSONObject
-from execbench.families.repo.edme_records import (Attempt, CapturedProbe, Draft, FunctionJob, FunctionRecord,
-                                                  ProbeExecution, ShownProbe, ValueView)
-from execbench.families.repo.records import RepoOptions
-from execbench.mutation import engine
-from execbench.mutation.engine import TeacherSettings
-from execbench.mutation.apicalls import api_calls, check_preserved
-from execbench.mutation.probes import (ProbeError, extract_code, fix_probe_format, marker_prints,
-                                       parse_code, parse_debug_results, probes, route_probes)
+from execbench.dataset import Task, read_manifest, read_tasks
+from execbench.dataset.cache import BuildCache
+from execbench.families.repo.mutation.edme_records import (Attempt, CapturedProbe, Draft, FunctionJob, FunctionRecord,
+                                                           ProbeExecution, ShownProbe, ValueView)
+from execbench.families.repo.records.steps import RepoOptions
 from execbench.models.teacher import Reply, Teacher, Turn
+from execbench.mutation import engine
+from execbench.mutation.apicalls import api_calls, check_preserved
+from execbench.mutation.engine import TeacherSettings
+from execbench.mutation.probes import (ProbeError, extract_code, fix_probe_format, marker_prints, parse_code,
+                                       parse_debug_results, probes, route_probes)
 
 if TYPE_CHECKING:  # imported where they run: a repo build's modules load only when one runs
-    from execbench.families.repo.run_records import RenderedValue
-    from execbench.families.repo.runner import PytestReport
+    from execbench.families.repo.verification.run_records import RenderedValue
+    from execbench.families.repo.verification.runner import PytestReport
     from execbench.sources.repos import Repo
 
 PROMPT_VERSION = "1"
@@ -410,7 +410,7 @@ def _captured(run: PytestReport, keys: list[str], nodeids: list[str]) -> list[Ca
 def _jobs_for_module(repo: Repo, rel: str, originals: list[Task], options: RepoOptions
                      ) -> tuple[list[FunctionJob], str, dict[str, str]]:
     """Jobs for the functions with tasks in ``rel``; the module text; failures by qualname."""
-    from execbench.families.repo import assertions as A
+    from execbench.families.repo.selection import assertions as A
 
     path = repo.root / rel
     text = path.read_text(encoding="utf-8")
@@ -440,7 +440,7 @@ def _jobs_for_module(repo: Repo, rel: str, originals: list[Task], options: RepoO
 
 def _assertion_index(module_text: str) -> dict[tuple[str, int], int]:
     """(function qualname, assertion line) -> index of the assertion in its function."""
-    from execbench.families.repo import assertions as A
+    from execbench.families.repo.selection import assertions as A
 
     out = {}
     for (qualname, _), function in A.test_functions(module_text).items():
@@ -543,9 +543,9 @@ async def mutate_module(spec: str, rel: str, originals: list[Task], *, session_f
                         gate: asyncio.Semaphore) -> engine.UnitResult:
     """All functions of one test module that have tasks: stages 1-3 each, then the module
     with every valid function spliced in goes through ``build_test_file``."""
-    from execbench.families.repo.assertions import PROBE
     from execbench.families.repo.build import build_test_file
-    from execbench.families.repo.runner import run_tests
+    from execbench.families.repo.selection.assertions import PROBE
+    from execbench.families.repo.verification.runner import run_tests
     from execbench.sources import repos
 
     try:

@@ -11,7 +11,7 @@ import textwrap
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NotRequired, TypedDict
 
-from execbench.families.repo.records import RepoOptions
+from execbench.families.repo.records.steps import RepoOptions
 
 if TYPE_CHECKING:
     from execbench.sources.repos import Repo
