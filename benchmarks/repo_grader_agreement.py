@@ -44,7 +44,8 @@ from typing import Any
 
 from execbench.families.repo.build import DEFAULT_OPTIONS
 from execbench.families.repo.selection import assertions as A
-from execbench.families.repo.selection.answers import _same_type_variants, environment_dependent, environment_patterns
+from execbench.families.repo.verification.answers import (_same_type_variants, environment_dependent,
+                                                          environment_patterns)
 from execbench.families.repo.verification.runner import PytestReport, pytest_job, run_many
 from execbench.sandbox.jobs import Job
 from execbench.sources import repos

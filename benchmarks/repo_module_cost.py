@@ -35,9 +35,10 @@ from pathlib import Path
 def analyse(spec: str, module_rel: str, limit: int | None) -> dict:
     """The child: every step of the module's maskable assertions, timed, and the digest."""
     from execbench.families.repo import build
+    from execbench.families.repo import tasks
     from execbench.families.repo.fairness import agent_copy, context, leaks
-    from execbench.families.repo.records import tasks
-    from execbench.families.repo.selection import dvp, masking
+    from execbench.families.repo.fairness import masking
+    from execbench.families.repo.selection import dvp
     from execbench.families.repo.selection import assertions as A
     from execbench.sources import repos
 

@@ -13,9 +13,10 @@ from types import SimpleNamespace
 import pytest
 
 from execbench.dataset.cache import cache_dir
+from execbench.families.repo.fairness import masking
 from execbench.families.repo.grading.compare import parse_answer, same
 from execbench.families.repo.selection import assertions as A
-from execbench.families.repo.selection import answers, masking
+from execbench.families.repo.verification import answers
 
 
 @pytest.mark.parametrize("value", [0, 7, -3, True, False, 0.5, 0.0, 1j, "", "ab", b"", b"x", [], [1, 2],
@@ -92,7 +93,7 @@ def test_wrong_value_texts_do_not_depend_on_the_builders_hash_seed():
     import subprocess
     import sys
 
-    code = ("from execbench.families.repo.selection.answers import _stable_repr, _same_type_variants;"
+    code = ("from execbench.families.repo.verification.answers import _stable_repr, _same_type_variants;"
             "print([_stable_repr(w) for w in _same_type_variants({10, 20, 'a', ('b',)})],"
             " _stable_repr([{3, 'x'}, frozenset({'q', 'p'}), (1,), {'k': {2, 1}}]))")
     outputs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,

@@ -245,7 +245,7 @@ def test_constructor_respellings_the_builder_verified_are_accepted():
     The builder substitutes each respelling in the real test (answers.spelling_variants) and stores the
     rules that passed; the grader applies only those, without executing anything."""
     from execbench.families.repo.grading.compare import grade_answer
-    from execbench.families.repo.selection.answers import spelling_variants
+    from execbench.families.repo.verification.answers import spelling_variants
 
     assert spelling_variants("IndexedSet([5, 6])") == {"iterable_argument": "IndexedSet((5, 6))"}
     assert spelling_variants("Thing(u=1, x=4)") == {"keyword_dict": "Thing({'u': 1, 'x': 4})"}

@@ -9,7 +9,7 @@ import pytest
 from execbench.families.repo.records.steps import Item, Module
 from execbench.families.repo.selection import assertions as A
 from execbench.families.repo.selection import dvp
-from execbench.families.repo.selection.answers import _answer_candidates
+from execbench.families.repo.verification.answers import _answer_candidates
 
 
 def _function(body: str, params: str = "", decorators: str = "") -> A.TestFunction:

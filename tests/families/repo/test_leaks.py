@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 
 from execbench.families.repo.fairness import context, difficulty, leaks
+from execbench.families.repo.fairness import masking
 from execbench.families.repo.selection import assertions as A
-from execbench.families.repo.selection import masking
 
 SOURCE = '''
 import pytest

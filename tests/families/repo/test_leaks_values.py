@@ -7,8 +7,8 @@ import ast
 
 from execbench.families.repo import build
 from execbench.families.repo.fairness import leaks
+from execbench.families.repo.fairness import masking
 from execbench.families.repo.selection import assertions as A
-from execbench.families.repo.selection import masking
 
 SOURCE = '''
 import unittest

@@ -42,25 +42,25 @@ from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 from execbench.contract import Candidate, Outcome, SourceError, hashseeds
 from execbench.contract.jsontypes import JSONObject, JSONValue
+from execbench.families.repo.fairness.masking import _agent_copies
 from execbench.families.repo.preparation import packages
 from execbench.families.repo.records.slicing_metrics import slice_cache
 from execbench.families.repo.records.steps import DEFAULT_OPTIONS as DEFAULT_OPTIONS  # the builder's options (the contract)
 from execbench.families.repo.records.steps import (Item, Module, Pending, RejectionBase, RepoOptions, RepoPayload,
                                                    TestFilePayload)
-from execbench.families.repo.records.tasks import _task
 from execbench.families.repo.records.traces import TraceStore
 from execbench.families.repo.selection import assertions as A
 from execbench.families.repo.selection import dvp
-from execbench.families.repo.selection.answers import (_answer_candidates, _disambiguate, _readable_without_running,
-                                                       _wrong_values, environment_patterns)
-from execbench.families.repo.selection.masking import _agent_copies
+from execbench.families.repo.tasks import _task
 from execbench.families.repo.verification.admission import _Verification, _admitted, pytest_message
+from execbench.families.repo.verification.answers import (_answer_candidates, _disambiguate, _readable_without_running,
+                                                          _wrong_values, environment_patterns)
 from execbench.families.repo.verification.runner import PytestReport, pytest_job, run_many, run_tests
 from execbench.sources import repos
 from execbench.sources.repos import Repo, RepoConfig
 
 if TYPE_CHECKING:  # the plug-in imports pytest: the parent never loads it
-    from execbench.families.repo.verification.run_records import TestRecord
+    from execbench.families.repo.records.run_records import TestRecord
 
 _HINT_TYPES = {"int", "float", "complex", "str", "bytes", "bool", "NoneType", "list", "tuple", "dict", "set",
                "frozenset"}

@@ -16,11 +16,11 @@ from execbench.families.repo.records.slicing_metrics import fill_metrics
 from execbench.families.repo.records.steps import DEFAULT_OPTIONS, Module, Pending, RepoOptions
 from execbench.families.repo.selection import assertions as A
 from execbench.families.repo.selection import dvp
-from execbench.families.repo.selection.answers import _trace
+from execbench.families.repo.verification.answers import _trace
 
 if TYPE_CHECKING:
+    from execbench.families.repo.records.run_records import CallJson
     from execbench.families.repo.records.slicing_metrics import SliceResult
-    from execbench.families.repo.verification.run_records import CallJson
 
 
 def assertion_difficulty(sliced: SliceResult, calls: list[CallJson], test_files: set[str]

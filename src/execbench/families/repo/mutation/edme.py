@@ -60,7 +60,7 @@ from execbench.mutation.probes import (ProbeError, extract_code, fix_probe_forma
                                        parse_debug_results, probes, route_probes)
 
 if TYPE_CHECKING:  # imported where they run: a repo build's modules load only when one runs
-    from execbench.families.repo.verification.run_records import RenderedValue
+    from execbench.families.repo.records.run_records import RenderedValue
     from execbench.families.repo.verification.runner import PytestReport
     from execbench.sources.repos import Repo
 

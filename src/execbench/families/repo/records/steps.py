@@ -18,7 +18,7 @@ from execbench.families.repo.selection import assertions as A
 from execbench.families.repo.selection import dvp
 
 if TYPE_CHECKING:  # the plug-in imports pytest: the parent never loads it
-    from execbench.families.repo.verification.run_records import RenderedValue, TestRecord
+    from execbench.families.repo.records.run_records import RenderedValue, TestRecord
 
 
 class RepoOptions(TypedDict):

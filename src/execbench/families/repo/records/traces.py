@@ -20,7 +20,7 @@ from execbench.sources import repos
 from execbench.sources.repos import Repo
 
 if TYPE_CHECKING:  # the plug-in imports pytest: the parent never loads it
-    from execbench.families.repo.verification.run_records import CallJson
+    from execbench.families.repo.records.run_records import CallJson
 
 
 class StoredTrace(TypedDict):

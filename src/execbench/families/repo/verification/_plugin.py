@@ -49,9 +49,8 @@ import pytest
 from execbench.tracing.tracer import TraceLimits, Tracer
 
 if TYPE_CHECKING:  # the records' module is not shipped: the types are for the checker only
-    from execbench.families.repo.verification.run_records import (ContextRecord, Phase, RenderedValue, RunSpec,
-                                                                  TestRecord, TraceStats, TraceSummary, VerifyRun,
-                                                                  _TracerResult)
+    from execbench.families.repo.records.run_records import (ContextRecord, Phase, RenderedValue, RunSpec, TestRecord,
+                                                             TraceStats, TraceSummary, VerifyRun, _TracerResult)
 
 MAX_RENDER = 2000
 MAX_EXECUTIONS = 16

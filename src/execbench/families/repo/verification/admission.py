@@ -18,11 +18,11 @@ from execbench.contract import Outcome
 from execbench.families.repo.records.steps import Item, Module, Pending
 from execbench.families.repo.selection import assertions as A
 from execbench.families.repo.selection import dvp
-from execbench.families.repo.selection.answers import _dotted_names, spelling_variants
+from execbench.families.repo.verification.answers import _dotted_names, spelling_variants
 from execbench.families.repo.verification.runner import PytestReport
 
 if TYPE_CHECKING:
-    from execbench.families.repo.verification.run_records import RenderedValue, TestRecord
+    from execbench.families.repo.records.run_records import RenderedValue, TestRecord
 
 
 @dataclasses.dataclass

@@ -29,7 +29,7 @@ from execbench.sandbox.jobs import Job, JobResult, run_jobs
 from execbench.sources.repos import Repo
 
 if TYPE_CHECKING:  # the plug-in imports pytest: the parent never loads it
-    from execbench.families.repo.verification.run_records import RunSpec, TestRecord
+    from execbench.families.repo.records.run_records import RunSpec, TestRecord
 
 _HERE = Path(__file__).parent
 _TRACING = Path(__file__).parents[3] / "tracing"

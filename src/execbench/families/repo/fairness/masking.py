@@ -14,7 +14,7 @@ from execbench.families.repo.fairness import agent_copy, leaks, static_eval
 from execbench.families.repo.records.steps import Item, Module, Pending
 from execbench.families.repo.selection import assertions as A
 from execbench.families.repo.selection import dvp
-from execbench.families.repo.selection.answers import _definitions
+from execbench.families.repo.verification.answers import _definitions
 
 
 def _hidden_spans(items: dict[str, Item], it: Item, answer: str | None = None) -> list[A.Span]:

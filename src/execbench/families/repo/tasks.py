@@ -16,14 +16,14 @@ from execbench.contract import Outcome, hashseeds
 from execbench.dataset import make_id
 from execbench.families.repo.fairness import agent_copy, context, leaks, touched
 from execbench.families.repo.fairness.difficulty import _metrics_unless_trivial
+from execbench.families.repo.fairness.masking import _hidden_spans, _inputs
 from execbench.families.repo.records.slicing_metrics import slice_for, slice_provenance
 from execbench.families.repo.records.steps import (DEFAULT_OPTIONS, AnswerCandidate, Item, Module, Pending, RepoOptions,
                                                    RepoPromptFields, SliceTarget)
 from execbench.families.repo.records.traces import TraceStore
 from execbench.families.repo.selection import assertions as A
 from execbench.families.repo.selection import balance, dvp
-from execbench.families.repo.selection.answers import _trace
-from execbench.families.repo.selection.masking import _hidden_spans, _inputs
+from execbench.families.repo.verification.answers import _trace
 from execbench.sources import repos
 from execbench.sources.repos import Repo
 

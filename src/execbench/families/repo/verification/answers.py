@@ -25,7 +25,7 @@ from execbench.families.repo.selection import dvp
 from execbench.sources.repos import Repo
 
 if TYPE_CHECKING:
-    from execbench.families.repo.verification.run_records import RenderedValue, TraceSummary
+    from execbench.families.repo.records.run_records import RenderedValue, TraceSummary
 
 
 def _literal(run: dict[str, RenderedValue], side: int) -> str | None:
