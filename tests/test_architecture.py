@@ -385,6 +385,42 @@ def test_family_rooms_are_checked_like_their_folder():
         "execbench.families.repo.selection.dvp imports execbench.families.trace.taxonomy"]
 
 
+def room_of(module: str) -> str:
+    """A family folder's room (``execbench.families.repo.selection``) for a module inside it; any
+    other module stands for itself (a family folder's top-level modules are rooms of their own)."""
+    parts = module.split(".")
+    if len(parts) > 4 and parts[1] == "families" and (SRC / "families" / parts[2] / parts[3]).is_dir():
+        return ".".join(parts[:4])
+    return module
+
+
+def room_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The import graph of the family folders' rooms: an edge where some module of one room imports
+    one of another."""
+    rooms: dict[str, set[str]] = {}
+    for module, targets in graph.items():
+        if package_of(module) != FAMILY_FOLDER:
+            continue
+        mine = room_of(module)
+        rooms.setdefault(mine, set()).update(
+            room_of(t) for t in targets if package_of(t) == FAMILY_FOLDER and room_of(t) != mine)
+    return rooms
+
+
+def test_family_rooms_import_each_other_one_way():
+    """Rooms are stages: a lower one never imports a higher one (imports inside functions count)."""
+    assert find_cycle(room_graph(import_graph(top_level_only=False))) is None
+
+
+def test_the_room_check_sees_a_circle_between_rooms():
+    planted = {"execbench.families.repo.selection.dvp": {"execbench.families.repo.records.steps"},
+               "execbench.families.repo.records.steps": {"execbench.families.repo.selection.assertions"},
+               "execbench.families.repo.selection.assertions": set()}
+    assert find_cycle(planted) is None  # no circle between modules ...
+    assert find_cycle(room_graph(planted)) == [  # ... but one between their rooms
+        "execbench.families.repo.records", "execbench.families.repo.selection", "execbench.families.repo.records"]
+
+
 # -- family vocabulary stays in its folder ------------------------------------------------------
 # The consumers of the families name none of their metrics, arms, slices or layouts: they ask the
 # plug-in (``Family.analysis``: metrics, labels, slice columns, sections). Docstrings and comments may.
