@@ -65,7 +65,7 @@ def summarise(out: Path) -> dict:
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     rejected = [json.loads(line) for line in (out / "rejected.jsonl").read_text(encoding="utf-8").splitlines()]
     window = manifest["settings"]["release_window"]
-    from execbench.families.repo.packages import read_entries  # the manifest's keys are sorted: the file's order
+    from execbench.families.repo.preparation.packages import read_entries  # the manifest's keys are sorted: the file's order
 
     lines = [f"{name}=={version}" if version else name for name, version in read_entries(manifest["settings"]["sources"][0])]
     built_lines = lines[: manifest["settings"].get("limit") or None]  # --limit N built the first N lines

@@ -11,7 +11,7 @@ For every task, reads only what the model is shown (``test_source``, ``test_cont
 * takes a fixture argument whose definition (``def NAME`` or ``name="NAME"``) is not shown
   and that pytest itself does not provide.
 
-This is independent of the builder's own check (``families/repo/touched.py``): a static
+This is independent of the builder's own check (``families/repo/fairness/touched.py``): a static
 reading of the prompt, as a reader would do it. Prints per dataset: tasks, tasks with hidden
 context (attribute / fixture), the most frequent hidden names, and examples.
 """

@@ -7,7 +7,7 @@ it grades the stored answer (literal fast path) and its respellings (``OrderedSe
 for ``OrderedSet(['a', 'b', 'r', 'c', 'd'])``, ``C([])`` for ``C()``, the bare list:
 ``repo_grader_agreement._respellings``), and the answer with one argument changed
 (``repo_grader_agreement._text_candidates``) with ``compare.grade_answer``, once with execution
-(``families/repo/exec_grade.py``: one sandbox job per distinct answer the literal rules call
+(``families/repo/grading/exec_grade.py``: one sandbox job per distinct answer the literal rules call
 wrong; the verdict cache is cleared before each answer so every one pays its sandbox) and once
 literal-only (``EXECBENCH_REPO_EXEC_GRADING=0``). It prints seconds per answer (median, p90,
 max, total) for both modes, and how the executed answers came out (``details["execution"]``).
@@ -32,8 +32,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from repo_grader_agreement import _respellings, _text_candidates
 
 from execbench.dataset import read_tasks
-from execbench.families.repo import exec_grade
-from execbench.families.repo.compare import grade_answer
+from execbench.families.repo.grading import exec_grade
+from execbench.families.repo.grading.compare import grade_answer
 
 
 def _is_call(text: str) -> bool:

@@ -44,7 +44,8 @@ from pathlib import Path
 from typing import Any
 
 from execbench.dataset import Task
-from execbench.families.repo import agent_copy, prompt
+from execbench.families.repo import prompt
+from execbench.families.repo.fairness import agent_copy
 
 GATES = ("answer_visible", "context_missing", "context_too_large", "trivial", "assertion_score", "collection_failed",
          "no_tests_collected")

@@ -13,7 +13,7 @@ For every task of a repo dataset it makes candidate answers of six classes:
 * ``wrapper``: ``len(A)``, ``max(A)``, ``reversed(A)``, ``collections.deque(A)``;
 * ``respelling``: another construction of a constructor answer's value (``OrderedSet('abrcd')``
   for ``OrderedSet(['a', 'b', 'r', 'c', 'd'])``, ``C([])`` for ``C()``, the bare list): the
-  grader judges these by execution in the sandbox (issue 35, ``families/repo/exec_grade.py``);
+  grader judges these by execution in the sandbox (issue 35, ``families/repo/grading/exec_grade.py``);
 * ``alias``: the other names of the answer's object stored with the task;
 * ``retyped``: the same number of another type (``2.0`` for ``2``, ``1`` for ``True``):
   Python's ``==`` accepts it, the grader is type-strict by design (the hint names the type,
@@ -42,10 +42,11 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from execbench.families.repo import assertions as A
-from execbench.families.repo.build import DEFAULT_OPTIONS, _same_type_variants, environment_patterns, \
-    environment_dependent
-from execbench.families.repo.runner import PytestReport, pytest_job, run_many
+from execbench.families.repo.build import DEFAULT_OPTIONS
+from execbench.families.repo.selection import assertions as A
+from execbench.families.repo.verification.answers import (_same_type_variants, environment_dependent,
+                                                          environment_patterns)
+from execbench.families.repo.verification.runner import PytestReport, pytest_job, run_many
 from execbench.sandbox.jobs import Job
 from execbench.sources import repos
 

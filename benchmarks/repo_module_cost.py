@@ -34,8 +34,12 @@ from pathlib import Path
 
 def analyse(spec: str, module_rel: str, limit: int | None) -> dict:
     """The child: every step of the module's maskable assertions, timed, and the digest."""
-    from execbench.families.repo import agent_copy, build, context, dvp, leaks
-    from execbench.families.repo import assertions as A
+    from execbench.families.repo import build
+    from execbench.families.repo import tasks
+    from execbench.families.repo.fairness import agent_copy, context, leaks
+    from execbench.families.repo.fairness import masking
+    from execbench.families.repo.selection import dvp
+    from execbench.families.repo.selection import assertions as A
     from execbench.sources import repos
 
     repo = repos.prepare(spec)
@@ -47,14 +51,14 @@ def analyse(spec: str, module_rel: str, limit: int | None) -> dict:
     assert modules is not None
     items, _ = build._analyse(modules, sympy=False)
     maskable = [it for it in items.values() if isinstance(it.choice, dvp.Choice)][:limit]
-    copies = build._agent_copies(modules, items, [])
+    copies = masking._agent_copies(modules, items, [])
     setup, setup_cpu = time.perf_counter() - started, time.process_time() - cpu_started
     digest = hashlib.sha256()
-    is_library = build._library_check(repo)
+    is_library = tasks._library_check(repo)
     for it in maskable:
         module, function, assertion, choice = it.module, it.function, it.assertion, it.choice
         answer = A.segment(module.source, assertion.operands[choice.masked])
-        hidden = build._hidden_spans(items, it, answer)
+        hidden = masking._hidden_spans(items, it, answer)
         question = A.Span.of(assertion.operands[choice.masked])
         masked_source = A.mask_text(module.source, function, (assertion, choice.masked), hidden)
         test_context = A.context_text(module.source, function)
@@ -64,7 +68,7 @@ def analyse(spec: str, module_rel: str, limit: int | None) -> dict:
                                                        is_library, [*hidden, question], leaks.parametrized(function))
         carried = "\n\n".join(t for t in (context.render(module.source, definitions),
                                           context.render_outside(outside)) if t)
-        inputs = build._inputs(function, assertion.operands[choice.actual])
+        inputs = masking._inputs(function, assertion.operands[choice.actual])
         leak = leaks.answer_visible(
             function=function, source=module.source, masked=assertion.operands[choice.masked],
             actual=assertion.operands[choice.actual], answer=answer, inputs=inputs, hidden=hidden,

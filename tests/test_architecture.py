@@ -127,17 +127,25 @@ def test_imports_follow_the_layers():
     assert against == []
 
 
+def crossings(module: str, targets: set[str]) -> list[str]:
+    """The imports of ``module`` (any depth inside its family folder: its rooms count as the
+    folder) that reach into another family's folder."""
+    mine = module.split(".")
+    if len(mine) < 3 or mine[2] in FAMILY_SHARED:
+        return []
+    found = []
+    for target in sorted(targets):
+        parts = target.split(".")
+        if parts[:2] == ["execbench", "families"] and len(parts) > 2 and parts[2] not in FAMILY_SHARED \
+                and parts[2] != mine[2]:
+            found.append(f"{module} imports {target}")
+    return found
+
+
 def test_family_folders_do_not_import_each_other():
     crossing = []
     for path in sorted((SRC / "families").rglob("*.py")):
-        mine = module_name(path).split(".")
-        if len(mine) < 3 or mine[2] in FAMILY_SHARED:
-            continue
-        for target in imports(path):
-            parts = target.split(".")
-            if parts[:2] == ["execbench", "families"] and len(parts) > 2 and parts[2] not in FAMILY_SHARED \
-                    and parts[2] != mine[2]:
-                crossing.append(f"{module_name(path)} imports {target}")
+        crossing += crossings(module_name(path), imports(path))
     assert crossing == []
 
 
@@ -198,7 +206,7 @@ def test_the_engines_run_without_the_registry(tmp_path):
               "import execbench.contract, execbench.families.build, execbench.families.distributed\n"
               "import execbench.families.grade, execbench.mutation.engine, execbench.mutation.cli\n"
               "import execbench.families.trace, execbench.families.state, execbench.families.repo\n"
-              "import execbench.families.cruxeval, execbench.families.repo.edme\n"
+              "import execbench.families.cruxeval, execbench.families.repo.mutation.edme\n"
               "print(sorted(m for m in sys.modules if m == 'execbench.registry'))\n")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=tmp_path)
     assert done.stdout.strip() == "[]"
@@ -327,6 +335,91 @@ def test_the_length_check_counts_lines(tmp_path):
                        + "\n\nclass C:\n    def long(self):\n" + "".join(f"        {line}\n" for line in lines)
                        + "        y = 1\n")
     assert long_functions(planted) == [("long", 101)]
+
+
+# -- rooms a newcomer can find ------------------------------------------------------------------
+MAX_MODULE_LINES = 800  # a longer module is split along its seams into modules named for what they hold (issue 36)
+# Modules still over the limit, each with why. The list only shrinks: a listed module that is no longer
+# over the limit must be removed from it (the test says so).
+MODULES_LEFT: dict[str, str] = {
+    "sandbox/_run.py": "issue 33's engineer edits it and owns its split (issue 36 left it to them)",
+}
+
+
+def long_modules(paths: list[Path], limit: int = MAX_MODULE_LINES) -> list[tuple[Path, int]]:
+    """(path, lines) of every module in ``paths`` longer than ``limit`` lines."""
+    found = []
+    for path in paths:
+        lines = len(path.read_text().splitlines())
+        if lines > limit:
+            found.append((path, lines))
+    return found
+
+
+def test_no_module_is_longer_than_800_lines():
+    over = {path.relative_to(SRC).as_posix(): lines for path, lines in long_modules(sources())}
+    new = [f"{name} ({lines} lines)" for name, lines in sorted(over.items()) if name not in MODULES_LEFT]
+    assert new == [], "split them along their seams (docs/architecture.md, \"Rooms\")"
+    gone = sorted(name for name in MODULES_LEFT if name not in over)
+    assert gone == [], "no longer over the limit: remove these from MODULES_LEFT (the list only shrinks)"
+
+
+def test_the_module_size_check_counts_lines(tmp_path):
+    at_limit, over = tmp_path / "at_limit.py", tmp_path / "over.py"
+    at_limit.write_text("".join(f"x{i} = {i}\n" for i in range(MAX_MODULE_LINES)))  # 800 lines: allowed
+    over.write_text(at_limit.read_text() + "y = 1\n")
+    assert long_modules([at_limit, over]) == [(over, MAX_MODULE_LINES + 1)]
+
+
+def test_family_rooms_are_checked_like_their_folder():
+    """A family folder's sub-packages (its rooms) belong to the folder: the layer, literal and
+    crossing checks see them as the folder's modules."""
+    nested = SRC / "families" / "repo" / "selection" / "dvp.py"
+    assert nested.exists() and in_a_family_folder(nested)
+    assert package_of(module_name(nested)) == FAMILY_FOLDER
+    assert module_name(nested.parent / "__init__.py") == "execbench.families.repo.selection"
+    # a room importing another family's room is a crossing; its own rooms and the engines are not
+    assert crossings("execbench.families.repo.selection.dvp", {
+        "execbench.families.trace.taxonomy", "execbench.families.state.records.x", "execbench.families.repo.records.steps",
+        "execbench.families.build", "execbench.contract"}) == [
+        "execbench.families.repo.selection.dvp imports execbench.families.state.records.x",
+        "execbench.families.repo.selection.dvp imports execbench.families.trace.taxonomy"]
+
+
+def room_of(module: str) -> str:
+    """A family folder's room (``execbench.families.repo.selection``) for a module inside it; any
+    other module stands for itself (a family folder's top-level modules are rooms of their own)."""
+    parts = module.split(".")
+    if len(parts) > 4 and parts[1] == "families" and (SRC / "families" / parts[2] / parts[3]).is_dir():
+        return ".".join(parts[:4])
+    return module
+
+
+def room_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The import graph of the family folders' rooms: an edge where some module of one room imports
+    one of another."""
+    rooms: dict[str, set[str]] = {}
+    for module, targets in graph.items():
+        if package_of(module) != FAMILY_FOLDER:
+            continue
+        mine = room_of(module)
+        rooms.setdefault(mine, set()).update(
+            room_of(t) for t in targets if package_of(t) == FAMILY_FOLDER and room_of(t) != mine)
+    return rooms
+
+
+def test_family_rooms_import_each_other_one_way():
+    """Rooms are stages: a lower one never imports a higher one (imports inside functions count)."""
+    assert find_cycle(room_graph(import_graph(top_level_only=False))) is None
+
+
+def test_the_room_check_sees_a_circle_between_rooms():
+    planted = {"execbench.families.repo.selection.dvp": {"execbench.families.repo.records.steps"},
+               "execbench.families.repo.records.steps": {"execbench.families.repo.selection.assertions"},
+               "execbench.families.repo.selection.assertions": set()}
+    assert find_cycle(planted) is None  # no circle between modules ...
+    assert find_cycle(room_graph(planted)) == [  # ... but one between their rooms
+        "execbench.families.repo.records", "execbench.families.repo.selection", "execbench.families.repo.records"]
 
 
 # -- family vocabulary stays in its folder ------------------------------------------------------

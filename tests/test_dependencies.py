@@ -20,7 +20,7 @@ SRC = ROOT / "src" / "execbench"
 
 # Modules imported only by code that runs inside a repository's own virtual environment
 # (the repo family's pytest plugin): they are the repository's test dependencies, not ours.
-RUN_IN_REPO_VENV = {"pytest": {"families/repo/_plugin.py"}}
+RUN_IN_REPO_VENV = {"pytest": {"families/repo/verification/_plugin.py"}}
 
 
 def _normalise(name: str) -> str:

@@ -28,8 +28,8 @@ ROOT_CLASSES = {"ExecbenchError", "InternalError", "UserError"}
 ROOTLESS = {
     ("tracing/tracer.py", "TracerTampered"): "BaseException on purpose: code under test must not catch it",
     ("tracing/tracer.py", "TraceCapExceeded"): "BaseException on purpose: code under test must not catch it",
-    ("families/repo/sympy_parse.py", "_InProcessTimeout"): "BaseException on purpose: sympy code must not catch it",
-    ("families/repo/_answer_eval.py", "Refused"): "shipped as a file into a package's venv, which has no execbench",
+    ("families/repo/grading/sympy_parse.py", "_InProcessTimeout"): "BaseException on purpose: sympy code must not catch it",
+    ("families/repo/grading/_answer_eval.py", "Refused"): "shipped as a file into a package's venv, which has no execbench",
 }
 BUILTIN_EXCEPTIONS = {name for name, value in vars(builtins).items()
                       if isinstance(value, type) and issubclass(value, BaseException)}
@@ -37,7 +37,7 @@ BUILTIN_EXCEPTIONS = {name for name, value in vars(builtins).items()
 #: builder-side packages (what runs when a dataset is built) checked for module-level state
 BUILDER_SIDE = ("contract", "dataset", "sources", "families", "mutation", "tracing", "slicing", "grading")
 #: modules that run in a sandboxed child process of their own (one job, one process): excepted
-SANDBOX_CHILDREN = {"families/repo/_plugin.py", "families/repo/_answer_eval.py", "tracing/tracer.py",
+SANDBOX_CHILDREN = {"families/repo/verification/_plugin.py", "families/repo/grading/_answer_eval.py", "tracing/tracer.py",
                     "tracing/child.py", "tracing/freshcall.py"}
 MUTABLE_CALLS = {"dict", "list", "set", "defaultdict", "Counter", "OrderedDict", "deque"}
 MUTATORS = {"append", "extend", "update", "add", "clear", "pop", "popitem", "setdefault", "insert", "remove",
@@ -175,7 +175,7 @@ def test_the_state_check_sees_a_planted_violation():
                                "def f():\n    build.PREPARED.clear()\n    local = []\n    local.append(1)\n\n"
                                "def g():\n    global COUNT\n    COUNT = 1\n",
         "eval/y.py": "TASKS = {}\n\ndef add(t):\n    TASKS[t] = t\n",  # not builder-side
-        "families/repo/_plugin.py": "SEEN = set()\n\ndef f(x):\n    SEEN.add(x)\n",  # a sandbox child
+        "families/repo/verification/_plugin.py": "SEEN = set()\n\ndef f(x):\n    SEEN.add(x)\n",  # a sandbox child
     }
     assert module_state(planted) == ["families/x/build.py:6 PREPARED", "families/x/other.py:10 COUNT",
                                      "families/x/other.py:5 build.PREPARED"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from execbench.families.repo import compare, sympy_parse
+from execbench.families.repo.grading import compare, sympy_parse
 from execbench.grading import LiteralParseError, parse_literal
 from execbench.grading.tokens import TokenBoundError, significant_tokens
 

@@ -21,9 +21,10 @@ from typer.testing import CliRunner
 from execbench import registry
 from execbench.dataset import DatasetWriter, read_manifest, read_rejected, read_tasks
 from execbench.families.build import build_dataset
+from execbench.families.repo.mutation.edme import TeacherSettings, constraint_errors, mutate_repo_dataset
+from execbench.families.repo.mutation.edme_records import FunctionJob
 from execbench.mutation import OfflineSettings, mutate_dataset, mutated_id, read_log
 from execbench.mutation.apicalls import api_calls, check_preserved
-from execbench.families.repo.edme import FunctionJob, TeacherSettings, constraint_errors, mutate_repo_dataset
 from execbench.mutation.probes import extract_code, fix_probe_format, parse_code, parse_debug_results, probes
 
 sys.path.insert(0, str(Path(__file__).parent))

@@ -14,7 +14,7 @@ PLUGINS = list(registry.registered())  # the engine is handed the plug-ins (it l
 
 def test_adapters_come_from_the_family_folders():
     assert type(adapter_for(registry.get("trace"))).__module__ == "execbench.families.trace.mutate"
-    assert type(adapter_for(registry.get("repo"))).__module__ == "execbench.families.repo.mutate"
+    assert type(adapter_for(registry.get("repo"))).__module__ == "execbench.families.repo.mutation.mutate"
     with pytest.raises(MutationSetupError, match=r"not available for family 'cruxeval' \(available: repo, state, trace\)"):
         adapter_for(registry.get("cruxeval"), PLUGINS)
 

@@ -22,9 +22,9 @@ from execbench import registry
 from execbench.dataset import read_rejected, read_tasks
 from execbench.families.build import build_dataset
 from execbench.families.repo import build
-from execbench.families.repo.runner import pytest_config, rootdir_args
+from execbench.families.repo.verification.runner import pytest_config, rootdir_args
 from execbench.sandbox._cleanup import remove_tree
-from execbench.sources import repos
+from execbench.sources import repo_paths, repo_trees, repos, venvs
 from execbench.sources.errors import SourceError
 
 # the fixtures' single assertion is small: no difficulty gate, one pinned check seed
@@ -68,13 +68,13 @@ def checkout(base: Path, name: str, *, value: int = 81, setup: str | None = None
 @pytest.mark.parametrize("name", ["..", ".", "a/b", "../x", "a b", "-a", "a\x00b", "x" * 201, ""])
 def test_package_names_that_are_not_pep508_are_refused(name):
     with pytest.raises(SourceError, match="PEP 508"):
-        repos.checked_name(name)
+        repo_paths.checked_name(name)
 
 
 @pytest.mark.parametrize("version", ["0/../../x/y", "..", "1.0/..", "1.0 ", "latest", "1" * 101, ""])
 def test_versions_that_are_not_pep440_are_refused(version):
     with pytest.raises(SourceError, match="PEP 440"):
-        repos.checked_version(version)
+        repo_paths.checked_version(version)
 
 
 def test_a_pypi_spec_with_a_traversing_version_is_refused_before_any_path_is_made(cache_dir):
@@ -88,13 +88,13 @@ def test_a_pypi_spec_with_a_traversing_version_is_refused_before_any_path_is_mad
 def test_every_created_path_is_checked_to_lie_inside_its_root(tmp_path):
     root = tmp_path / "repos"
     (root / "venv").mkdir(parents=True)
-    assert repos.within(root, "venv", "x-1.0-py3.11-abc") == root / "venv" / "x-1.0-py3.11-abc"
+    assert repo_paths.within(root, "venv", "x-1.0-py3.11-abc") == root / "venv" / "x-1.0-py3.11-abc"
     for parts in [("venv", "x-0/../../../escape"), ("venv", ".."), ("..", "x"), ("venv", ""), ("a\x00b",)]:
         with pytest.raises(SourceError):
-            repos.within(root, *parts)
+            repo_paths.within(root, *parts)
     (root / "link").symlink_to(tmp_path)  # a symlinked component leading out
     with pytest.raises(SourceError, match="leaves"):
-        repos.within(root, "link", "x")
+        repo_paths.within(root, "link", "x")
 
 
 def test_a_traversing_pkg_info_version_names_no_directory(tmp_path):
@@ -103,14 +103,14 @@ def test_a_traversing_pkg_info_version_names_no_directory(tmp_path):
     assert version.startswith("local-") and "/" not in version
     good = checkout(tmp_path / "g", "lib", pkg_info="Metadata-Version: 2.1\nName: lib\nVersion: 1.0-post1\n")
     assert repos._local_version(good) == "1.0.post1"  # normalised PEP 440
-    assert repos.local_name("my lib/..") == "my-lib" and repos.local_name("..") == "local"
+    assert repo_paths.local_name("my lib/..") == "my-lib" and repo_paths.local_name("..") == "local"
 
 
 def test_a_checkout_with_a_1100_level_chain_is_its_rejection_and_the_build_goes_on(tmp_path, cache_dir,
                                                                                     monkeypatch):
     """The tree itself holds the chain: refused by the bounded content walk, before pathlib's
     recursive globs (RecursionError) or an install could see it."""
-    monkeypatch.setenv(repos.LOCAL_ROOT_ENV, str(tmp_path))
+    monkeypatch.setenv(repo_paths.LOCAL_ROOT_ENV, str(tmp_path))
     deep = checkout(tmp_path, "deeplib")
     here = Path.cwd()
     os.chdir(deep)
@@ -136,18 +136,18 @@ def test_a_checkout_with_a_1100_level_chain_is_its_rejection_and_the_build_goes_
 def test_the_content_key_covers_every_file_not_the_path_or_the_declared_version(tmp_path):
     one = checkout(tmp_path / "a", "lib", pkg_info="Version: 1.0\n", extra={"lib/data.txt": "1\n"})
     two = checkout(tmp_path / "b", "lib", pkg_info="Version: 1.0\n", extra={"lib/data.txt": "1\n"})
-    assert repos.content_hash(one) == repos.content_hash(two)  # the same content anywhere
-    before = repos.content_hash(one)
+    assert repo_trees.content_hash(one) == repo_trees.content_hash(two)  # the same content anywhere
+    before = repo_trees.content_hash(one)
     for rel, text in [("lib/data.txt", "2\n"), (".git/config", "[core]\n"), ("zz.pth", "import os\n"),
                       ("build/lib/lib/__init__.py", "x = 1\n")]:
         (one / rel).parent.mkdir(parents=True, exist_ok=True)
         (one / rel).write_text(text)
-        assert repos.content_hash(one) != before, rel
-        before = repos.content_hash(one)
+        assert repo_trees.content_hash(one) != before, rel
+        before = repo_trees.content_hash(one)
     (one / "run.sh").write_text("#!/bin/sh\n")
-    before = repos.content_hash(one)
+    before = repo_trees.content_hash(one)
     (one / "run.sh").chmod(0o755)
-    assert repos.content_hash(one) != before
+    assert repo_trees.content_hash(one) != before
 
 
 def _record_line(venv: Path, rel: str) -> str:
@@ -173,7 +173,7 @@ def bare_venv(tmp_path):
 
 def test_a_venv_whose_files_match_record_passes(bare_venv):
     venv, _ = bare_venv
-    repos.verify_venv(venv)
+    venvs.verify_venv(venv)
 
 
 @pytest.mark.parametrize("attack", ["stray_pth", "stray_module", "stray_script", "changed_file", "link"])
@@ -191,7 +191,7 @@ def test_what_no_distribution_installed_is_refused(bare_venv, attack):
         (site / "okpkg" / "__init__.py").unlink()
         (site / "okpkg" / "__init__.py").symlink_to("/etc/hostname")
     with pytest.raises(SourceError, match="will not use"):
-        repos.verify_venv(venv)
+        venvs.verify_venv(venv)
 
 
 # --- principle 8: pytest's rootdir, configuration and messages -----------------------------------
@@ -215,7 +215,7 @@ def test_pytests_rootdir_is_the_repository_root_and_its_config_its_own(tmp_path)
 
 
 def test_a_checkout_that_fails_to_prepare_is_named_without_its_path(tmp_path, monkeypatch):
-    monkeypatch.setenv(repos.LOCAL_ROOT_ENV, str(tmp_path))
+    monkeypatch.setenv(repo_paths.LOCAL_ROOT_ENV, str(tmp_path))
     root = tmp_path / "nopkg"
     (root / "tests").mkdir(parents=True)
     (root / "tests" / "test_x.py").write_text("def test_x():\n    assert 1 == 1\n")
@@ -225,10 +225,10 @@ def test_a_checkout_that_fails_to_prepare_is_named_without_its_path(tmp_path, mo
 
 
 def test_messages_name_no_cache_interpreter_or_home_path(cache_dir):
-    venv = repos.repos_dir() / "venv" / "lib-1.0-py3.11-0123456789ab"
+    venv = repo_paths.repos_dir() / "venv" / "lib-1.0-py3.11-0123456789ab"
     text = (f"E  {venv}/lib/python3.11/site-packages/_pytest/python.py:12 in {sys.base_prefix}/lib/os.py, "
-            f"{repos.cache_dir()}/build-cache.sqlite, {Path.home()}/notes")
-    out = repos.portable_text(text)
+            f"{repo_paths.cache_dir()}/build-cache.sqlite, {Path.home()}/notes")
+    out = repo_paths.portable_text(text)
     assert "<venv>/lib/python3.11/site-packages/_pytest/python.py:12" in out
     for path in (str(cache_dir), sys.base_prefix, str(Path.home())):
         assert path not in out
@@ -309,7 +309,7 @@ def test_a_stray_pth_an_install_leaves_is_the_packages_rejection(tmp_path, cache
     root = checkout(tmp_path, "straylib", setup=setup)
     with pytest.raises(SourceError, match="not installed by any distribution.*zz_stray.pth"):
         repos.prepared(str(root))
-    assert not any((repos.repos_dir() / "venv").iterdir())  # removed, never reused
+    assert not any((repo_paths.repos_dir() / "venv").iterdir())  # removed, never reused
 
 
 @pytest.mark.slow
@@ -333,7 +333,7 @@ def test_a_1100_level_chain_an_install_leaves_and_a_traversing_version_stop_no_b
         setuptools.setup(name="deepinstall", version="1.0", packages=["deepinstall"])
     """)
     work = tmp_path / "work"
-    monkeypatch.setenv(repos.LOCAL_ROOT_ENV, str(work))
+    monkeypatch.setenv(repo_paths.LOCAL_ROOT_ENV, str(work))
     deep = checkout(work, "deepinstall", setup=deep_setup)
     traversing = checkout(work, "travlib", pkg_info="Version: 0/../../../escape/x\n")
     out = tmp_path / "ds"
@@ -346,5 +346,5 @@ def test_a_1100_level_chain_an_install_leaves_and_a_traversing_version_stop_no_b
     assert manifest["tasks"] == len(tasks) >= 1 and {t.answer for t in tasks} == {"81"}
     assert all(t.prompt_fields["version"].startswith("local-") for t in tasks)
     assert not any(p.name == "escape" for p in tmp_path.rglob("escape"))
-    venvs = [p.name for p in (repos.repos_dir() / "venv").iterdir() if not p.name.endswith(".complete")]
+    venvs = [p.name for p in (repo_paths.repos_dir() / "venv").iterdir() if not p.name.endswith(".complete")]
     assert len(venvs) == 1 and venvs[0].startswith("travlib-local-")

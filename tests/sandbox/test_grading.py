@@ -8,8 +8,8 @@ import threading
 
 import pytest
 
-from execbench.families.repo import sympy_parse
-from execbench.families.repo.sympy_parse import SympyParseError
+from execbench.families.repo.grading import sympy_parse
+from execbench.families.repo.grading.sympy_parse import SympyParseError
 
 
 @pytest.mark.parametrize("text", ["floor(exp(10**4000))", "ceiling(exp(exp(exp(5))))",

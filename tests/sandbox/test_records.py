@@ -141,7 +141,7 @@ def test_trace_run_with_a_weaponised_result_is_a_failed_run():
 
 
 def test_repo_test_records_are_checked():
-    from execbench.families.repo import runner
+    from execbench.families.repo.verification import runner
     good = {"nodeid": "t.py::test", "phases": {"call": {"outcome": "passed"}}, "probes": {}}
     assert runner._checked(good)["nodeid"] == "t.py::test"
     for bad in [{"phases": {}}, {"nodeid": 3}, {"nodeid": "x", "phases": {"call": {}}},

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from execbench.sources import repos
+from execbench.sources import repo_configs, repos, venvs
 from execbench.sources.errors import SourceError
 
 
 @pytest.mark.parametrize("dep", ["pytest==9.0.3", "hypothesis[cli]>=6.1", "attrs; python_version > '3.8'"])
 def test_pep508_requirements_pass(dep):
-    assert repos.requirement_text(dep)
+    assert repo_configs.requirement_text(dep)
 
 
 @pytest.mark.parametrize("dep", ["--report=/tmp/x.json", "-r /root/.netrc", "--index-url=http://evil",
@@ -25,7 +25,7 @@ def test_pep508_requirements_pass(dep):
                                  "/abs/path", "", "foo; ==="])
 def test_anything_else_is_refused_with_a_reason(dep):
     with pytest.raises(SourceError, match="refused"):
-        repos.requirement_text(dep)
+        repo_configs.requirement_text(dep)
 
 
 def test_configuration_files_linked_out_of_the_tree_are_not_read(tmp_path):
@@ -37,7 +37,7 @@ def test_configuration_files_linked_out_of_the_tree_are_not_read(tmp_path):
     os.symlink(secret, root / "requirements" / "test.txt")
     (tmp_path / "PKG-INFO").write_text("Version: secret-version\n")
     os.symlink(tmp_path / "PKG-INFO", root / "PKG-INFO")
-    assert repos.infer_config("demo", "1", root).test_deps == (repos.PYTEST,)
+    assert repo_configs.infer_config("demo", "1", root).test_deps == (repo_configs.PYTEST,)
     assert repos._local_version(root).startswith("local-")
 
 
@@ -47,7 +47,7 @@ def test_hostile_test_dependency_groups_never_reach_pip(tmp_path):
     (tmp_path / "pyproject.toml").write_text(
         '[dependency-groups]\ntest = ["--report=/tmp/x.json", "-r /root/.netrc", "x @ https://e.invalid/x.whl", '
         '"./local", "hypothesis>=6"]\n')
-    config = repos.infer_config("demo", "1", tmp_path)
+    config = repo_configs.infer_config("demo", "1", tmp_path)
     assert config.test_deps[1:] == ("hypothesis>=6",) and config.test_deps[0].startswith("pytest")
     assert not any(s in " ".join(config.test_deps) for s in ("--report", "netrc", "https:", "./local"))
 
@@ -119,11 +119,11 @@ def test_pip_settings_reach_the_sandbox_without_credentials(monkeypatch, tmp_pat
     wheels.mkdir()
     monkeypatch.setenv("PIP_EXTRA_INDEX_URL", "https://user:s3cret@index.example/simple")
     monkeypatch.setenv("PIP_FIND_LINKS", str(wheels))
-    repos._pip_settings.cache_clear()
+    venvs._pip_settings.cache_clear()
     try:
-        env, local = repos._pip_settings()
+        env, local = venvs._pip_settings()
     finally:
-        repos._pip_settings.cache_clear()
+        venvs._pip_settings.cache_clear()
     env = dict(env)
     assert "s3cret" not in repr(env) and env["PIP_FIND_LINKS"].split()[-1] == str(wheels)
     assert str(wheels) in local

@@ -21,7 +21,7 @@ from execbench.dataset import Task
 from execbench.dataset.export import write_export
 from execbench.dataset.store import read_inputs
 from execbench.dataset.store import DatasetWriter
-from execbench.sources import repos
+from execbench.sources import repo_paths, repo_trees, repos
 from execbench.sources.errors import SourceError
 
 
@@ -60,7 +60,7 @@ def test_11_a_planted_completion_marker_is_not_written_through(tmp_path, cache_d
         repos.prepare(str(root))
     assert victim.read_text() == "ORIGINAL\n"
     assert oct(victim.stat().st_mode & 0o777) == oct(0o600)
-    venvs = repos.repos_dir() / "venv"
+    venvs = repo_paths.repos_dir() / "venv"
     assert not [p for p in venvs.iterdir()]  # the venv removed, no marker written through or beside it
     with pytest.raises(SourceError):
         repos.prepare(str(root))  # installed afresh, refused again, still not written through
@@ -153,7 +153,7 @@ def test_12_parents_of_mounts_show_only_what_is_mounted(tmp_path):
 
 @pytest.mark.slow
 def test_13_a_deep_tree_in_the_venv_is_the_packages_rejection(tmp_path, cache_dir):
-    from execbench.families.repo import packages
+    from execbench.families.repo.preparation import packages
 
     root = hostile_checkout(tmp_path, "hostile-deep", """
         deep = os.path.join(VENV, "deep")
@@ -175,7 +175,7 @@ def test_13_a_deep_tree_in_the_venv_is_the_packages_rejection(tmp_path, cache_di
     assert [(r["candidate"], r["stage"]) for r in outcome.rejected] == [(repos.spec_label(str(root)), "package")]
     assert not outcome.rejected[0]["candidate"].startswith("/")  # issue 33: no host path in a rejection
     assert "deeper than" in outcome.rejected[0]["reason"]
-    venvs = repos.repos_dir() / "venv"
+    venvs = repo_paths.repos_dir() / "venv"
     assert not any(venvs.iterdir())  # the venv is gone, not left half-owned by the sandbox's uid
 
 
@@ -220,4 +220,4 @@ def test_13_a_deep_sdist_from_the_sandbox_is_refused(tmp_path):
         info.size = 2
         tf.addfile(info, io.BytesIO(b"1\n"))
     with pytest.raises(SourceError, match="deeper than"):
-        repos._safe_unpack(archive, tmp_path / "unpacked")
+        repo_trees._safe_unpack(archive, tmp_path / "unpacked")

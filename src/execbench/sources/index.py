@@ -77,7 +77,7 @@ class Release:
 def index_url() -> str:
     """The index pip is configured with (``index-url`` as ``pip config list`` reports it,
     ``PIP_INDEX_URL`` included; a URL with credentials is skipped), else PyPI's."""
-    from execbench.sources.repos import _pip_settings  # the settings the sandboxed pip gets
+    from execbench.sources.venvs import _pip_settings  # the settings the sandboxed pip gets
 
     url = os.environ.get("PIP_INDEX_URL", "").strip() or dict(_pip_settings()[0]).get("PIP_INDEX_URL", "").strip()
     return (url.split()[0] if url else DEFAULT_INDEX).rstrip("/") + "/"

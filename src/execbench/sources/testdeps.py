@@ -13,7 +13,7 @@ Environment markers are evaluated for the builder's interpreter (the venv has th
 version), so ``pytest==8.3.4; python_version >= "3.8"`` counts and its 3.7 twin does not.
 Tools that neither the test run nor its imports need (coverage, tox, linters, xdist/cov
 plugins) are dropped; the package itself is dropped. Every kept line must still pass
-:func:`execbench.sources.repos.requirement_text` (names only: no URLs, paths or pip options).
+:func:`execbench.sources.repo_configs.requirement_text` (names only: no URLs, paths or pip options).
 
 :func:`pytest_requirement` picks pytest: the repository's own pin when its declarations
 constrain pytest and the builder's default version does not satisfy them (boltons 25.0.0

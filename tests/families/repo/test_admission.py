@@ -13,15 +13,16 @@ from types import SimpleNamespace
 import pytest
 
 from execbench.dataset.cache import cache_dir
-from execbench.families.repo import assertions as A
-from execbench.families.repo import build
-from execbench.families.repo.compare import parse_answer, same
+from execbench.families.repo.fairness import masking
+from execbench.families.repo.grading.compare import parse_answer, same
+from execbench.families.repo.selection import assertions as A
+from execbench.families.repo.verification import answers
 
 
 @pytest.mark.parametrize("value", [0, 7, -3, True, False, 0.5, 0.0, 1j, "", "ab", b"", b"x", [], [1, 2],
                                    (), (1,), {}, {"a": 1, "b": 2}, set(), {1, 2}, frozenset(), frozenset({3})])
 def test_wrong_values_have_the_type_and_differ(value):
-    wrong = build._same_type_variants(value)
+    wrong = answers._same_type_variants(value)
     assert wrong
     for w in wrong:
         assert type(w) is type(value) and repr(w) != repr(value)
@@ -29,7 +30,7 @@ def test_wrong_values_have_the_type_and_differ(value):
 
 
 def test_none_has_no_wrong_value_of_its_type():
-    assert build._same_type_variants(None) == []
+    assert answers._same_type_variants(None) == []
 
 
 def _repo(tmp_path: Path) -> SimpleNamespace:
@@ -39,8 +40,8 @@ def _repo(tmp_path: Path) -> SimpleNamespace:
 
 def test_environment_patterns_find_the_build_machine(tmp_path):
     repo = _repo(tmp_path)
-    patterns = build.environment_patterns(repo)  # type: ignore[arg-type] - a stand-in with the Repo fields the function reads
-    found = lambda text: build.environment_dependent([text], patterns)  # noqa: E731 - a one-line helper
+    patterns = answers.environment_patterns(repo)  # type: ignore[arg-type] - a stand-in with the Repo fields the function reads
+    found = lambda text: answers.environment_dependent([text], patterns)  # noqa: E731 - a one-line helper
     assert found(repr(str(repo.root / "pkg" / "__init__.py"))) == "source tree"
     assert found(repr(str(cache_dir() / "x"))) == "cache dir"
     assert found(repr(str(Path.home() / ".config"))) in ("home dir", "cache dir")
@@ -57,13 +58,13 @@ def test_environment_patterns_find_the_build_machine(tmp_path):
 def test_static_reading_of_literals():
     names = {"alist": ["Alice", "Bob"], "d": {"k": (1, 2)}}
     parse = lambda text: ast.parse(text, mode="eval").body  # noqa: E731 - a one-line helper
-    assert build._static(parse("alist[0]"), names) == "Alice"
-    assert build._static(parse("alist[-1:]"), names) == ["Bob"]
-    assert build._static(parse("d['k'][1]"), names) == 2
-    assert build._static(parse("(1+2j).imag"), names) == 2.0
+    assert answers._static(parse("alist[0]"), names) == "Alice"
+    assert answers._static(parse("alist[-1:]"), names) == ["Bob"]
+    assert answers._static(parse("d['k'][1]"), names) == 2
+    assert answers._static(parse("(1+2j).imag"), names) == 2.0
     for text in ("f(alist)", "alist.pop()", "other[0]", "alist[i]"):
-        with pytest.raises(build._NotStatic):
-            build._static(parse(text), names)
+        with pytest.raises(answers._NotStatic):
+            answers._static(parse(text), names)
 
 
 SOURCE = '''
@@ -81,9 +82,9 @@ def test_f():
 def test_inputs_and_compared_values():
     fn = next(iter(A.test_functions(SOURCE).values()))
     first, second = fn.assertions[0], fn.assertions[1]
-    assert "data" in build._inputs(fn, first.operands[0]) and "expected" not in build._inputs(fn, first.operands[0])
-    assert "data" in build._inputs(fn, second.operands[0])
-    compared = [ast.unparse(n) for n in build._compared(fn.assertions[3].node)]
+    assert "data" in masking._inputs(fn, first.operands[0]) and "expected" not in masking._inputs(fn, first.operands[0])
+    assert "data" in masking._inputs(fn, second.operands[0])
+    compared = [ast.unparse(n) for n in masking._compared(fn.assertions[3].node)]
     assert compared.count("[2, 1]") >= 3 and "out" in compared
 
 
@@ -92,7 +93,7 @@ def test_wrong_value_texts_do_not_depend_on_the_builders_hash_seed():
     import subprocess
     import sys
 
-    code = ("from execbench.families.repo.build import _stable_repr, _same_type_variants;"
+    code = ("from execbench.families.repo.verification.answers import _stable_repr, _same_type_variants;"
             "print([_stable_repr(w) for w in _same_type_variants({10, 20, 'a', ('b',)})],"
             " _stable_repr([{3, 'x'}, frozenset({'q', 'p'}), (1,), {'k': {2, 1}}]))")
     outputs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
@@ -123,7 +124,7 @@ def test_unittest_expected_is_not_an_input_of_actual():
     functions = A.test_functions(UNITTEST_SOURCE)
     fn = next(f for f in functions.values() if f.qualname == "T.test_split")
     (assertion,) = fn.assertions
-    assert "expected" not in build._inputs(fn, assertion.operands[0]) >= {"actual", "split_at"}
+    assert "expected" not in masking._inputs(fn, assertion.operands[0]) >= {"actual", "split_at"}
 
 
 def test_tests_under_a_module_level_if_are_found():

@@ -18,8 +18,9 @@ from inspect_ai.tool import ToolError as InspectToolError
 from execbench import registry
 from execbench.dataset import read_rejected, read_tasks
 from execbench.families.build import build_dataset
-from execbench.families.repo import agent_copy, build
-from execbench.families.repo import assertions as A
+from execbench.families.repo import build
+from execbench.families.repo.fairness import agent_copy
+from execbench.families.repo.selection import assertions as A
 
 FIXTURE = Path(__file__).parent / "fixtures" / "ctxlib"
 TEST = "tests/test_tally.py"
@@ -165,7 +166,7 @@ def test_masked_copy_hides_constants_only_assertions_read_and_the_gate_checks_th
 
 
 def test_arguments_with_defaults_are_not_fixtures(tmp_path):
-    from execbench.families.repo import context
+    from execbench.families.repo.fairness import context
 
     source = "def test_valid(check_valid=len, *, strict=True):\n    assert check_valid([1]) == 1\n"
     (tmp_path / "test_x.py").write_text(source)
@@ -178,7 +179,7 @@ def test_arguments_with_defaults_are_not_fixtures(tmp_path):
 
 
 def test_a_fixture_named_by_its_decorator_is_found_in_the_conftest(tmp_path):
-    from execbench.families.repo import context
+    from execbench.families.repo.fairness import context
 
     (tmp_path / "conftest.py").write_text(
         "import pytest\n\n@pytest.fixture(name='slots', params=(True, False))\ndef _slots(request):\n"

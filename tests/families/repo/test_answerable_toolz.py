@@ -16,7 +16,7 @@ import pytest
 from execbench.dataset import Task
 from execbench.dataset.cache import cache_dir
 from execbench.families.repo import build, prompt
-from execbench.families.repo.compare import grade_answer
+from execbench.families.repo.grading.compare import grade_answer
 from execbench.sources import repos
 
 pytestmark = pytest.mark.slow

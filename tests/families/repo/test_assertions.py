@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import textwrap
 
-from execbench.families.repo import assertions as A
+from execbench.families.repo.selection import assertions as A
 
 SOURCE = textwrap.dedent('''\
     import unittest

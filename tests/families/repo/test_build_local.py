@@ -13,8 +13,9 @@ import pytest
 from execbench import registry
 from execbench.dataset import read_rejected, read_tasks
 from execbench.families.build import build_dataset
-from execbench.families.repo import build, traces
-from execbench.sources import repos
+from execbench.families.repo import build
+from execbench.families.repo.records import traces
+from execbench.sources import repo_paths, repo_trees, repos
 
 FIXTURE = Path(__file__).parent / "fixtures" / "minilib"
 pytestmark = pytest.mark.slow
@@ -94,7 +95,7 @@ def test_rejection_reasons_name_no_path_of_this_machine(built, local_repo):
     _, _, rejected = built
     failing = [r["reason"] for r in rejected if "::test_failing" in r["candidate"]]
     assert len(failing) == 1 and failing[0].startswith("failed in call: tests/test_core.py:")
-    for text in (str(local_repo), str(repos.repos_dir()), str(Path.home())):
+    for text in (str(local_repo), str(repo_paths.repos_dir()), str(Path.home())):
         assert not [r["reason"] for r in rejected if text in r["reason"]]
 
 
@@ -111,7 +112,7 @@ def test_task_record_prompt_fields_metrics_and_trace(built, local_repo):
         "    assert c.total() == LIMIT + 1",
     ]
     assert not fields["repo_root"].startswith("/") and fields["test_file"] == "tests/test_core.py"
-    assert repos.from_portable(fields["repo_root"]).resolve() == local_repo.resolve()
+    assert repo_paths.from_portable(fields["repo_root"]).resolve() == local_repo.resolve()
     assert fields["input_parameters"] == "{}"
     assert "from minilib import Counter, Pair, Thing, merge_counts" in fields["test_context"]
     metrics = task.metrics
@@ -151,14 +152,14 @@ def test_mutated_text_goes_through_the_same_path(local_repo):
 def test_tree_hash_ignores_what_installing_the_tree_writes_into_it(tmp_path):
     root = tmp_path / "minilib"
     shutil.copytree(FIXTURE, root)
-    before = repos.tree_hash(root)
+    before = repo_trees.tree_hash(root)
     for artefact in ("build/lib/minilib/core.py", "minilib.egg-info/x.py", "dist/y.py", ".venv/lib/z.py",
                      "minilib/__pycache__/w.py"):
         (root / artefact).parent.mkdir(parents=True, exist_ok=True)
         (root / artefact).write_text("x = 1\n")
-    assert repos.tree_hash(root) == before
+    assert repo_trees.tree_hash(root) == before
     (root / "minilib" / "extra.py").write_text("y = 2\n")  # a real source change
-    assert repos.tree_hash(root) != before
+    assert repo_trees.tree_hash(root) != before
 
 
 def test_worker_processes_build_what_threads_build(built, local_repo, tmp_path):

@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from execbench.families.repo import build, traces
+from execbench.families.repo import build
+from execbench.families.repo.records import traces
 from execbench.sources import repos
 
 pytestmark = pytest.mark.slow

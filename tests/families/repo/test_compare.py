@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from execbench.dataset import Task
-from execbench.families.repo.compare import candidates, grade_answer, parse_answer, same
+from execbench.families.repo.grading.compare import candidates, grade_answer, parse_answer, same
 
 
 def task(answer: str, kind: str = "python-literal", **fields) -> Task:
@@ -242,10 +242,10 @@ def test_touch_tmp_xyz_is_not_created():
 
 def test_constructor_respellings_the_builder_verified_are_accepted():
     """boltons: IndexedSet((5, 6)) vs IndexedSet([5, 6]); Counter(u=1, x=4) vs Counter({'u': 1, 'x': 4}).
-    The builder substitutes each respelling in the real test (build.spelling_variants) and stores the
+    The builder substitutes each respelling in the real test (answers.spelling_variants) and stores the
     rules that passed; the grader applies only those, without executing anything."""
-    from execbench.families.repo.build import spelling_variants
-    from execbench.families.repo.compare import grade_answer
+    from execbench.families.repo.grading.compare import grade_answer
+    from execbench.families.repo.verification.answers import spelling_variants
 
     assert spelling_variants("IndexedSet([5, 6])") == {"iterable_argument": "IndexedSet((5, 6))"}
     assert spelling_variants("Thing(u=1, x=4)") == {"keyword_dict": "Thing({'u': 1, 'x': 4})"}

@@ -6,10 +6,10 @@ import textwrap
 
 import pytest
 
-from execbench.families.repo import assertions as A
-from execbench.families.repo import dvp
-from execbench.families.repo.build import _answer_candidates
-from execbench.families.repo.records import Item, Module
+from execbench.families.repo.records.steps import Item, Module
+from execbench.families.repo.selection import assertions as A
+from execbench.families.repo.selection import dvp
+from execbench.families.repo.verification.answers import _answer_candidates
 
 
 def _function(body: str, params: str = "", decorators: str = "") -> A.TestFunction:
@@ -190,8 +190,8 @@ def test_identity_assertions_only_take_singleton_literals():
 
 def test_the_builtin_id_as_a_value_is_nondeterministic():
     """toolz: curry(EqualityHashKey, id) hashes by address; the stored trace differed between builds."""
-    from execbench.families.repo import assertions as A
-    from execbench.families.repo.dvp import nondeterministic_token
+    from execbench.families.repo.selection import assertions as A
+    from execbench.families.repo.selection.dvp import nondeterministic_token
 
     source = "def test_k():\n    key = curry(EqualityHashKey, id)\n    assert list(unique(d, key=key)) == d\n"
     fn = next(iter(A.test_functions(source).values()))

@@ -12,8 +12,9 @@ import pytest
 from execbench import registry
 from execbench.dataset import read_rejected, read_tasks
 from execbench.families.build import build_dataset
-from execbench.families.repo import build, exec_grade
-from execbench.families.repo.compare import grade_answer
+from execbench.families.repo import build
+from execbench.families.repo.grading import exec_grade
+from execbench.families.repo.grading.compare import grade_answer
 
 FIXTURE = Path(__file__).parent / "fixtures" / "leaklib"
 pytestmark = pytest.mark.slow

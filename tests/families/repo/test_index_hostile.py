@@ -12,7 +12,7 @@ from contextlib import contextmanager
 
 import pytest
 
-from execbench.families.repo import packages
+from execbench.families.repo.preparation import packages
 from execbench.sources import index
 
 

@@ -1,12 +1,13 @@
-"""The leak gate (families/repo/leaks.py) and the test-file context (families/repo/context.py):
+"""The leak gate (families/repo/fairness/leaks.py) and the test-file context (families/repo/fairness/context.py):
 no sandbox, on test texts shaped like the cases of issue 23."""
 
 from __future__ import annotations
 
 import json
 
-from execbench.families.repo import assertions as A
-from execbench.families.repo import build, context, leaks
+from execbench.families.repo.fairness import context, difficulty, leaks
+from execbench.families.repo.fairness import masking
+from execbench.families.repo.selection import assertions as A
 
 SOURCE = '''
 import pytest
@@ -72,7 +73,7 @@ def _visible(name, answer, masked=1, params="{}", hidden=()):
     fn = _fn(name)
     a = fn.assertions[0]
     defs = context.needed_definitions(SOURCE, fn)
-    inputs = build._inputs(fn, a.operands[1 - masked])
+    inputs = masking._inputs(fn, a.operands[1 - masked])
     for d in defs:
         if d.kind != "constant":
             inputs |= {n.id for n in __import__("ast").walk(d.node) if hasattr(n, "id")}
@@ -135,12 +136,12 @@ def test_difficulty_is_scored_over_the_assertions_own_slice():
              {"id": 2, "file": "lib/car.py", "func": "Car.drive", "firstlineno": 9, "depth": 1},
              {"id": 3, "file": "lib/engine.py", "func": "Engine.run", "firstlineno": 2, "depth": 2}]
     trivial = {"relevant_calls": [0, 1], "relevant_lines": {"tests/test_car.py": [2, 3], "lib/car.py": [4]}}
-    score, library_lines, deeper = build.assertion_difficulty(trivial, calls, {"tests/test_car.py"})
+    score, library_lines, deeper = difficulty.assertion_difficulty(trivial, calls, {"tests/test_car.py"})
     assert (library_lines, deeper) == (1, False)  # car.hand_count right after Car(): one line of __init__
     assert abs(score - ((2 / 4) * 0.1 + (2 / 15) * 0.2 + (2 / 30) * 0.5 + (1 / 4) * 0.2)) < 1e-9
     busy = {"relevant_calls": [0, 2, 3], "relevant_lines": {"tests/test_car.py": [5], "lib/car.py": [10, 11],
                                                             "lib/engine.py": [3, 4, 5]}}
-    score2, library_lines2, deeper2 = build.assertion_difficulty(busy, calls, {"tests/test_car.py"})
+    score2, library_lines2, deeper2 = difficulty.assertion_difficulty(busy, calls, {"tests/test_car.py"})
     assert (library_lines2, deeper2) == (5, True) and score2 > score
 
 
@@ -190,12 +191,12 @@ def test_names_the_code_under_test_can_change_are_not_static():
 
 def test_trivial_needs_a_plain_read_of_plain_lines():
     parse = lambda text: __import__("ast").parse(text, mode="eval").body  # noqa: E731 - a one-line helper
-    assert build.plain_read(parse("car.hand_count")) and build.plain_read(parse("len(FrozenDict())"))
-    assert not build.plain_read(parse("mi.ilen(filter(f, range(101)))"))
+    assert difficulty.plain_read(parse("car.hand_count")) and difficulty.plain_read(parse("len(FrozenDict())"))
+    assert not difficulty.plain_read(parse("mi.ilen(filter(f, range(101)))"))
     sources = {"lib/car.py": "class Car:\n    def __init__(self):\n        self.hand_count = 0\n",
                "lib/it.py": "def ilen(it):\n    return sum(compress(repeat(1), zip(it)))\n"}
-    assert build.plain_lines({"relevant_lines": {"lib/car.py": [2, 3]}}, sources, set())
-    assert not build.plain_lines({"relevant_lines": {"lib/it.py": [2]}}, sources, set())
+    assert difficulty.plain_lines({"relevant_lines": {"lib/car.py": [2, 3]}}, sources, set())
+    assert not difficulty.plain_lines({"relevant_lines": {"lib/it.py": [2]}}, sources, set())
 
 
 HISTOGRAM = '''
@@ -250,7 +251,7 @@ CAR_CLASS = "class Car:\n    def __init__(self):\n        self.hand_count = 0\n"
 def test_reads_right_after_construction_or_assignment_are_trivial():
     """boltons: car.hand_count == ___ -> 0 right after Car() (8 of a 25-task sample were such reads)."""
     fn = next(iter(A.test_functions(CAR).values()))
-    why = [build.read_after_construction(fn, a, a.operands[0], [CAR_CLASS]) for a in fn.assertions]
+    why = [difficulty.read_after_construction(fn, a, a.operands[0], [CAR_CLASS]) for a in fn.assertions]
     assert why == ["a constructor's default read right after construction", None, "value set one statement earlier",
                    "size of a fresh construction", None, None,
                    None,  # a property: no self.useful_attr = <literal> anywhere

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import ast
 
-from execbench.families.repo import assertions as A
-from execbench.families.repo import build, leaks
+from execbench.families.repo import build
+from execbench.families.repo.fairness import leaks
+from execbench.families.repo.fairness import masking
+from execbench.families.repo.selection import assertions as A
 
 SOURCE = '''
 import unittest
@@ -42,7 +44,7 @@ def _at(name, answer, masked=1, hidden=()):
     shown = A.mask_text(SOURCE, fn, (a, masked), list(hidden))
     return leaks.answer_visible_at(function=fn, source=SOURCE, masked=a.operands[masked],
                                    actual=a.operands[1 - masked], answer=answer,
-                                   inputs=build._inputs(fn, a.operands[1 - masked]), hidden=list(hidden),
+                                   inputs=masking._inputs(fn, a.operands[1 - masked]), hidden=list(hidden),
                                    input_parameters="{}", shown_texts=[shown])
 
 
@@ -84,10 +86,10 @@ def test_shift():
     fn = next(iter(A.test_functions(text).values()))
     item = build.Item("k", build.Module("t.py", None, text, {}), fn, fn.assertions[0],  # type: ignore[arg-type]
                       build.dvp.choose(fn.assertions[0], fn))
-    spans = build._answer_elsewhere(item, "Moment(2013, 5, 5)")
+    spans = masking._answer_elsewhere(item, "Moment(2013, 5, 5)")
     assert [(s.lineno, s.col) for s in spans] == [(6, 35)]  # the other assertion's `m`
     item2 = build.Item("k2", item.module, fn, fn.assertions[2], build.dvp.choose(fn.assertions[2], fn))
-    hidden = build._hidden_spans({"k2": item2}, item2, "[0, 0]")
+    hidden = masking._hidden_spans({"k2": item2}, item2, "[0, 0]")
     assert sorted((s.lineno, s.col) for s in hidden) == [(4, 15), (8, 22)]
 
 
@@ -105,5 +107,5 @@ def test_a_value_the_library_changed_is_no_shown_expression():
     a = fn.assertions[1]
     shown = A.mask_text(MUTATED, fn, (a, 1), [])
     assert leaks.answer_visible_at(function=fn, source=MUTATED, masked=a.operands[1], actual=a.operands[0],
-                                   answer="{'foo': 11}", inputs=build._inputs(fn, a.operands[0]), hidden=[],
+                                   answer="{'foo': 11}", inputs=masking._inputs(fn, a.operands[0]), hidden=[],
                                    input_parameters="{}", shown_texts=[shown]) is None

@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from execbench.contract import BuildContext, BuildReport
-from execbench.families.repo import novelty, packages
+from execbench.families.repo.preparation import novelty, packages
 from execbench.sources import index
-from execbench.sources.repos import _safe_unpack
+from execbench.sources.repo_trees import _safe_unpack
 
 FIXTURES = Path(__file__).parent / "fixtures" / "index"  # trimmed pypi.org responses of 2026-12-01
 
@@ -275,7 +275,8 @@ def _sdist_of(tmp_path: Path, name: str, files: dict[str, str]) -> Path:
 def test_a_root_tests_module_is_found_when_the_sdist_has_no_test_directory(tmp_path):
     """jsonpointer and jsonpatch ship their suite as one root ``tests.py``: the list built
     nothing from them ("no test modules found in the source distribution")."""
-    from execbench.sources.repos import Repo, RepoConfig
+    from execbench.sources.repo_configs import RepoConfig
+    from execbench.sources.repos import Repo
 
     def found(name: str, files: dict[str, str]) -> list[str]:
         root = _sdist_of(tmp_path, name, {"PKG-INFO": f"Name: {name}\n", "setup.py": "", **files})

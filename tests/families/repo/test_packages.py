@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from execbench.families.repo import packages
+from execbench.families.repo.preparation import packages
 from execbench.sources.errors import SourceError
 
 
@@ -53,7 +53,7 @@ def test_a_list_build_keeps_going_past_a_missing_package_and_applies_caps(tmp_pa
 
 def test_a_package_rejection_names_the_sdist_not_the_cache_path():
     """packaging 26.4's rejection used to name the unpacked sdist by its absolute cache path."""
-    from execbench.sources.repos import portable_text, repos_dir
+    from execbench.sources.repo_paths import portable_text, repos_dir
 
     unpacked = repos_dir() / "src" / "packaging-26.4" / "unpacked" / "packaging-26.4"
     assert portable_text(f"{unpacked}: cannot find the importable package of 'packaging' (tried src/ and the "
@@ -71,7 +71,7 @@ def test_a_library_named_like_a_non_package_directory_is_found(tmp_path):
     """The living benchmark's list rejected packaging 26.4 ("cannot find the importable
     package"): ``packaging`` is also a directory name that is never the library (distro
     packaging files), but not when the distribution has that name."""
-    from execbench.sources.repos import find_packages
+    from execbench.sources.repo_trees import find_packages
 
     for layout in ("src/packaging", "packaging"):
         root = tmp_path / layout.replace("/", "_")

@@ -2,7 +2,7 @@
 
 The fixture repository's test checks a value computed from the first word of a set of short
 strings, a list chosen (here, by asking the interpreter the repositories' venvs are made
-from: ``sources.repos.ensure_venv`` uses ``sys.executable``) so that the first word is the
+from: ``sources.venvs.ensure_venv`` uses ``sys.executable``) so that the first word is the
 same under hash seeds 0 and 1 (the fixed seeds of the repo family before issue 22) and
 differs under most other seeds: seed 1 admits it; a build's drawn seed rejects it, unless
 that seed happens to agree too, which the test tells apart exactly by asking the

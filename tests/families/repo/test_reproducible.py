@@ -5,20 +5,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from execbench.families.repo import traces
-from execbench.sources import repos
+from execbench.families.repo.records import traces
+from execbench.sources import repo_paths, repos
 
 
 def test_local_checkouts_are_stored_relative_to_the_declared_root(tmp_path, monkeypatch):
     checkout = tmp_path / "work" / "mylib"
     checkout.mkdir(parents=True)
-    monkeypatch.setenv(repos.LOCAL_ROOT_ENV, str(tmp_path / "work"))
-    assert repos.portable(checkout) == "local:mylib"
-    assert repos.from_portable("local:mylib") == checkout.resolve()
+    monkeypatch.setenv(repo_paths.LOCAL_ROOT_ENV, str(tmp_path / "work"))
+    assert repo_paths.portable(checkout) == "local:mylib"
+    assert repo_paths.from_portable("local:mylib") == checkout.resolve()
     assert repos.parse_spec("local:mylib") == ("mylib", None, checkout.resolve())
-    monkeypatch.setenv(repos.LOCAL_ROOT_ENV, str(tmp_path / "elsewhere"))
-    assert repos.portable(checkout) == "local:../work/mylib"  # outside the root: relative all the same
-    assert repos.from_portable("local:../work/mylib").resolve() == checkout.resolve()
+    monkeypatch.setenv(repo_paths.LOCAL_ROOT_ENV, str(tmp_path / "elsewhere"))
+    assert repo_paths.portable(checkout) == "local:../work/mylib"  # outside the root: relative all the same
+    assert repo_paths.from_portable("local:../work/mylib").resolve() == checkout.resolve()
 
 
 def test_stored_call_records_hold_no_run_dependent_values(tmp_path):

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from execbench.families.repo import build, runner
+from execbench.families.repo import build
+from execbench.families.repo.verification import runner
 from execbench.sandbox.jobs import JobResult
 from execbench.sources import repos
 

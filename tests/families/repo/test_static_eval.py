@@ -1,4 +1,4 @@
-"""The bounded evaluator of shown expressions (families/repo/static_eval.py): values a reader
+"""The bounded evaluator of shown expressions (families/repo/fairness/static_eval.py): values a reader
 computes without the library, and refusal of everything else (issue 35)."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import ast
 
 import pytest
 
-from execbench.families.repo import static_eval
-from execbench.families.repo.compare import parse_answer
+from execbench.families.repo.fairness import static_eval
+from execbench.families.repo.grading.compare import parse_answer
 
 
 def _value(text, names=None, shadowed=()):

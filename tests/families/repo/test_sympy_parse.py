@@ -6,9 +6,9 @@ import pytest
 import sympy
 
 from execbench.dataset import Task
-from execbench.families.repo import sympy_parse
-from execbench.families.repo.compare import grade_answer
-from execbench.families.repo.sympy_parse import SympyParseError, equivalent, parse_sympy
+from execbench.families.repo.grading import sympy_parse
+from execbench.families.repo.grading.compare import grade_answer
+from execbench.families.repo.grading.sympy_parse import SympyParseError, equivalent, parse_sympy
 
 x, y = sympy.symbols("x y")
 

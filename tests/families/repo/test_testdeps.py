@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from execbench.sources import repos, testdeps
+from execbench.sources import repo_configs, testdeps
 
 
 def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
@@ -22,14 +22,14 @@ def test_boltons_style_pin_of_pytest_is_honoured(tmp_path):
     found = testdeps.declared(root, "boltons")
     assert found.requirements == ["pytest==8.3.4"]  # marker applied, tools dropped
     assert found.sources == ["requirements-test.txt"]
-    config = repos.infer_config("boltons", "25.0.0", root)
+    config = repo_configs.infer_config("boltons", "25.0.0", root)
     assert config.test_deps == ("pytest==8.3.4",)
 
 
 def test_pytest_range_the_default_satisfies_keeps_the_default(tmp_path):
     root = _tree(tmp_path, {"pyproject.toml": '[project.optional-dependencies]\ntest = ["pytest>=7", "hypothesis"]\n'})
-    config = repos.infer_config("pkg", "1.0", root)
-    assert config.test_deps == (repos.PYTEST, "hypothesis")
+    config = repo_configs.infer_config("pkg", "1.0", root)
+    assert config.test_deps == (repo_configs.PYTEST, "hypothesis")
 
 
 def test_groups_extras_requirement_files_and_tox(tmp_path):
@@ -72,7 +72,7 @@ def test_manifest_records_the_test_environment(tmp_path):
     for dist in ("pytest-8.3.4", "freezegun-1.5.1"):
         (site / f"{dist}.dist-info").mkdir(parents=True)
     repo = SimpleNamespace(name="pkg", root=root, python=tmp_path / "venv" / "bin" / "python",
-                           config=repos.infer_config("pkg", "1.0", root))
+                           config=repo_configs.infer_config("pkg", "1.0", root))
     env = build.test_environment(repo)  # type: ignore[arg-type] - a stand-in with the fields it reads
     assert env == {"test_dependencies": ["pytest==8.3.4", "freezegun==1.5.1"],
                    "declared_in": ["requirements-test.txt"], "resolved": {"pytest": "8.3.4", "freezegun": "1.5.1"}}

@@ -14,7 +14,8 @@ import pytest
 from execbench import registry
 from execbench.dataset import read_rejected, read_tasks
 from execbench.families.build import build_dataset
-from execbench.families.repo import build, touched
+from execbench.families.repo import build
+from execbench.families.repo.fairness import touched
 
 FIXTURE = Path(__file__).parent / "fixtures" / "touchlib"
 

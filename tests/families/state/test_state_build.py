@@ -364,10 +364,10 @@ def test_the_instrumented_runs_error_output_must_be_the_clean_runs(tmp_path):
     manifest = build_dataset(STATE, [str(case)], tmp_path / "ds", options={**STATE.default_options, "repeats": 1})
     assert manifest["tasks"] == 4, list(read_rejected(tmp_path / "ds"))
     from execbench.contract import Reject
-    from execbench.families.state import build as state_build
+    from execbench.families.state import admission
     from execbench.sandbox.jobs import JobResult
 
     clean = JobResult("long", exit_code=0, stderr="warning at line 8\n")
-    state_build._check_stderr([JobResult("inside", exit_code=0, stderr="warning at line 8\n")], clean, "inside")
+    admission._check_stderr([JobResult("inside", exit_code=0, stderr="warning at line 8\n")], clean, "inside")
     with pytest.raises(Reject, match="error output before the checkpoint"):
-        state_build._check_stderr([JobResult("inside", exit_code=0, stderr="warning at line 12\n")], clean, "inside")
+        admission._check_stderr([JobResult("inside", exit_code=0, stderr="warning at line 12\n")], clean, "inside")

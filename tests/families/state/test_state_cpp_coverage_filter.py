@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from execbench.families.state import build, instrument_cpp
+from execbench.families.state import build, cpp_build, instrument_cpp
 from execbench.families.state import jobs as state_jobs
 from execbench.families.state.records import Settings
 
@@ -19,28 +19,28 @@ needs_gpp = pytest.mark.skipif(shutil.which("g++") is None or shutil.which("gcov
 
 
 def test_the_filter_needs_gpp_9():
-    assert build.COVERAGE_FILTER in build._coverage_flags("g++ (Debian 12.2.0-14+deb12u1) 12.2.0")
-    assert build._coverage_flags("g++ (GCC) 8.5.0") == ["--coverage"]
-    assert build._coverage_flags("") == ["--coverage"]
+    assert cpp_build.COVERAGE_FILTER in cpp_build._coverage_flags("g++ (Debian 12.2.0-14+deb12u1) 12.2.0")
+    assert cpp_build._coverage_flags("g++ (GCC) 8.5.0") == ["--coverage"]
+    assert cpp_build._coverage_flags("") == ["--coverage"]
 
 
 @needs_gpp
 def test_only_main_cpp_is_instrumented_and_its_counts_are_the_same():
     settings = Settings.of(dict(build.DEFAULT_OPTIONS))
     compiler = state_jobs.toolchain()
-    assert build.COVERAGE_FILTER in build._coverage_flags(compiler), compiler   # this machine's g++ >= 9
+    assert cpp_build.COVERAGE_FILTER in cpp_build._coverage_flags(compiler), compiler   # this machine's g++ >= 9
     inside = instrument_cpp.instrument(PROGRAM, 12, ["values"], "inside", 4)   # the emitter's templates too
     jobs = []
     for name, toolchain in (("all", ""), ("main", compiler)):
-        compiled = build._compile_job(f"cc_{name}", name, inside, settings, toolchain=toolchain)
+        compiled = cpp_build._compile_job(f"cc_{name}", name, inside, settings, toolchain=toolchain)
         jobs += [replace(compiled, group=name, collect=["prog-main.gcno"], max_collect=1 << 24),
-                 *(replace(job, group=name) for job in build._cpp_run_jobs(name, name, "9\n", 1, settings,
+                 *(replace(job, group=name) for job in cpp_build._cpp_run_jobs(name, name, "9\n", 1, settings,
                                                                           [f"cc_{name}"]))]
     results = {result.id: result for result in state_jobs.run(jobs)}
     assert all(r.ok for r in results.values()), [(r.id, r.reason(), r.stderr[-300:]) for r in results.values()]
-    assert build.COVERAGE_FILTER in jobs[len(jobs) // 2].args["argv"]
+    assert cpp_build.COVERAGE_FILTER in jobs[len(jobs) // 2].args["argv"]
     # the standard library's instantiations carry no counters: the notes file shrinks
     assert len(results["cc_main"].files["prog-main.gcno"]) * 3 < len(results["cc_all"].files["prog-main.gcno"])
     assert results["main0"].stdout == results["all0"].stdout
     assert results["main0"].stdout.endswith(b'{"values":[0,1,4]}\n')
-    assert build.gcov_lines(results["gcov_main0"]) == build.gcov_lines(results["gcov_all0"]) > 0
+    assert cpp_build.gcov_lines(results["gcov_main0"]) == cpp_build.gcov_lines(results["gcov_all0"]) > 0

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import pytest
 
-from execbench.families.state import build, cpp_programs, instrument_cpp, pch
+from execbench.families.state import build, cpp_build, cpp_programs, instrument_cpp, pch
 from execbench.families.state import jobs as state_jobs
 from execbench.families.state.records import Settings
 
@@ -65,8 +65,8 @@ def test_a_compile_with_its_precompiled_header_gives_the_same_program(monkeypatc
     groups: dict[str, list] = {}
     for name in ("plain", "pch"):
         groups[name] = [replace(job, group=name) for job in
-                        (build._compile_job(f"cc_{name}", name, inside, settings, needs=[]),
-                         *build._cpp_run_jobs(name, name, "9\n", 1, settings, [f"cc_{name}"]))]
+                        (cpp_build._compile_job(f"cc_{name}", name, inside, settings, needs=[]),
+                         *cpp_build._cpp_run_jobs(name, name, "9\n", 1, settings, [f"cc_{name}"]))]
     rewritten, readable = pch.use(groups["pch"], compiler)   # only the second copy's compile
     argv = rewritten[0].args["argv"]
     assert argv[-5] == "-include" and argv[-4].startswith(readable[0]) and argv[-4].endswith("/pch.h")
@@ -83,7 +83,7 @@ def test_a_compile_with_its_precompiled_header_gives_the_same_program(monkeypatc
     assert "invalid" not in by_id["cc_pch"].stderr
     assert by_id["pch0"].stdout == by_id["plain0"].stdout
     assert by_id["pch0"].stdout.endswith(b'{"values":[0,1,4]}\n')
-    assert build.gcov_lines(by_id["gcov_pch0"]) == build.gcov_lines(by_id["gcov_plain0"]) > 0
+    assert cpp_build.gcov_lines(by_id["gcov_pch0"]) == cpp_build.gcov_lines(by_id["gcov_plain0"]) > 0
 
 
 def test_only_compiles_with_leading_standard_headers_are_rewritten(monkeypatch):
@@ -91,8 +91,8 @@ def test_only_compiles_with_leading_standard_headers_are_rewritten(monkeypatch):
     monkeypatch.setattr(pch, "_STORE", pch._Store())
     settings = Settings.of(dict(build.DEFAULT_OPTIONS))
     quoted = '#include "local.h"\n' + PROGRAM
-    jobs = [build._compile_job("cc_quoted", "quoted", quoted, settings),
-            build._compile_job("cc_one", "one", PROGRAM, settings)]
+    jobs = [cpp_build._compile_job("cc_quoted", "quoted", quoted, settings),
+            cpp_build._compile_job("cc_one", "one", PROGRAM, settings)]
     # one compile of that header set so far: below MIN_USES, nothing is built or rewritten
     out, readable = pch.use(jobs, "g++ (test) 0")
     assert [job.args for job in out] == [job.args for job in jobs] and readable == []

@@ -13,7 +13,8 @@ from execbench.dataset import Manifest, Task
 from execbench.contract import (AgentBrowser, AnalysisFacts, Annotator, BuildContext, BuildReport, BuildSchedule,
                                 Candidate, Family, Licenses, Metric, Mutation, Outcome, Prompt, SliceTable, Slices,
                                 SummaryTable, TeacherMutation)
-from execbench.families.repo import build, novelty, prompt, slices
+from execbench.families.repo import build, prompt, slices
+from execbench.families.repo.preparation import novelty
 from execbench.grading import Score
 
 
@@ -24,13 +25,13 @@ def _annotator() -> Any:
 
 
 def _mutation_adapter() -> Any:
-    from execbench.families.repo.mutate import ADAPTER
+    from execbench.families.repo.mutation.mutate import ADAPTER
 
     return ADAPTER
 
 
 def _teacher_mutation() -> Any:
-    from execbench.families.repo.edme import mutate_repo_dataset
+    from execbench.families.repo.mutation.edme import mutate_repo_dataset
 
     return mutate_repo_dataset
 
@@ -54,7 +55,8 @@ def _source_slices(source_id: str) -> dict[str, str | None]:
 def _source_license(source: str) -> str | None:
     """A library's license (``source`` is ``NAME-VERSION``): the pinned default corpus's, else
     what the package's own metadata declares (``sources.repos.declared_license``)."""
-    from execbench.sources.repos import DEFAULT_BY_NAME, declared_license
+    from execbench.sources.repo_configs import DEFAULT_BY_NAME
+    from execbench.sources.repos import declared_license
 
     name, _, version = source.rpartition("-")
     config = DEFAULT_BY_NAME.get(name.lower())
@@ -84,7 +86,7 @@ def _record_written(outcome: Outcome, context: BuildContext) -> None:
 
 def _build_summary(manifest: Manifest, out: Path) -> list[SummaryTable | str]:
     """Per package of a release window: the release chosen and how many tasks survive."""
-    from execbench.families.repo.packages import PINNED_LIST
+    from execbench.families.repo.preparation.packages import PINNED_LIST
 
     window = manifest.settings.get("release_window")
     if not window:
@@ -180,7 +182,7 @@ class RepoFamily(Family[dict[str, Any], build.RepoOptions]):
         return prompt.render(task, variant)
 
     def grade(self, task: Task, response: str) -> Score:
-        from execbench.families.repo.compare import grade_answer  # written alongside; imported lazily
+        from execbench.families.repo.grading.compare import grade_answer  # written alongside; imported lazily
 
         return grade_answer(task, response)
 

@@ -31,7 +31,7 @@ from typing import Any
 import re2
 
 from execbench.errors import InternalError
-from execbench.families.repo import agent_copy
+from execbench.families.repo.fairness import agent_copy
 from execbench.sources import repos
 
 MAX_READ_CHARS = 16_000

@@ -94,7 +94,7 @@ class _Store:
 
     def build(self, keys: list[Key]) -> None:
         """Compile the ``.gch`` of each key in one sandbox, store them read-only."""
-        # linker flags (-Wl,...: build.GCOV_GUARD) would make g++ link the header: not the .gch's
+        # linker flags (-Wl,...: cpp_build.GCOV_GUARD) would make g++ link the header: not the .gch's
         jobs = [Job(f"pch{i}", "exec", args={"argv": ["g++", *(f for f in flags if not f.startswith("-Wl,")),
                                                       "-x", "c++-header", PCH_NAME,
                                                       "-o", f"{PCH_NAME}.gch"]},

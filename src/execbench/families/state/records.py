@@ -26,6 +26,8 @@ from execbench.sandbox.jobs import Job, JobResult
 Step = dict[int, list[Job]]
 Results = dict[int, dict[str, JobResult]]
 
+ARMS = ("short-trace-final", "long-trace-final", "inside-loop-state", "post-loop-state")
+
 
 # -- the candidate payload (JSON) -----------------------------------------------------------
 

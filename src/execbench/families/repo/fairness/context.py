@@ -41,7 +41,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from execbench.families.repo.assertions import TestFunction
+from execbench.families.repo.selection.assertions import TestFunction
 
 SETUP_METHODS = ("setUp", "setUpClass", "asyncSetUp", "setup_method", "setup_class", "setup", "setUpTestData")
 _BUILTINS = set(dir(builtins))

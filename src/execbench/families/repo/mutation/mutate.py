@@ -8,7 +8,7 @@ question (the repo family's DVP choice: ``actual == expected`` and the like) by 
 Stage 3 writes the original assertion back with its expected operand replaced by the
 captured value's literal (or sympy text); it needs one value for every instance and
 execution. The validation gate, the family's ``build_test_file`` and the records are the
-teacher pipeline's (:mod:`execbench.families.repo.edme`). Retries use the next seed; the last
+teacher pipeline's (:mod:`execbench.families.repo.mutation.edme`). Retries use the next seed; the last
 one perturbs no literals (renaming only).
 """
 
@@ -20,15 +20,15 @@ import textwrap
 from typing import TYPE_CHECKING, cast
 
 from execbench.dataset import Task
+from execbench.families.repo.mutation.edme import TeacherSettings, _modules, mutate_module
+from execbench.families.repo.mutation.edme_records import CapturedProbe, Draft, FunctionJob
+from execbench.families.repo.records.steps import RepoOptions
 from execbench.mutation import engine
-from execbench.families.repo.edme import (CapturedProbe, Draft, FunctionJob, TeacherSettings, _modules,
-                                          mutate_module)
-from execbench.families.repo.records import RepoOptions
 from execbench.mutation.probes import _fstring
 from execbench.mutation.program import MutationError, mutate_program
 
 if TYPE_CHECKING:  # imported where they run (a repo build's modules load only when one runs)
-    from execbench.families.repo.assertions import Assertion, TestFunction
+    from execbench.families.repo.selection.assertions import Assertion, TestFunction
 
 
 class OfflineSession:
@@ -46,7 +46,7 @@ class OfflineSession:
         self.mutated = ""
 
     def _function(self, text: str) -> TestFunction:
-        from execbench.families.repo import assertions as A
+        from execbench.families.repo.selection import assertions as A
 
         functions = [f for (q, _), f in A.test_functions(text).items() if q == self.job.node.name]
         if not functions:
@@ -54,8 +54,8 @@ class OfflineSession:
         return functions[0]
 
     async def probe(self, attempt: int) -> Draft:
-        from execbench.families.repo import assertions as A
-        from execbench.families.repo import dvp
+        from execbench.families.repo.selection import assertions as A
+        from execbench.families.repo.selection import dvp
 
         rng = random.Random(f"{self.seed}|{self.job.rel}|{self.job.qualname}|{attempt}")
         text = textwrap.dedent(self.job.excerpt)
@@ -88,7 +88,7 @@ class OfflineSession:
         return Draft(A.apply(pm.text, splices))
 
     async def reconstruct(self, attempt: int, probed: str, values: list[CapturedProbe]) -> Draft:
-        from execbench.families.repo import assertions as A
+        from execbench.families.repo.selection import assertions as A
 
         splices = []
         for (assertion, masked), value in zip(self.plan, values):

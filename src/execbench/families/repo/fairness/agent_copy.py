@@ -34,9 +34,9 @@ import json
 from functools import lru_cache
 from typing import Any, Iterable
 
-from execbench.families.repo import assertions as A
-from execbench.families.repo import context, leaks
-from execbench.families.repo.traces import _store_json
+from execbench.families.repo.fairness import context, leaks
+from execbench.families.repo.records.traces import _store_json
+from execbench.families.repo.selection import assertions as A
 from execbench.sources import repos
 
 MIN_ANSWER_LINE = 8  # shorter changed lines (``1,`` inside a literal) identify no file

@@ -2,7 +2,7 @@
 a repo task's key as the task's assertion judges it?
 
 Shipped as a file into the job's directory (it imports nothing of execbench: the venv does
-not have it). Reads ``request.json`` (written by :mod:`execbench.families.repo.exec_grade`),
+not have it). Reads ``request.json`` (written by :mod:`execbench.families.repo.grading.exec_grade`),
 writes ``result.json``:
 
 1. imports what the test module's own import statements import (``imports``, with

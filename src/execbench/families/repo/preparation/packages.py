@@ -38,8 +38,8 @@ from packaging.utils import canonicalize_name
 
 from execbench.contract import BuildContext, Candidate, Outcome
 from execbench.contract.jsontypes import JSONObject, as_object
-from execbench.families.repo import novelty
-from execbench.families.repo.records import RepoOptions
+from execbench.families.repo.preparation import novelty
+from execbench.families.repo.records.steps import RepoOptions
 from execbench.sources import index, repos
 from execbench.sources.errors import SourceError
 

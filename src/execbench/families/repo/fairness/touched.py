@@ -1,7 +1,7 @@
 """What a test touched outside its function, as its own run recorded it (issue 35), and the
 check that the prompt shows all of it.
 
-The key run (``_plugin.py``, :class:`~execbench.families.repo._plugin.ContextRecord`) records
+The key run (``_plugin.py``, :class:`~execbench.families.repo.records.run_records.ContextRecord`) records
 per test every fixture that ran (``item.fixturenames``: parameters, ``usefixtures`` on the
 function, class or module, ``pytestmark``, autouse at any conftest level, parametrization)
 with the definition pytest chose, the attribute names ``self`` held and those of each class
@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from execbench.errors import InternalError
-from execbench.families.repo.assertions import TestFunction
+from execbench.families.repo.selection.assertions import TestFunction
 
 MAX_ITEMS = 500
 MAX_CLASSES = 20

@@ -11,7 +11,7 @@ Per test function that has tasks in the original dataset:
    the API-call sequence of the original (appendix D.3). Probe-format deviations are
    corrected automatically (:func:`execbench.mutation.probes.fix_probe_format`).
 2. **Value capture**: the probed function is spliced into its module and run by the repo
-   family's runner (``families.repo.runner.run_tests``) in the sandbox, with the
+   family's runner (``families.repo.verification.runner.run_tests``) in the sandbox, with the
    repository's venv and source tree. Each probe's value is routed through the family's
    probe helper, so the captured value is its runtime value in literal form (or sympy
    text, or its type), per test instance and execution; printed ``DEBUG_RESULT`` lines are
@@ -41,25 +41,27 @@ import json
 import textwrap
 import time
 from collections import Counter
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, NotRequired, Protocol, TypedDict, TypeGuard, cast
+from typing import TYPE_CHECKING, Callable, Protocol, TypedDict, TypeGuard, cast
 
-from execbench.dataset import Task, arms_check, load_manifest, read_tasks
-from execbench.dataset.cache import BuildCache
 from execbench.contract import Outcome, SourceError, hashseeds
 from execbench.contract.jsontypes import JSONObject
-from execbench.families.repo.records import RepoOptions
-from execbench.mutation import engine
-from execbench.mutation.engine import TeacherSettings
-from execbench.mutation.apicalls import api_calls, check_preserved
-from execbench.mutation.probes import (ProbeError, extract_code, fix_probe_format, marker_prints,
-                                       parse_code, parse_debug_results, probes, route_probes)
+from execbench.dataset import Task, arms_check, load_manifest, read_tasks
+from execbench.dataset.cache import BuildCache
+from execbench.families.repo.mutation.edme_records import (Attempt, CapturedProbe, Draft, FunctionJob, FunctionRecord,
+                                                           ProbeExecution, ShownProbe, ValueView)
+from execbench.families.repo.records.steps import RepoOptions
 from execbench.models.teacher import Reply, Teacher, Turn
+from execbench.mutation import engine
+from execbench.mutation.apicalls import api_calls, check_preserved
+from execbench.mutation.engine import TeacherSettings
+from execbench.mutation.probes import (ProbeError, extract_code, fix_probe_format, marker_prints, parse_code,
+                                       parse_debug_results, probes, route_probes)
 
 if TYPE_CHECKING:  # imported where they run: a repo build's modules load only when one runs
-    from execbench.families.repo._plugin import RenderedValue
-    from execbench.families.repo.runner import PytestReport
+    from execbench.families.repo.records.run_records import RenderedValue
+    from execbench.families.repo.verification.runner import PytestReport
     from execbench.sources.repos import Repo
 
 PROMPT_VERSION = "1"
@@ -104,137 +106,7 @@ Rules:
 """
 
 
-# -- the records: mutation_log.jsonl's function artifacts (appendix D.1) ---------------------
-
-class ValueView(TypedDict):
-    """A captured value as the teacher sees it (texts cut at MAX_VALUE_CHARS)."""
-
-    type: str | None
-    literal: NotRequired[str]
-    sympy: NotRequired[str]
-    too_big: NotRequired[bool]
-
-
-class ProbeExecution(ValueView):
-    """One probe's value in one test instance's ``execution``-th run of it."""
-
-    instance: str  # the test's node id
-    execution: int
-
-
-class CapturedProbe(TypedDict):
-    probe: str  # the probe's key (route_probes)
-    executions: list[ProbeExecution]
-
-
-class ShownProbe(TypedDict):
-    """A probe's values in the reconstruction prompt (probe i is the i-th DEBUG_RESULT print)."""
-
-    probe: int
-    instances: list[ProbeExecution]
-
-
-class Attempt(TypedDict):
-    """One authoring attempt of a stage ("probe" or "assertions") and what became of it."""
-
-    stage: str
-    attempt: int
-    seconds: float
-    output_tokens: int | None
-    reply_chars: int
-    probe_format_fixes: NotRequired[int]  # prints rewritten into the canonical form
-    printed_tail: NotRequired[list[str]]
-    status: NotRequired[str]  # "ok", "teacher-error"/"error", "constraint", "execution", "assertion"
-    error: NotRequired[str | None]
-    errors: NotRequired[list[str]]  # constraint violations
-
-
-class Validation(TypedDict):
-    """The validation gate (appendix D.5)."""
-
-    executability: bool
-    assertion_validity: bool
-    api_calls_preserved: bool
-
-
-class FunctionRecord(TypedDict):
-    """One test function's artifact record in ``mutation_log.jsonl`` (appendix D.1)."""
-
-    kind: str  # "function"
-    mode: str  # "teacher" or "offline"
-    teacher: str
-    prompt_version: str
-    repo: str  # the repository's spec
-    module: str
-    function: str  # qualname
-    nodeids: list[str]
-    original: str  # the function's excerpt
-    api_calls: list[str]
-    probe_code: str | None
-    captured: list[CapturedProbe] | None
-    final: str | None  # the valid reconstruction
-    attempts: list[Attempt]
-    validation: Validation
-    validation_status: str  # "valid" or "invalid"
-    mutation_attempts: int
-    assertion_attempts: int
-    teacher_calls: int
-    reason: str | None
-    execution_time: NotRequired[float]
-
-
 # -- one test function ---------------------------------------------------------------------
-
-@dataclass
-class FunctionJob:
-    repo: Repo
-    rel: str  # module path relative to the repo root
-    module_text: str
-    qualname: str
-    firstlineno: int
-    end_lineno: int
-    node: ast.FunctionDef | ast.AsyncFunctionDef
-    class_name: str | None
-    assertions: list[str]  # original assertion statements (style reference)
-    nodeids: list[str]
-    options: RepoOptions
-
-    @property
-    def lines(self) -> list[str]:
-        return self.module_text.splitlines(keepends=True)
-
-    @property
-    def excerpt(self) -> str:
-        return "".join(self.lines[self.firstlineno - 1:self.end_lineno])
-
-    @property
-    def indent(self) -> str:
-        first = self.lines[self.firstlineno - 1]
-        return first[: len(first) - len(first.lstrip())]
-
-    def imports(self) -> str:
-        tree = ast.parse(self.module_text)
-        out = [ast.get_source_segment(self.module_text, n) or "" for n in tree.body
-               if isinstance(n, (ast.Import, ast.ImportFrom))]
-        return "\n".join(out)
-
-    def imported_names(self) -> set[str]:
-        names: set[str] = set()
-        for node in ast.walk(ast.parse(self.module_text)):
-            if isinstance(node, (ast.Import, ast.ImportFrom)):
-                names.update(a.asname or a.name.split(".")[0] for a in node.names)
-        return names
-
-    def helpers(self) -> list[str]:
-        tree = ast.parse(self.module_text)
-        return [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef))
-                and not n.name.startswith("test")]
-
-    def splice(self, function_text: str) -> str:
-        """The module with this function's lines replaced by ``function_text`` (indented)."""
-        body = textwrap.indent(textwrap.dedent(function_text).strip("\n") + "\n", self.indent)
-        lines = self.lines
-        return "".join(lines[: self.firstlineno - 1]) + body + "".join(lines[self.end_lineno:])
 
 
 def _function_in(tree: ast.Module, job: FunctionJob) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
@@ -362,17 +234,6 @@ def _run_failure(run: PytestReport, nodeids: list[str]) -> str | None:
             if phase.get("outcome") != "passed":
                 return f"{nodeid}: {phase.get('outcome')} in {when}: {phase.get('message', '')}"[:1500]
     return None
-
-
-@dataclass
-class Draft:
-    """One authoring attempt: the code (or the reason there is none) and its cost."""
-
-    code: str | None
-    error: str | None = None
-    seconds: float = 0.0
-    output_tokens: int | None = None
-    reply_chars: int = 0
 
 
 class TeacherSession:
@@ -549,7 +410,7 @@ def _captured(run: PytestReport, keys: list[str], nodeids: list[str]) -> list[Ca
 def _jobs_for_module(repo: Repo, rel: str, originals: list[Task], options: RepoOptions
                      ) -> tuple[list[FunctionJob], str, dict[str, str]]:
     """Jobs for the functions with tasks in ``rel``; the module text; failures by qualname."""
-    from execbench.families.repo import assertions as A
+    from execbench.families.repo.selection import assertions as A
 
     path = repo.root / rel
     text = path.read_text(encoding="utf-8")
@@ -579,7 +440,7 @@ def _jobs_for_module(repo: Repo, rel: str, originals: list[Task], options: RepoO
 
 def _assertion_index(module_text: str) -> dict[tuple[str, int], int]:
     """(function qualname, assertion line) -> index of the assertion in its function."""
-    from execbench.families.repo import assertions as A
+    from execbench.families.repo.selection import assertions as A
 
     out = {}
     for (qualname, _), function in A.test_functions(module_text).items():
@@ -682,9 +543,9 @@ async def mutate_module(spec: str, rel: str, originals: list[Task], *, session_f
                         gate: asyncio.Semaphore) -> engine.UnitResult:
     """All functions of one test module that have tasks: stages 1-3 each, then the module
     with every valid function spliced in goes through ``build_test_file``."""
-    from execbench.families.repo.assertions import PROBE
     from execbench.families.repo.build import build_test_file
-    from execbench.families.repo.runner import run_tests
+    from execbench.families.repo.selection.assertions import PROBE
+    from execbench.families.repo.verification.runner import run_tests
     from execbench.sources import repos
 
     try:

@@ -34,7 +34,7 @@ import ast
 import re
 from dataclasses import dataclass
 
-from execbench.families.repo.assertions import Assertion, TestFunction
+from execbench.families.repo.selection.assertions import Assertion, TestFunction
 
 SEMANTIC = "dvp-semantic"
 MORPHOLOGY = "dvp-morphology"

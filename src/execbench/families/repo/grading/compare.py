@@ -45,7 +45,7 @@ Python-literal answers (:func:`canonical`, :func:`same`)
       e.g. ``toolz.flip`` and ``toolz.functoolz.flip``), so grading stays execution-free.
 
 Sympy answers (``task.answer_kind == "sympy"``)
-    :mod:`execbench.families.repo.sympy_parse`: a restricted parser builds sympy objects
+    :mod:`execbench.families.repo.grading.sympy_parse`: a restricted parser builds sympy objects
     from a whitelisted AST, then structural equality, then (sandboxed, time-limited)
     ``simplify(P - G) == 0 or expand(P) == expand(G)``. A run over the limit is a wrong
     answer with ``details["how"] == "timeout"``.
@@ -566,7 +566,7 @@ def _judged_by_execution(task: Any, text: str, got: tuple, want: tuple, extracte
     a name): the assertion decides, run in the package's environment in the sandbox
     (:mod:`.exec_grade`); when execution cannot decide, the literal verdict stands, flagged in
     ``details["execution"]``."""
-    from execbench.families.repo import exec_grade
+    from execbench.families.repo.grading import exec_grade
 
     if not (exec_grade.non_literal(got) or exec_grade.non_literal(want)):
         return Score(False, OK, extracted, None, details)
@@ -595,7 +595,7 @@ def respelled(c: tuple, rules: list) -> tuple:
 
 
 def _grade_sympy(text: str, oracle: str, extracted: str, details: dict[str, str]) -> Score:
-    from execbench.families.repo import sympy_parse
+    from execbench.families.repo.grading import sympy_parse
 
     try:
         sympy_parse.parse_sympy(oracle)

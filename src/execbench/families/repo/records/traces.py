@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, Iterable, TypedDict, cast
 
 from execbench.contract.jsontypes import JSONObject, JSONValue
 from execbench.dataset.cache import cache_dir
-from execbench.families.repo.records import SliceTarget
+from execbench.families.repo.records.steps import SliceTarget
 from execbench.sources import repos
 from execbench.sources.repos import Repo
 
 if TYPE_CHECKING:  # the plug-in imports pytest: the parent never loads it
-    from execbench.families.repo._plugin import CallJson
+    from execbench.families.repo.records.run_records import CallJson
 
 
 class StoredTrace(TypedDict):

@@ -52,9 +52,9 @@ import tokenize
 from functools import lru_cache
 from typing import Any, Iterable, Mapping
 
-from execbench.families.repo import static_eval
-from execbench.families.repo.assertions import TestFunction
-from execbench.families.repo.touched import parametrize_names
+from execbench.families.repo.fairness import static_eval
+from execbench.families.repo.fairness.touched import parametrize_names
+from execbench.families.repo.selection.assertions import TestFunction
 
 PURE_BUILTINS = {"list", "tuple", "set", "frozenset", "dict", "sorted", "reversed", "range", "len", "str", "int",
                  "float", "bool", "bytes", "min", "max", "sum", "abs", "repr", "round", "divmod", "pow", "chr",
@@ -64,7 +64,7 @@ _STR_METHODS = {"join", "upper", "lower", "split", "strip", "replace", "format",
 
 
 def _parse(text: str) -> tuple | None:
-    from execbench.families.repo.compare import Refused, parse_answer
+    from execbench.families.repo.grading.compare import Refused, parse_answer
 
     try:
         return parse_answer(text)
@@ -75,7 +75,7 @@ def _parse(text: str) -> tuple | None:
 def _equal(node_text: str, want: tuple, names: Mapping[str, Any] | None = None, shadowed: Iterable[str] = ()) -> bool:
     """The shown text equals the answer: as the grader reads it, or by its static value
     (:mod:`.static_eval`: ``['neg'] * 5 + ['notneg'] * 5``, a comprehension over ``range``)."""
-    from execbench.families.repo.compare import same
+    from execbench.families.repo.grading.compare import same
 
     got = _parse(node_text)
     if got is not None:
@@ -157,7 +157,7 @@ def static_values(function: TestFunction) -> dict[str, Any]:
 
 def literal_bindings(function: TestFunction) -> dict[str, ast.expr]:
     """Names bound exactly once in the function, to a literal expression."""
-    from execbench.families.repo import dvp
+    from execbench.families.repo.selection import dvp
 
     counts, assigns = _single_bindings(function)
     return {a.targets[0].id: a.value for a in assigns  # type: ignore[attr-defined]  # one Name target
@@ -333,7 +333,7 @@ def answer_visible_at(*, function: TestFunction, source: str, masked: ast.expr, 
     ``masked``/``actual`` are the assertion's operands; ``inputs`` the names the actual
     operand depends on in the function; ``hidden`` the spans masked in the shown function;
     ``context_nodes`` (name, statement) of the context carried from the test file."""
-    from execbench.families.repo.assertions import segment
+    from execbench.families.repo.selection.assertions import segment
 
     def at(node: ast.AST) -> str:
         return f"line {getattr(node, 'lineno', '?')}: {segment(source, node)[:120]}"
@@ -372,7 +372,7 @@ def _definition_or_context(function: TestFunction, source: str, want: tuple, inp
     """``definition``: a shown binding that only feeds assertions holds the answer (as a literal
     or a value a reader computes); ``context``: a carried constant the asked computation does
     not read holds it."""
-    from execbench.families.repo.assertions import Span, segment
+    from execbench.families.repo.selection.assertions import Span, segment
 
     asserting = _asserting(function)
     shadowed = function.local_names - set(values)

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, TypedDict
 
-from execbench.families.repo.records import SliceTarget
+from execbench.families.repo.records.steps import SliceTarget
 
 if TYPE_CHECKING:  # the plug-in imports pytest: the parent never loads it
-    from execbench.families.repo._plugin import CallJson
+    from execbench.families.repo.records.run_records import CallJson
     from execbench.slicing import SliceResult  # the slicer's own result type (imports beniget, gast)
 
 SLICE_METRICS = ("esv", "mcl", "dfi")

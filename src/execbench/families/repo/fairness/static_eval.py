@@ -416,7 +416,7 @@ def try_value(node: ast.AST, names: Mapping[str, Any] | None = None, shadowed: I
 def canonical_of(value: Any) -> tuple:
     """The grader's canonical form (:func:`compare.canonical`) of a value made here, so that a
     computed value compares with an answer by the grader's own equality (:func:`compare.same`)."""
-    from execbench.families.repo import compare
+    from execbench.families.repo.grading import compare
 
     if value is None:
         return ("none",)
@@ -449,7 +449,7 @@ def canonical_of(value: Any) -> tuple:
 def equals(node: ast.AST, want: tuple, names: Mapping[str, Any] | None = None, shadowed: Iterable[str] = (),
            aliases: Any = None) -> bool:
     """``node``'s static value equals the canonical answer ``want`` under the grader's equality."""
-    from execbench.families.repo import compare
+    from execbench.families.repo.grading import compare
 
     ok, value = try_value(node, names, shadowed)
     if not ok:

@@ -23,16 +23,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence, cast
 
-from execbench.families.repo.records import RepoOptions
+from execbench.families.repo.records.steps import RepoOptions
 from execbench.sandbox import records as _records
 from execbench.sandbox.jobs import Job, JobResult, run_jobs
 from execbench.sources.repos import Repo
 
 if TYPE_CHECKING:  # the plug-in imports pytest: the parent never loads it
-    from execbench.families.repo._plugin import RunSpec, TestRecord
+    from execbench.families.repo.records.run_records import RunSpec, TestRecord
 
 _HERE = Path(__file__).parent
-_TRACING = Path(__file__).parents[2] / "tracing"
+_TRACING = Path(__file__).parents[3] / "tracing"
 OUTPUT = "results.jsonl"
 # results.jsonl is written by the test process: read bounded, each record checked.
 RESULTS_MAX_BYTES = 128 * 1024**2

@@ -4,8 +4,8 @@ Candidate payloads stay JSON dictionaries (they are part of the build-cache key 
 process boundaries), so they are ``TypedDict``\\ s, as are the build options
 (:class:`RepoOptions`) and the records a rejection or a slice carries; the in-process records
 of one test module's build (:class:`Module`, :class:`Item`, :class:`Pending`) are dataclasses.
-The test process's own records (what ``runner.py`` reads back) are defined in ``_plugin.py``,
-which runs in the sandbox on the standard library alone.
+The test process's own records (what ``runner.py`` reads back) are defined in ``run_records.py``:
+those of ``_plugin.py``, which runs in the sandbox on the standard library alone.
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, NotRequired, TypedDict
 
-from execbench.families.repo import assertions as A
-from execbench.families.repo import dvp
+from execbench.families.repo.selection import assertions as A
+from execbench.families.repo.selection import dvp
 
 if TYPE_CHECKING:  # the plug-in imports pytest: the parent never loads it
-    from execbench.families.repo._plugin import RenderedValue, TestRecord
+    from execbench.families.repo.records.run_records import RenderedValue, TestRecord
 
 
 class RepoOptions(TypedDict):
@@ -46,6 +46,31 @@ class RepoOptions(TypedDict):
     repeats: int  # runs per test module: the probe run (hash seed 0) and repeats - 1 verification runs
     check_seeds: str  # "": the verification runs' hash seeds drawn at random per build; "5,9": pinned
     hash_seeds: NotRequired[list[int]]  # set by the build engine (contract/hashseeds.py resolve)
+
+
+DEFAULT_OPTIONS: RepoOptions = {
+    "threshold": 0.30,  # RepoReason §3.4: Score >= 0.30
+    "max_depth": 3,  # test function = depth 0
+    "max_calls": 1000,  # per-test caps: a test over any cap is rejected, not truncated
+    "max_line_events": 100_000,
+    "max_summary_bytes": 2_000_000,
+    "test_timeout": 60,  # seconds per test
+    "file_timeout": 1200,  # seconds per test module run
+    "max_instances": 4,  # parametrised / inherited instances of one test function
+    "full": False,  # default corpus: run every test module of sympy and networkx
+    "max_modules_per_package": 0,  # test modules built per package, every source (0: all)
+    "max_tasks_per_package": 0,  # tasks kept per package, every source (0: all)
+    "max_tasks_per_function": 10,  # tasks kept per test function, first in assertion order (0: all; balance.py)
+    "data_table_tasks": "exclude",  # tasks whose answer is an entry of a library data table: exclude | keep
+    "context_budget": 2000,  # tokens (~4 characters each) of test-file definitions a prompt may carry
+    "assertion_threshold": 0.30,  # the same Score over the assertion's own dynamic slice
+    "trivial_lines": 2,  # trivial: a plain read of at most this many plain library lines, no deeper call
+    "released_after": "",  # list:FILE sources: releases uploaded on or after this day (YYYY-MM-DD) ...
+    "released_before": "",  # ... and before this day (packages.py, docs/repo-family.md "A living benchmark")
+    "new_tests_only": False,  # keep only assertions the release before the window did not have (novelty.py)
+    "repeats": 2,  # runs per module: the probe run (hash seed 0) + repeats - 1 verification runs (check seeds)
+    "check_seeds": "",  # "": drawn at random per build; "5,9": pinned (contract/hashseeds.py)
+}
 
 
 class RejectionBase(TypedDict):

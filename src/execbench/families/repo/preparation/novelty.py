@@ -26,7 +26,7 @@ import copy
 import re
 from pathlib import Path
 from execbench.contract.jsontypes import JSONObject, as_object
-from execbench.families.repo import assertions as A
+from execbench.families.repo.selection import assertions as A
 
 MAX_FILE_BYTES = 2 * 1024 * 1024
 MAX_FILES = 5000

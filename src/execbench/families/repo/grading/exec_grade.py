@@ -42,7 +42,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping
 
-from execbench.families.repo import _answer_eval
+from execbench.families.repo.grading import _answer_eval
 
 SCRIPT = "_execbench_answer_eval.py"
 RESULT = "result.json"
