@@ -178,11 +178,11 @@ def leak_at(answer: str, copy: str, inputs: set[str], own: str | None = None,
             return "answer_visible: agent_copy constant", where + ", ".join(sorted(names))
     from execbench.families.repo.compare import same
 
-    for qualname, place, value in _computed(copy):
+    for qualname, place, computed in _computed(copy):
         if qualname == own:
             continue
         try:
-            if same(value, want):
+            if same(computed, want):
                 return "answer_visible: agent_copy expression", f"{where}{qualname} {place}"
         except (static_eval.NotStatic, RecursionError, TypeError, ValueError):
             continue
