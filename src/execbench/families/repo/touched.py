@@ -11,7 +11,9 @@ malformed is a rejection, never trusted).
 
 :func:`missing` decides, for one task, whether everything the test touched is shown: a
 fixture's definition among the carried definitions (by file and line), an attribute of
-``self``/``cls`` the test function reads (and does not set itself) either defined outside
+``self``/``cls`` the test function reads (and does not set itself), or a carried method of its
+class reads (a helper called through ``self``, a setup or fixture method: :func:`carried_methods`),
+either defined outside
 the repository (``unittest.TestCase.assertEqual``), in the library, in a class body shown,
 or assigned by shown code (``request.cls.locale = ...`` in a carried conftest fixture), and
 every module-level name it reads defined in shown code, imported by a shown import, or
