@@ -7,7 +7,8 @@ For every task, reads only what the model is shown (``test_source``, ``test_cont
 
 * reads ``self.X`` / ``cls.X`` that it does not assign itself, that is no ``unittest.TestCase``
   API, and that nothing shown defines (no ``def X``, ``X = ...``, ``<x>.X = ...`` or
-  ``setattr(..., "X", ...)`` in the shown text); or
+  ``setattr(..., "X", ...)`` in the shown text), itself or in a carried method (a helper the
+  test calls through ``self``, a setup method: ``attribute X (in HELPER)``); or
 * takes a fixture argument whose definition (``def NAME`` or ``name="NAME"``) is not shown
   and that pytest itself does not provide.
 
@@ -55,6 +56,17 @@ def _defined(shown: str, name: str) -> bool:
                           rf"name\s*=\s*['\"]{n}['\"])", shown, re.M))
 
 
+def _carried_methods(definitions: str) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """Methods among the carried definitions (first argument ``self``/``cls``): the test class's
+    helpers and setup methods, whose ``self`` is the test's instance."""
+    try:
+        tree = ast.parse(definitions)
+    except SyntaxError:
+        return []
+    return [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and n.args.args and n.args.args[0].arg in ("self", "cls")]
+
+
 def hidden(task: dict) -> list[str]:
     fields = task["prompt_fields"]
     source = fields["test_source"]
@@ -69,6 +81,11 @@ def hidden(task: dict) -> list[str]:
                 and n.value.id in ("self", "cls") and n.attr not in own and n.attr not in TESTCASE_API \
                 and not _defined(shown, n.attr):
             out.append(f"attribute {n.attr}")
+    for helper in _carried_methods(fields.get("test_definitions", "")):  # helpers the test calls through self
+        for n in ast.walk(helper):
+            if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load) and isinstance(n.value, ast.Name) \
+                    and n.value.id in ("self", "cls") and n.attr not in TESTCASE_API and not _defined(shown, n.attr):
+                out.append(f"attribute {n.attr} (in {helper.name})")
     params = set(re.findall(r"parametrize\(\s*(?:#[^\n]*\n\s*)*['\"]([^'\"]+)['\"]", shown))
     named = {p.strip() for group in params for p in group.split(",")}
     for arg in [a.arg for a in node.args.args]:

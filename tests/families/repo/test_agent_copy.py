@@ -190,3 +190,47 @@ def test_a_fixture_named_by_its_decorator_is_found_in_the_conftest(tmp_path):
     outside, missing = context.outside_definitions(tmp_path, "test_x.py", source, fn, [], lambda rel: False)
     assert missing is None and [(o.file, o.definition.name) for o in outside] == [("conftest.py", "_slots")]
     assert context.render_outside(outside).startswith("# from conftest.py\n@pytest.fixture(name='slots'")
+
+
+OTHERS = '''
+def test_asked():
+    assert sides(VALUES) == ['neg'] * 5 + ['pos'] * 3
+
+
+def test_shuffled():
+    values = shuffled(VALUES)
+    expected = ['neg'] * 5 + ['pos'] * 3
+    assert sorted(sides(values)) == sorted(expected)
+
+
+def test_range():
+    assert total(4) != 99
+    self.assertEqual(squares(4), [i * i for i in range(4)])
+
+
+def test_round_trip():
+    data = [0, 1, 4, 9]
+    assert decode(encode(data)) == data
+'''
+
+
+def test_the_copy_is_checked_for_values_other_tests_compute():
+    """Issue 35 item 2 on what the agent reads: an expression of *another* test function of the
+    copy that a reader evaluates to the key (a definition only assertions read, a compared side)
+    is a leak with its place; a genuine input of another test is not; the task's own function is
+    the prompt gate's (it knows the asked computation's inputs)."""
+    functions = A.test_functions(OTHERS)
+    asked = functions[("test_asked", 2)].assertions[0]
+    copy = agent_copy.masked_copy(OTHERS, [A.Span.of(asked.operands[1])])
+    assert "assert sides(VALUES) == ___" in copy
+    key = "['neg', 'neg', 'neg', 'neg', 'neg', 'pos', 'pos', 'pos']"
+    assert agent_copy.leak_at(key, copy, {"VALUES"}, "test_asked", "tests/test_s.py") == (
+        "answer_visible: agent_copy expression",
+        "tests/test_s.py: test_shuffled line 8: expected = ['neg'] * 5 + ['pos'] * 3")
+    assert agent_copy.leak_at("[0, 1, 4, 9]", copy, set(), "test_x") == (
+        "answer_visible: agent_copy expression", "test_range line 14: [i * i for i in range(4)]")
+    assert agent_copy.leak("[0, 1, 4, 9]", copy, set(), "test_range") is None  # its own: the prompt's gate
+    no_list = copy.replace("[i * i for i in range(4)]", "___")
+    assert agent_copy.leak("[0, 1, 4, 9]", no_list, set(), "test_x") is None  # only an input of a round trip
+    assert agent_copy.leak("99", copy, set(), "test_x") is None  # `!=` states no value
+    assert agent_copy.leak("['neg', 'pos']", copy, set(), "test_x") is None  # another value

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import textwrap
 
 import pytest
@@ -199,3 +200,52 @@ def test_the_builtin_id_as_a_value_is_nondeterministic():
     shadowed = "def test_k(id):\n    assert f(id) == 1\n"
     fn = next(iter(A.test_functions(shadowed).values()))
     assert nondeterministic_token(shadowed, fn) is None
+
+
+SET_PARAMETRIZED = '''
+import pytest
+
+CASES = {(4, "19", None), (4, "1985", 1985)}
+LISTED = [(4, "19", None)]
+REBOUND = {1, 2}
+REBOUND = sorted(REBOUND)
+
+
+@pytest.mark.parametrize("a, b, c", CASES)
+def test_named(a, b, c):
+    assert f(a, b) == c
+
+
+@pytest.mark.parametrize("a", argvalues=frozenset({1, 2}))
+def test_keyword(a):
+    assert f(a) == 1
+
+
+@pytest.mark.parametrize("a", {x for x in "ab"})
+class TestClass:
+    def test_method(self, a):
+        assert f(a) == 1
+
+
+@pytest.mark.parametrize("a, b, c", LISTED)
+def test_listed(a, b, c):
+    assert f(a, b) == c
+
+
+@pytest.mark.parametrize("a", REBOUND)
+def test_rebound(a):
+    assert f(a) == 1
+'''
+
+
+def test_a_parametrization_over_a_set_is_nondeterministic():
+    """Issue 35 (rebuild determinism): the order, and pytest's positional ids, of a set's
+    instances follow hashes, including hash(None) (an address in Python 3.11): isodate's
+    TEST_CASES. A list, or a set sorted into a list, is not flagged."""
+    tree = ast.parse(SET_PARAMETRIZED)
+    sets = dvp.set_bound_names(tree)
+    assert sets == {"CASES"}
+    tokens = {f.qualname: dvp.nondeterministic_token(A.segment(SET_PARAMETRIZED, f.span), f, sets)
+              for f in A.test_functions(SET_PARAMETRIZED).values()}
+    assert tokens == {"test_named": "parametrize_over_set", "test_keyword": "parametrize_over_set",
+                      "TestClass.test_method": "parametrize_over_set", "test_listed": None, "test_rebound": None}

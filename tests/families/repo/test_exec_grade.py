@@ -49,6 +49,9 @@ def test_leaks_that_cannot_be_masked_are_rejected_with_the_place(built):
     assert leaks == {
         21: ("answer_visible: expression", "line 21: {'foo', 'foo_07'} | {f'foo_{i}' for i in range(3)}"),
         27: ("answer_visible: comment", "# converts to '12' at midnight"),  # a 2-character string
+        # another test of the module (no task: it shuffles) computes this key; the agent reads that test
+        40: ("answer_visible: agent_copy expression",
+             "tests/test_core.py: test_sides_shuffled line 47: expected = ['neg'] * 5 + ['pos'] * 3"),
     }
 
 

@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 from execbench.contract import BuildContext, Candidate, Outcome, SourceError, hashseeds
 from execbench.contract.jsontypes import JSONObject, JSONValue
+from execbench.families.repo.fairness.context import _parsed
 from execbench.families.repo.fairness.masking import _agent_copies
 from execbench.families.repo.preparation import packages
 from execbench.families.repo.records.slicing_metrics import slice_cache
@@ -195,9 +196,10 @@ def _analyse(modules: list[Module], sympy: bool) -> tuple[dict[str, Item], dict[
     items: dict[str, Item] = {}
     nondet: dict[tuple[str, str], str | None] = {}
     for m_index, module in enumerate(modules):
+        sets = dvp.set_bound_names(_parsed(module.source)[0])
         for f_index, (_key, function) in enumerate(sorted(module.functions.items(), key=lambda kv: kv[0][1])):
             text = A.segment(module.source, function.span)
-            nondet[(module.rel, function.qualname)] = dvp.nondeterministic_token(text, function)
+            nondet[(module.rel, function.qualname)] = dvp.nondeterministic_token(text, function, sets)
             for assertion in function.assertions:
                 item_key = f"m{m_index}f{f_index}a{assertion.index}"
                 items[item_key] = Item(item_key, module, function, assertion,
@@ -374,13 +376,20 @@ def _pending_assertions(repo: Repo, records: list[TestRecord], modules: list[Mod
     pending: list[Pending] = []  # per (test instance, item) awaiting verification
     environment = environment_patterns(repo)
     instances: dict[tuple[str, str], int] = defaultdict(int)
+    folded: set[tuple[str, str]] = set()
     for record in records:
-        found = _traced_test_function(repo, record, by_function, options, outcome)
+        found = _nondeterministic_function(record, by_function, nondet) or \
+            _traced_test_function(repo, record, by_function, options, outcome)
         if found is None:
             continue
         module, function = found
         test_label = f"{repo.key}/{record['nodeid']}"
         fkey = (module.rel, function.qualname)
+        if nondet.get(fkey) == dvp.SET_PARAMETRIZE:  # its instances' ids differ between runs: one row per function
+            if fkey in folded:
+                continue
+            folded.add(fkey)
+            test_label = f"{repo.key}/{module.rel}::{function.qualname}"
         mine = [it for it in items.values() if it.function is function and it.module is module]
         if not mine:
             outcome.reject(test_label, "selection", "no assertions in the test function")
@@ -417,6 +426,18 @@ def _pending_assertions(repo: Repo, records: list[TestRecord], modules: list[Mod
             pending.append(Pending(record=record, item=it, candidates=cands, label=at, base=base, values=runs,
                                    wrong=wrong, guards=guard))
     return pending
+
+
+def _nondeterministic_function(record: TestRecord, by_function: dict[Any, Any],
+                               nondet: dict[tuple[str, str], str | None]) -> tuple[Module, Any] | None:
+    """The (module, test function) of a record whose function is nondeterministic by its text
+    (``dvp.nondeterministic_token``: hypothesis ``@given``, ``random``, ...), whatever its run did:
+    such a run passes, fails, overruns the trace caps or scores under the threshold by chance
+    (natsort's ``@given`` tests), so its rejection is the static one, decided before the run's
+    outcome is read and the same in every build."""
+    fn = record.get("function")
+    found = by_function.get((os.path.realpath(str(fn[0])), fn[1])) if fn else None
+    return found if found is not None and nondet.get((found[0].rel, found[1].qualname)) else None
 
 
 def _traced_test_function(repo: Repo, record: TestRecord, by_function: dict[Any, Any], options: RepoOptions,

@@ -239,7 +239,7 @@ def _task(repo: Repo, rel: str, modules: list[Module], items: dict[str, Item], p
     copies = copies or {}
     for path in dict.fromkeys([rel, module.rel]):
         if leak is None and path in copies:
-            leak = agent_copy.leak(answer["text"], copies[path], inputs)
+            leak, place = agent_copy.leak_at(answer["text"], copies[path], inputs, function.qualname, path) or (None, None)
     if leak:
         outcome.reject(p.label, "leak", leak, answer=answer["text"], **({"place": place} if place else {}), **p.base)
         return None

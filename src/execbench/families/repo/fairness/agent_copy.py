@@ -34,7 +34,7 @@ import json
 from functools import lru_cache
 from typing import Any, Iterable
 
-from execbench.families.repo.fairness import context, leaks
+from execbench.families.repo.fairness import context, leaks, static_eval
 from execbench.families.repo.records.traces import _store_json
 from execbench.families.repo.selection import assertions as A
 from execbench.sources import repos
@@ -152,10 +152,22 @@ def holds_copy(text: str, signatures: list[tuple[frozenset[str], frozenset[str]]
     return any(answers & present and 2 * len(group & present) >= len(group) for group, answers in signatures)
 
 
-def leak(answer: str, copy: str, inputs: set[str]) -> str | None:
+def leak(answer: str, copy: str, inputs: set[str], own: str | None = None) -> str | None:
     """The leak gate on an agent copy (module doc), or None."""
-    if leaks.in_comments(answer, [copy], words_quoted=True):
-        return "answer_visible: agent_copy comment"
+    found = leak_at(answer, copy, inputs, own)
+    return found[0] if found else None
+
+
+def leak_at(answer: str, copy: str, inputs: set[str], own: str | None = None,
+            path: str = "") -> tuple[str, str] | None:
+    """(the ``answer_visible: agent_copy ...`` reason, the place in the copy that shows the
+    answer), or None. ``own``: the qualified name of the task's test function, whose shown text
+    the prompt's gate (:func:`leaks.answer_visible_at`) has judged with the asked computation's
+    inputs; ``path``: the copy's file, named in the place."""
+    where = f"{path}: " if path else ""
+    comment = leaks.comment_stating(answer, [copy], words_quoted=True)
+    if comment is not None:
+        return "answer_visible: agent_copy comment", where + comment[:120]
     want = leaks._parse(answer)
     if want is None or not leaks._distinctive_texts(answer):
         return None  # a module constant 0 or True next to such an answer shows nothing
@@ -163,8 +175,59 @@ def leak(answer: str, copy: str, inputs: set[str]) -> str | None:
         if names & inputs:
             continue  # a genuine input of the asked computation (a round trip) is fair
         if leaks._equal(value, want):
-            return "answer_visible: agent_copy constant"
+            return "answer_visible: agent_copy constant", where + ", ".join(sorted(names))
+    from execbench.families.repo.grading.compare import same
+
+    for qualname, place, computed in _computed(copy):
+        if qualname == own:
+            continue
+        try:
+            if same(computed, want):
+                return "answer_visible: agent_copy expression", f"{where}{qualname} {place}"
+        except (static_eval.NotStatic, RecursionError, TypeError, ValueError):
+            continue
     return None
+
+
+@lru_cache(maxsize=4)
+def _computed(copy: str) -> tuple[tuple[str, str, tuple], ...]:
+    """Per function of the copy, the values a reader computes without the library (the
+    prompt's analysis, :func:`leaks.static_values` / :mod:`.static_eval`): each operand of an
+    equality assertion (``assert f() == ['neg'] * 5``, ``self.assertEqual(x, list(range(4)))``)
+    and each binding that nothing but assertions reads (``expected = [(True, x) for x in
+    'ab']``): (the function's qualified name, ``line N: <text>`` in the copy, the value in the
+    grader's canonical form). Once per copy text; none when the copy does not parse."""
+    try:
+        functions = A.test_functions(copy)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return ()
+    out: list[tuple[str, str, tuple]] = []
+    for function in functions.values():
+        static = leaks.static_names(function)
+        values = {k: v for k, v in leaks.static_values(function).items() if k in static}
+        shadowed = function.local_names - set(values)
+        compared = [o for a in function.assertions if a.op in ("==", "is") for o in a.operands]
+        # nodes inside a compared side a reader evaluates: a name read there is an expected value,
+        # a name read anywhere else (``decode(encode(data)) == data``) is an input of that test
+        expected = {id(n) for o in compared if static_eval.try_value(o, values, shadowed)[0] for n in ast.walk(o)}
+        shown: list[tuple[ast.AST, ast.AST]] = []  # (the value, the text naming its place)
+        for stmt in ast.walk(function.node):
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
+                    and not leaks._loaded_outside(function, stmt.targets[0].id,
+                                                  expected | {id(n) for n in ast.walk(stmt)}):
+                shown.append((stmt.value, stmt))
+        shown += [(o, o) for o in compared if not (isinstance(o, ast.Name) and o.id in values)]
+        for node, place in shown:
+            ok, value = static_eval.try_value(node, values, shadowed)
+            if not ok:
+                continue
+            try:
+                canonical = static_eval.canonical_of(value)
+            except (static_eval.NotStatic, RecursionError, TypeError, ValueError):
+                continue
+            text = " ".join(A.segment(copy, place).split())
+            out.append((function.qualname, f"line {getattr(place, 'lineno', '?')}: {text[:120]}", canonical))
+    return tuple(out)
 
 
 @lru_cache(maxsize=4)

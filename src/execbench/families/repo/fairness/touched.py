@@ -11,7 +11,9 @@ malformed is a rejection, never trusted).
 
 :func:`missing` decides, for one task, whether everything the test touched is shown: a
 fixture's definition among the carried definitions (by file and line), an attribute of
-``self``/``cls`` the test function reads (and does not set itself) either defined outside
+``self``/``cls`` the test function reads (and does not set itself), or a carried method of its
+class reads (a helper called through ``self``, a setup or fixture method: :func:`carried_methods`),
+either defined outside
 the repository (``unittest.TestCase.assertEqual``), in the library, in a class body shown,
 or assigned by shown code (``request.cls.locale = ...`` in a carried conftest fixture), and
 every module-level name it reads defined in shown code, imported by a shown import, or
@@ -267,6 +269,28 @@ def _global_missing(name: str, touched: Touched, shown: Shown, is_library: Calla
     return f"context_missing: global {name} ({kind} from {file}, not shown)"
 
 
+def _self_reads(node: ast.AST, hidden: list[Any]) -> set[str]:
+    """Attribute names ``node`` reads through ``self``/``cls`` (outside ``hidden``)."""
+    return {n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load)
+            and isinstance(n.value, ast.Name) and n.value.id in ("self", "cls") and not (hidden and _within(n, hidden))}
+
+
+def carried_methods(shown: Shown) -> list[ast.AST]:
+    """The carried definitions that are methods of a class of the test module (the test class's
+    helper methods, setup methods and fixture methods ``context.needed_definitions`` follows
+    through ``self``): their ``self``/``cls`` is the test's instance, so what they read is what
+    the test read."""
+    members = {_where(m) for cls in _module_classes(shown.tree).values() for m in cls.body
+               if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    return [node for file, _name, node in shown.nodes if file == shown.module_rel
+            and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _where(node) in members]
+
+
+def _where(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[int, int, int | None, str]:
+    """A definition's place in its file (the same node whether or not the tree was parsed again)."""
+    return node.lineno, node.col_offset, node.end_lineno, node.name
+
+
 def missing(touched: Touched, function: TestFunction, shown: Shown, hidden: list[Any],
             is_library: Callable[[str], bool]) -> str | None:
     """The first thing the test touched that the prompt does not show (module doc), or None."""
@@ -285,9 +309,8 @@ def missing(touched: Touched, function: TestFunction, shown: Shown, hidden: list
     own = {n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)
            and isinstance(n.value, ast.Name) and n.value.id in ("self", "cls")}
     assigned = assigned_attributes(n for _f, _name, n in shown.nodes)
-    read = sorted({n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load)
-                   and isinstance(n.value, ast.Name) and n.value.id in ("self", "cls")
-                   and not (hidden and _within(n, hidden))} - own)
+    read = sorted((_self_reads(node, hidden) | {a for m in carried_methods(shown) for a in _self_reads(m, [])})
+                  - own)
     for name in read:
         why = _attribute_missing(name, touched, shown, assigned, is_library)
         if why:

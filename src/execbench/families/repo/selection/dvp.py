@@ -2,8 +2,9 @@
 
 Funnel 1, semantic determinism (stage ``dvp-semantic``) rejects
   * tests with run-time-dependent signals (``random``, ``uuid``, ``time.time``,
-    ``datetime.now``, ``date.today``, ... and hypothesis ``@given``):
-    ``nondeterministic_in_test:<token>``;
+    ``datetime.now``, ``date.today``, ... and hypothesis ``@given``; a ``parametrize`` over a
+    set, whose instances' order and ids follow hashes): ``nondeterministic_in_test:<token>``,
+    decided before the run's outcome is read (the build's ``_nondeterministic_function``);
   * multi-solution operators ``> < >= <= != is not in not in`` (and their unittest forms,
     ``assertCountEqual``, ``assertIsInstance``, ``assertRegex``): ``multi_solution_operator:<op>``;
   * assertions with no expected operand (``assert x``, ``assertTrue``, ``assertIsNone``...),
@@ -33,6 +34,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
+from typing import Collection
 
 from execbench.families.repo.selection.assertions import Assertion, TestFunction
 
@@ -90,7 +92,52 @@ class Choice:
         return 1 - self.masked
 
 
-def nondeterministic_token(function_source: str, function: TestFunction | None = None) -> str | None:
+SET_PARAMETRIZE = "parametrize_over_set"
+
+
+def set_bound_names(tree: ast.Module) -> set[str]:
+    """Module-level names whose last binding is a set (a display, a comprehension, ``set(...)`` /
+    ``frozenset(...)``): isodate's ``TEST_CASES = {(4, "19", date(1901, 1, 1), ...), ...}``."""
+    out: set[str] = set()
+    for stmt in tree.body:
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            for t in targets:
+                if isinstance(t, ast.Name):
+                    (out.add if _a_set(stmt.value) else out.discard)(t.id)
+    return out
+
+
+def _a_set(node: ast.AST) -> bool:
+    return isinstance(node, (ast.Set, ast.SetComp)) or (
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("set", "frozenset"))
+
+
+def parametrized_over_set(function: TestFunction, sets: Collection[str] = ()) -> bool:
+    """A ``parametrize`` of the function or its class takes its values from a set (``sets``: the
+    module's names bound to one): the instances' order, and the ids pytest numbers by position
+    (``expected8``), follow set iteration order, i.e. the hash seed and, for ``None`` (Python
+    3.11) and objects hashed by address, the process's memory layout. The verify runs (other
+    hash seeds) cannot find such an instance, and two builds name them differently."""
+    decorators = list(function.node.decorator_list)
+    if function.class_node is not None:
+        decorators += function.class_node.decorator_list
+    for d in decorators:
+        for n in ast.walk(d):
+            if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "parametrize"):
+                continue
+            values = n.args[1] if len(n.args) > 1 else next((k.value for k in n.keywords if k.arg == "argvalues"), None)
+            if values is not None and (_a_set(values) or isinstance(values, ast.Name) and values.id in sets):
+                return True
+    return False
+
+
+def nondeterministic_token(function_source: str, function: TestFunction | None = None,
+                           sets: Collection[str] = ()) -> str | None:
+    """What makes the test nondeterministic by its text (module doc), or None. ``sets``: the
+    module's names bound to a set (:func:`set_bound_names`)."""
+    if function is not None and parametrized_over_set(function, sets):
+        return SET_PARAMETRIZE
     if function is not None:
         for deco in function.node.decorator_list:
             target = deco.func if isinstance(deco, ast.Call) else deco
