@@ -24,7 +24,7 @@ PROGRAMS = {
     "pure": LOOP.format("3"),
 }
 # What differs between the sandbox and a user's machine (issue 33, principle 6): each
-# sandbox shows other values than the previous one (sandbox/_run.py:_machine, _affinity,
+# sandbox shows other values than the previous one (sandbox/_child.py:_machine, _affinity,
 # the rlimits; sandbox/_jobrunner.py:_vary).
 MACHINE = {
     "cpu_count": "import os\n\n" + LOOP.format("os.cpu_count() % 997"),
