@@ -37,6 +37,13 @@ MACHINE = {
     "module_names": "import sys\n\n" + LOOP.format("sum(map(len, sys.modules)) % 997"),
     "mounts": LOOP.format("len(open('/proc/self/mountinfo').readlines()) % 997"),
     "root_entries": "import os\n\n" + LOOP.format("len(os.listdir('/'))"),
+    # the wall clock and what else differs from a user's machine (issue 33, principle 6, part 2)
+    "date": "import datetime\n\n" + LOOP.format("datetime.date.today().toordinal() % 997"),
+    "days": "import time\n\n" + LOOP.format("int(time.time() // 86400) % 997"),
+    "cpuinfo": LOOP.format("open('/proc/cpuinfo').read().count('processor')"),
+    "proc_stat": LOOP.format("sum(ln.startswith('cpu') for ln in open('/proc/stat'))"),
+    "seccomp_filters": LOOP.format("sum(map(ord, [ln for ln in open('/proc/self/status') if 'Seccomp_f' in ln][0]))"),
+    "preload": "import os\n\n" + LOOP.format("len(os.environ.get('LD_PRELOAD', ''))"),
 }
 
 
@@ -82,6 +89,8 @@ def test_machine_dependent_answers_are_rejected(tmp_path):
     assert any("env/pure" in t for t in admitted), (admitted, rejected)
     import os
     names = [n for n in MACHINE if n != "affinity" or len(os.sched_getaffinity(0)) > 1]
+    if capabilities()["clock"] != "shifted":   # no C compiler: the date is not varied (logged)
+        names = [n for n in names if n not in ("date", "days", "preload")]
     for name in names:
         assert not any(f"env/{name}" in t for t in admitted), (name, rejected)
         assert any(f"env/{name}" in c and r["stage"] == "determinism" for c, r in rejected.items()), \

@@ -87,7 +87,7 @@ def _enter_pid_namespace(cgroup_fd: int, first_pid: int) -> None:
 def _child_setup(plan: _Plan, limits: Limits, workdir: str, writable: list[str],
                  readable: list[str], rootdir: str, cgroup_fd: int, uid: int | None, parent: int,
                  disk_fd: int, error_fd: int, ports: tuple[int, ...] = (),
-                 hostname: str = "", *, variant: int = 0) -> Callable[[], None]:
+                 hostname: str = "", *, variant: int = 0, clock_offset: int = 0) -> Callable[[], None]:
     # The limits a program can read (getrlimit) differ from the previous run's: a few
     # seconds, files and MiB more (issue 33, principle 6; _run_identity).
     extra = variant % 4
@@ -145,10 +145,9 @@ def _child_setup(plan: _Plan, limits: Limits, workdir: str, writable: list[str],
             # Only the readable paths (read-only), the writable ones, a few devices and a
             # procfs of the program's own PID namespace exist from here on.
             _linux.enter_new_root(rootdir, readable, writable, disk_fd, _disk_places(writable),
-                                  machine=_machine(variant))
+                                  machine=_machine(variant, clock_offset), proc=True)
             if disk_fd >= 0:
                 os.close(disk_fd)
-            _linux.mount_proc()
             os.chdir(workdir)
         _linux.prctl(_linux.PR_SET_NO_NEW_PRIVS, 1)
         if plan.landlock_abi:
@@ -158,6 +157,8 @@ def _child_setup(plan: _Plan, limits: Limits, workdir: str, writable: list[str],
                                      list_only=["/"] if plan.newroot else [])
         if plan.seccomp:
             _linux.install_seccomp(allow_inet=plan.netns or bool(ports))
+            for _ in range(variant % 3):   # the Seccomp_filters count differs from the previous run's
+                _linux.install_allow_filter()
         if uid is not None:
             # A fresh uid owns nothing outside the work dir, so it cannot chmod/chown/utime
             # host files (Landlock does not cover metadata), read what is not world-readable
@@ -240,12 +241,13 @@ def _affinity(variant: int) -> list[int]:
     return allowed
 
 
-def _machine(variant: int) -> _linux.Machine:
+def _machine(variant: int, clock_offset: int = 0) -> _linux.Machine:
     """What a run sees of the machine besides its host identity (issue 33, principle 6):
-    the number of online CPUs glibc reports (os.cpu_count(), sysconf; 1 to 8, from the
-    files of /sys/devices/system/cpu) and extra mounts, both differing from the previous
-    run's."""
-    return _linux.Machine(cpus=1 + variant % MAX_VISIBLE_CPUS, mounts=EXTRA_MOUNTS[:variant % 4])
+    the number of online CPUs (1 to 8: os.cpu_count() and sysconf from the files of
+    /sys/devices/system/cpu, /proc/cpuinfo, /proc/stat) and extra mounts, both differing
+    from the previous run's; /proc/stat's boot time moved with the run's clock (``_clock``)."""
+    return _linux.Machine(cpus=1 + variant % MAX_VISIBLE_CPUS, mounts=EXTRA_MOUNTS[:variant % 4],
+                          clock_offset=clock_offset)
 
 
 def _disk_places(writable: list[str]) -> list[tuple[str, str]]:

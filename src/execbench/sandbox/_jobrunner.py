@@ -336,7 +336,7 @@ def _write(directory: str, name: str, data: bytes, mode: int = 0o644) -> None:
 # --- one job -------------------------------------------------------------------------
 
 def _child(control: Control, payload: Any, fds: tuple[int, int, int], directory: str,
-           scope_signals: bool) -> int:
+           scope_signals: bool, clock: int = 0) -> int:
     """The forked child: returns its exit status (0 = the handler returned)."""
     encode, send = wire.private()   # bound before the program's first line
     if scope_signals:
@@ -369,6 +369,7 @@ def _child(control: Control, payload: Any, fds: tuple[int, int, int], directory:
     sys.stderr = open(2, "w", closefd=False)
     os.chdir(cwd)
     os.environ["HOME"] = os.environ["TMPDIR"] = directory
+    _set_job_clock(clock)
     handler, args = _handler(control["handler"]), job.get("args", {})
     del job, stdin
     _limit(control)
@@ -404,6 +405,49 @@ class _DiskMeter:
 
 _DISK = _DiskMeter(None)
 
+# The wall clock of each job (issue 33, principle 6; sandbox/_clock.py): the sandbox's preload
+# library, when it has one, moved per job by its setter; drawn as _clock.offset draws.
+_CLOCK_OFFSET_ENV, _CLOCK_MAX_DAYS = "EXECBENCH_CLOCK_OFFSET", 3650
+_CLOCK: dict[str, Any] = {}
+_JOBS_FORKED = [0]
+
+
+def _find_clock() -> None:
+    """The preload library's path and setter, if this sandbox has the library."""
+    path = os.environ.get("LD_PRELOAD", "")
+    if not path or _CLOCK_OFFSET_ENV not in os.environ:
+        return
+    try:
+        setter = _LIBC.execbench_clock_set
+    except AttributeError:
+        return
+    setter.argtypes, setter.restype = [ctypes.c_longlong], None
+    _CLOCK.update(path=path, set=setter)
+
+
+def _job_clock() -> int:
+    """The next job's offset in seconds (in the runner, before the fork): 0 for one job in
+    three (consecutive jobs: never two in a row), else 1 to 3,650 days and up to a day more."""
+    n = _JOBS_FORKED[0]
+    _JOBS_FORKED[0] += 1
+    if not _CLOCK or (_VARIANT + n) % 3 == 0:
+        return 0
+    draw = int.from_bytes(os.urandom(4), "little")
+    return (1 + draw % _CLOCK_MAX_DAYS) * 86400 + (draw >> 12) % 86400
+
+
+def _set_job_clock(offset: int) -> None:
+    """In the forked job: its clock, and the variables what it executes inherits (neither
+    variable with the offset 0, so their presence varies from job to job too)."""
+    if not _CLOCK:
+        return
+    _CLOCK["set"](offset)
+    if offset:
+        os.environ["LD_PRELOAD"], os.environ[_CLOCK_OFFSET_ENV] = _CLOCK["path"], str(offset)
+    else:
+        os.environ.pop("LD_PRELOAD", None)
+        os.environ.pop(_CLOCK_OFFSET_ENV, None)
+
 
 def run_job(control: Control, group: _Group, scope_signals: bool) -> bool:
     """Fork the job's child, wait for it, write its record (see the module docs)."""
@@ -413,11 +457,12 @@ def run_job(control: Control, group: _Group, scope_signals: bool) -> bool:
            os.memfd_create("value", os.MFD_CLOEXEC))
     started = time.monotonic()
     _emit({"start": control["id"]})
+    clock = _job_clock()
     pid = os.fork()
     if pid == 0:
         child_code = 1
         try:
-            child_code = _child(control, _Sized(payload, size), fds, group.directory, scope_signals)
+            child_code = _child(control, _Sized(payload, size), fds, group.directory, scope_signals, clock)
         except SystemExit as exc:   # a handler may end the job like a program does
             child_code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
         except BaseException:  # noqa: BLE001 - the job's failure is its result, whatever it is
@@ -542,6 +587,7 @@ def main() -> int:
     _VARIANT = int(preamble.get("variant") or 0)
     _EXCLUSIVE = bool(preamble.get("exclusive"))
     _DISK = _DiskMeter(preamble.get("disk"))
+    _find_clock()
     for name in preamble.get("hide_env", []):
         os.environ.pop(name, None)
     for module in [*preamble.get("preload", []), *preamble.get("modules", [])]:

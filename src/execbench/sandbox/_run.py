@@ -19,11 +19,12 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any, Callable, Mapping, Sequence
 
-from . import _cgroup, _disk, _interpreters
+from . import _cgroup, _clock, _disk, _interpreters
 from ._limits import Limits
 from ._child import _child_setup, _disk_places, _run_identity
 from ._cleanup import remove_tree
-from ._plan import FORCE_FALLBACK_ENV, _Plan, _plan, _probe, _remove_stale_workdirs, capabilities
+from . import _plan as _planning
+from ._plan import FORCE_FALLBACK_ENV, _Plan, _plan, _probe, _remove_stale_workdirs
 from .classify import classify, describe_signal
 
 __all__ = ["FORCE_FALLBACK_ENV", "EXCLUSIVE_UID_ENV", "Limits", "SandboxResult", "SandboxError", "run",
@@ -221,6 +222,13 @@ class _Streams:
         return any(n > self.cap + OUTPUT_KILL_SLACK for n in self.total.values())
 
 
+def capabilities() -> dict[str, str]:
+    """What run() will use here (probed once per process; honours the force-fallback
+    variable), plus the Landlock ABI version found and whether runs' wall clocks are
+    shifted (``_clock``: the preload library is compiled on first use)."""
+    return {**_planning.capabilities(), "clock": _clock.status(run)}
+
+
 def run(argv: list[str], *, stdin: bytes | str = b"", limits: Limits = _DEFAULT_LIMITS,
         files: Mapping[str, bytes | str] = {}, collect: Sequence[str] = (),
         env: Mapping[str, str] | None = None, read_write_paths: Sequence[str] = (),
@@ -260,16 +268,17 @@ def run(argv: list[str], *, stdin: bytes | str = b"", limits: Limits = _DEFAULT_
             disk = _open_disk(limits, writable, uid)
         _write_workdir(disk.path(_disk.WORK) if disk else workdir, files, uid, exists=disk is not None)
         hostname, tz, user, variant = _run_identity()
-        child_env = _child_env(env, workdir, tz, user)
+        clock_offset, clock_env, clock_paths, clock = _clock.for_run(variant, bool(ports), run)
+        child_env = {**_child_env(env, workdir, tz, user), **clock_env}
         if uid is not None:  # every process of this uid belongs to this run (kill(-1) is safe)
             child_env[EXCLUSIVE_UID_ENV] = "1"
-        readable = _readable(argv, child_env, read_only_paths)
+        readable = _readable(argv, child_env, [*read_only_paths, *clock_paths])
         rootdir = tempfile.mkdtemp(dir=tmp, prefix=".root-") if plan.newroot else ""
         if plan.cgroup:
             group = _cgroup.PidsCgroup(limits.max_tasks + (1 if plan.pidns else 0))
         setup = functools.partial(_child_setup, plan, limits, workdir, writable, readable, rootdir,
                                   group.procs_fd if group else -1, uid, os.getpid(), disk.fd if disk else -1,
-                                  variant=variant)
+                                  variant=variant, clock_offset=clock_offset)
         proc, start = _start(argv, workdir, child_env, setup, ports, hostname)
         streams = _Streams(proc, stdin_bytes, limits.output_bytes)
         status, rusage, end, killed_for = _supervise(proc, streams, start + limits.wall_seconds, start,
@@ -309,7 +318,7 @@ def run(argv: list[str], *, stdin: bytes | str = b"", limits: Limits = _DEFAULT_
                          stdout=bytes(out), stderr=bytes(err),
                          stdout_truncated=out_total > len(out),
                          stderr_truncated=err_total > len(err),
-                         isolation={**plan.isolation(), **({"network": "tcp-ports:" + ",".join(
+                         isolation={**plan.isolation(), "clock": clock, **({"network": "tcp-ports:" + ",".join(
                              map(str, ports))} if ports else {})},
                          files=collected, limits=limits,
                          detail=disk_failure[1] if disk_failure and limit == "disk" else "")
