@@ -119,3 +119,21 @@ def test_a_compiled_programs_time_and_system_clock_are_shifted_too():
         assert by_time == by_chrono
         days.append(by_time)
     assert len(set(days)) == 3 and int(time.time() // 86400) in days, days
+
+
+def test_a_python_job_that_opens_its_status_file_ends_with_the_reason():
+    """NoNewPrivs and Seccomp lines are the sandbox's in every run: a forked Python job that
+    opens its status file under any name ends at once, the reason on stderr (an audit hook
+    of the job runner); /proc/self/stat is not concerned."""
+    reads = ["open('/proc/self/status').read()",
+             "import os; os.chdir('/proc/self'); open('status').read()",
+             "import pathlib; pathlib.Path('/proc/thread-self/status').read_text()",
+             "import os; open(f'/proc/{os.getpid()}/task/{os.getpid()}/status').read()",
+             "import sys; sys.addaudithook(lambda *a: None); open('/proc/self/status').read()"]
+    jobs = [Job(f"j{i}", "builtins:exec", args=code + "; print('read')") for i, code in enumerate(reads)]
+    jobs.append(Job("stat", "builtins:exec", args="open('/proc/self/stat').read(); print('read')"))
+    results = run_jobs(jobs)
+    for result in results[:-1]:
+        assert result.exit_code == 1 and not result.stdout, result
+        assert "its NoNewPrivs and Seccomp lines are the sandbox's" in result.stderr, result
+    assert results[-1].ok and results[-1].stdout == b"read\n"

@@ -373,6 +373,7 @@ def _child(control: Control, payload: Any, fds: tuple[int, int, int], directory:
     handler, args = _handler(control["handler"]), job.get("args", {})
     del job, stdin
     _limit(control)
+    _refuse_status_reads()
     result = handler(args)
     try:
         sys.stdout.flush()
@@ -404,6 +405,34 @@ class _DiskMeter:
 
 
 _DISK = _DiskMeter(None)
+
+STATUS_REFUSED = ("execbench: the program read {path}: its NoNewPrivs and Seccomp lines are "
+                  "the sandbox's, not a user's machine's (issue 33): refused\n")
+
+
+def _status_path(path: str) -> bool:
+    """Whether ``path`` (absolute or relative to the working directory) names a process's
+    or thread's status file: /proc/self/status, /proc/<pid>/status, .../task/<tid>/status."""
+    full = os.path.realpath(path if os.path.isabs(path) else os.path.join(os.getcwd(), path))
+    parts = full.split("/")
+    return (len(parts) in (4, 6) and parts[1] == "proc" and parts[-1] == "status" and parts[2].isdigit()
+            and (len(parts) == 4 or (parts[3] == "task" and parts[4].isdigit())))
+
+
+def _refuse_status_reads() -> None:
+    """In the forked job, before the handler runs the program: a Python program that opens
+    its status file (``NoNewPrivs: 1``, ``Seccomp: 2`` there are the sandbox's in every run,
+    issue 33, principle 6) ends at once, its reason on stderr: rejected from what it did, not
+    from its text. An audit hook cannot be removed; an exec'd program is not covered."""
+    def hook(event: str, args: tuple[Any, ...]) -> None:
+        if event != "open" or not args or not isinstance(args[0], (str, bytes)):
+            return
+        path = os.fsdecode(args[0])
+        if "status" in path and _status_path(path):
+            os.write(2, STATUS_REFUSED.format(path=path[:200]).encode())
+            os._exit(1)
+    sys.addaudithook(hook)
+
 
 # The wall clock of each job (issue 33, principle 6; sandbox/_clock.py): the sandbox's preload
 # library, when it has one, moved per job by its setter; drawn as _clock.offset draws.
