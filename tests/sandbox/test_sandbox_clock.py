@@ -137,3 +137,17 @@ def test_a_python_job_that_opens_its_status_file_ends_with_the_reason():
         assert result.exit_code == 1 and not result.stdout, result
         assert "its NoNewPrivs and Seccomp lines are the sandbox's" in result.stderr, result
     assert results[-1].ok and results[-1].stdout == b"read\n"
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two CPUs")
+def test_restricted_runs_leave_out_cpus_in_turn():
+    """Every other run leaves one CPU out (the count a program sees differs from the previous
+    run's); two restricted runs in a row leave out different CPUs, so sandboxes run side by
+    side are not stacked on one CPU (issue 33's speed)."""
+    from execbench.sandbox import _child
+
+    allowed = sorted(os.sched_getaffinity(0))
+    assert _child._affinity(0) == [] and _child._affinity(2) == []
+    first, second = _child._affinity(1), _child._affinity(3)
+    assert len(first) == len(second) == len(allowed) - 1
+    assert set(allowed) - set(first) != set(allowed) - set(second)
