@@ -18,7 +18,10 @@ runner goes further (``_jobrunner._job_clock``): each job it forks gets an offse
 own (the library's ``execbench_clock_set`` in the forked runner, the variables for what it
 executes), and a job with the offset 0 sees neither variable; so the repeats of a C++
 state case, jobs of one sandbox, disagree too, and so does a program that reads
-``LD_PRELOAD``. Runs with network access (package installs) keep the real clock: TLS
+``LD_PRELOAD``. Likewise the CPU count libc reports (``sysconf(_SC_NPROCESSORS_*)``,
+``get_nprocs``: ``os.cpu_count()``, C++'s ``std::thread::hardware_concurrency()``) is set per
+job (1 to 8, ``execbench_cpus_set`` / ``EXECBENCH_CPUS``); a sandbox's own count is in its
+/sys files (``_linux.Machine``). Runs with network access (package installs) keep the real clock: TLS
 certificates must be checked against it.
 
 The library is compiled once with the system's C compiler, in the sandbox like any compile,
@@ -46,25 +49,34 @@ from ._limits import Limits
 Runner = Callable[..., Any]   # sandbox._run.run (passed in: this module is imported by it)
 
 OFFSET_ENV = "EXECBENCH_CLOCK_OFFSET"
+CPUS_ENV = "EXECBENCH_CPUS"   # set per job by the job runner only (sysconf, get_nprocs)
 MAX_DAYS = 3650
 _log = logging.getLogger(__name__)
 
 SHIM_SOURCE = r"""
-/* execbench: the wall clock of a sandboxed run, EXECBENCH_CLOCK_OFFSET seconds ahead. */
+/* execbench: the wall clock of a sandboxed run, EXECBENCH_CLOCK_OFFSET seconds ahead, and
+   (EXECBENCH_CPUS > 0) the CPU count libc reports. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdlib.h>
+#include <sys/sysinfo.h>
 #include <sys/time.h>
 #include <time.h>
+#include <unistd.h>
 
 typedef int (*gettime_fn)(clockid_t, struct timespec *);
+typedef long (*sysconf_fn)(int);
+typedef int (*nprocs_fn)(void);
 static gettime_fn real_gettime;
 static long long offset;
+static long cpus;
 
 __attribute__((constructor)) static void execbench_clock_init(void) {
     const char *value = getenv("EXECBENCH_CLOCK_OFFSET");
+    const char *count = getenv("EXECBENCH_CPUS");
     real_gettime = (gettime_fn)dlsym(RTLD_NEXT, "clock_gettime");
     if (value != NULL) offset = strtoll(value, NULL, 10);
+    if (count != NULL) cpus = strtol(count, NULL, 10);
 }
 
 static int shifted(clockid_t clock) {
@@ -96,12 +108,34 @@ time_t time(time_t *out) {
     return ts.tv_sec;
 }
 
-/* The job runner moves the clock of each job it forks (sandbox/_jobrunner.py). */
+/* The job runner moves the clock and the CPU count of each job it forks (sandbox/_jobrunner.py). */
 void execbench_clock_set(long long seconds) { offset = seconds; }
+void execbench_cpus_set(long count) { cpus = count; }
 
 int timespec_get(struct timespec *ts, int base) {
     if (base != TIME_UTC || clock_gettime(CLOCK_REALTIME, ts) != 0) return 0;
     return base;
+}
+
+long sysconf(int name) {
+    static sysconf_fn real;
+    if (cpus > 0 && (name == _SC_NPROCESSORS_ONLN || name == _SC_NPROCESSORS_CONF)) return cpus;
+    if (real == NULL) real = (sysconf_fn)dlsym(RTLD_NEXT, "sysconf");
+    return real(name);
+}
+
+int get_nprocs(void) {
+    static nprocs_fn real;
+    if (cpus > 0) return (int)cpus;
+    if (real == NULL) real = (nprocs_fn)dlsym(RTLD_NEXT, "get_nprocs");
+    return real();
+}
+
+int get_nprocs_conf(void) {
+    static nprocs_fn real;
+    if (cpus > 0) return (int)cpus;
+    if (real == NULL) real = (nprocs_fn)dlsym(RTLD_NEXT, "get_nprocs_conf");
+    return real();
 }
 """
 

@@ -436,7 +436,7 @@ def _refuse_status_reads() -> None:
 
 # The wall clock of each job (issue 33, principle 6; sandbox/_clock.py): the sandbox's preload
 # library, when it has one, moved per job by its setter; drawn as _clock.offset draws.
-_CLOCK_OFFSET_ENV, _CLOCK_MAX_DAYS = "EXECBENCH_CLOCK_OFFSET", 3650
+_CLOCK_OFFSET_ENV, _CPUS_ENV, _CLOCK_MAX_DAYS = "EXECBENCH_CLOCK_OFFSET", "EXECBENCH_CPUS", 3650
 _CLOCK: dict[str, Any] = {}
 _JOBS_FORKED = [0]
 
@@ -451,7 +451,10 @@ def _find_clock() -> None:
     except AttributeError:
         return
     setter.argtypes, setter.restype = [ctypes.c_longlong], None
-    _CLOCK.update(path=path, set=setter)
+    cpus = getattr(_LIBC, "execbench_cpus_set", None)
+    if cpus is not None:
+        cpus.argtypes, cpus.restype = [ctypes.c_long], None
+    _CLOCK.update(path=path, set=setter, cpus=cpus)
 
 
 def _job_clock() -> int:
@@ -466,16 +469,21 @@ def _job_clock() -> int:
 
 
 def _set_job_clock(offset: int) -> None:
-    """In the forked job: its clock, and the variables what it executes inherits (neither
-    variable with the offset 0, so their presence varies from job to job too)."""
+    """In the forked job: its clock and CPU count (1 to 8, differing from the previous
+    job's), and the variables what it executes inherits (none with the offset 0: their
+    presence varies from job to job too; such a job sees the sandbox's CPU count)."""
     if not _CLOCK:
         return
+    cpus = 1 + (_VARIANT + _JOBS_FORKED[0]) % 8
     _CLOCK["set"](offset)
+    if _CLOCK["cpus"] is not None:
+        _CLOCK["cpus"](cpus)
     if offset:
         os.environ["LD_PRELOAD"], os.environ[_CLOCK_OFFSET_ENV] = _CLOCK["path"], str(offset)
+        os.environ[_CPUS_ENV] = str(cpus)
     else:
-        os.environ.pop("LD_PRELOAD", None)
-        os.environ.pop(_CLOCK_OFFSET_ENV, None)
+        for name in ("LD_PRELOAD", _CLOCK_OFFSET_ENV, _CPUS_ENV):
+            os.environ.pop(name, None)
 
 
 def run_job(control: Control, group: _Group, scope_signals: bool) -> bool:

@@ -30,6 +30,7 @@ LOOP_CPP = """\
 #include <chrono>
 #include <ctime>
 #include <iostream>
+#include <thread>
 int main() {{
     long n;
     std::cin >> n;
@@ -51,6 +52,7 @@ CPP = {
     "cpp_chrono": LOOP_CPP.format(
         start="std::chrono::duration_cast<std::chrono::hours>("
               "std::chrono::system_clock::now().time_since_epoch()).count() / 24 % 1000"),
+    "cpp_cpus": LOOP_CPP.format(start="(long)std::thread::hardware_concurrency()"),
     "cpp_pure": LOOP_CPP.format(start="7"),
 }
 
@@ -93,7 +95,7 @@ def test_python_programs_that_read_the_date_or_cpuinfo_are_rejected(tmp_path):
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("g++") is None or capabilities()["clock"] != "shifted",
                     reason="needs g++ and the preload library (sandbox/_clock.py)")
-def test_cpp_programs_that_read_time_or_the_system_clock_are_rejected(tmp_path):
-    """The C++ repeats are jobs of one sandbox: each job has a clock of its own."""
+def test_cpp_programs_that_read_time_the_system_clock_or_the_cpu_count_are_rejected(tmp_path):
+    """The C++ repeats are jobs of one sandbox: each job has a clock and a CPU count of its own."""
     admitted, rejected = _build(tmp_path, CPP, "cpp")
-    _check(admitted, rejected, "cpp_pure", ["cpp_time", "cpp_chrono"])
+    _check(admitted, rejected, "cpp_pure", ["cpp_time", "cpp_chrono", "cpp_cpus"])
