@@ -24,7 +24,7 @@ PROGRAMS = {
     "pure": LOOP.format("3"),
 }
 # What differs between the sandbox and a user's machine (issue 33, principle 6): each
-# sandbox shows other values than the previous one (sandbox/_run.py:_machine, _affinity,
+# sandbox shows other values than the previous one (sandbox/_child.py:_machine, _affinity,
 # the rlimits; sandbox/_jobrunner.py:_vary).
 MACHINE = {
     "cpu_count": "import os\n\n" + LOOP.format("os.cpu_count() % 997"),
@@ -37,6 +37,12 @@ MACHINE = {
     "module_names": "import sys\n\n" + LOOP.format("sum(map(len, sys.modules)) % 997"),
     "mounts": LOOP.format("len(open('/proc/self/mountinfo').readlines()) % 997"),
     "root_entries": "import os\n\n" + LOOP.format("len(os.listdir('/'))"),
+    # the wall clock and what else differs from a user's machine (issue 33, principle 6, part 2)
+    "date": "import datetime\n\n" + LOOP.format("datetime.date.today().toordinal() % 997"),
+    "days": "import time\n\n" + LOOP.format("int(time.time() // 86400) % 997"),
+    "cpuinfo": LOOP.format("open('/proc/cpuinfo').read().count('processor')"),
+    "proc_stat": LOOP.format("sum(ln.startswith('cpu') for ln in open('/proc/stat'))"),
+    "preload": "import os\n\n" + LOOP.format("len(os.environ.get('LD_PRELOAD', ''))"),
 }
 
 
@@ -82,7 +88,32 @@ def test_machine_dependent_answers_are_rejected(tmp_path):
     assert any("env/pure" in t for t in admitted), (admitted, rejected)
     import os
     names = [n for n in MACHINE if n != "affinity" or len(os.sched_getaffinity(0)) > 1]
+    if capabilities()["clock"] != "shifted":   # no C compiler: the date is not varied (logged)
+        names = [n for n in names if n not in ("date", "days", "preload")]
     for name in names:
         assert not any(f"env/{name}" in t for t in admitted), (name, rejected)
         assert any(f"env/{name}" in c and r["stage"] == "determinism" for c, r in rejected.items()), \
             (name, rejected)
+
+
+STATUS = {
+    "status_nnp": LOOP.format("int([ln for ln in open('/proc/self/status') if 'NoNewPrivs' in ln][0].split()[1])"),
+    "status_relative": "import os\n\n" + LOOP.format("(os.chdir('/proc/self'), len(open('status').read()) % 2)[1]"),
+    "status_thread": "import pathlib\n\n" + LOOP.format("len(pathlib.Path('/proc/thread-self/status').read_text()) % 2"),
+    "status_pid": "import os\n\n" + LOOP.format("len(open(f'/proc/{os.getpid()}/status').read()) % 2"),
+    "own_stat": LOOP.format("len(open('/proc/self/stat').read()) // 10**6"),
+}
+
+
+@pytest.mark.slow
+def test_programs_that_read_their_status_file_are_rejected_from_what_they_did(tmp_path):
+    """NoNewPrivs: 1 and Seccomp: 2 are the sandbox's in every run (issue 33, principle 6):
+    a Python program that opens its status file, under any of its names, ends at once (the
+    trace family: a crash at ``execution``; the reason on stderr:
+    test_sandbox_clock.py); one that reads /proc/self/stat is not concerned."""
+    admitted, rejected = _build(tmp_path, STATUS)
+    assert any("env/own_stat" in t for t in admitted), (admitted, rejected)
+    for name in [n for n in STATUS if n != "own_stat"]:
+        assert not any(f"env/{name}" in t for t in admitted), name
+        stages = [r["stage"] for c, r in rejected.items() if f"env/{name}" in c]
+        assert stages == ["execution"], (name, rejected)

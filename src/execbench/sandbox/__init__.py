@@ -75,8 +75,11 @@ the forked child C, before exec::
   reads its host disagree and determinism checks reject it, while nothing marks the
   machine as a sandbox (no tiny pids, no missing USER or /dev/shm). Likewise what it sees
   of the machine (issue 33): the CPU count glibc reports (files of /sys/devices/system/cpu
-  in the new root), the affinity mask, its rlimits and extra mounts (/mnt, /media, /srv)
-  differ from the previous run's (``_run._machine``, ``_affinity``).
+  in the new root, /proc/cpuinfo, /proc/stat), the affinity mask, its rlimits, its
+  Seccomp_filters count and extra mounts (/mnt, /media, /srv) differ from the previous
+  run's (``_child._machine``, ``_affinity``), and so does its wall clock: a preload
+  library moves CLOCK_REALTIME days ahead per run and per job (``._clock``; installs keep
+  the real clock; ``isolation["clock"]``).
 * Limits: the disk (above), RLIMIT_CPU (per process, rounded up to whole seconds; hard = soft + 1 s),
   RLIMIT_AS, RLIMIT_FSIZE, RLIMIT_NOFILE, RLIMIT_CORE=0, set last before exec. The wall
   clock is enforced by P. Which limit ended a run is read from the status: wall_time/output

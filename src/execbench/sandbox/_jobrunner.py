@@ -336,7 +336,7 @@ def _write(directory: str, name: str, data: bytes, mode: int = 0o644) -> None:
 # --- one job -------------------------------------------------------------------------
 
 def _child(control: Control, payload: Any, fds: tuple[int, int, int], directory: str,
-           scope_signals: bool) -> int:
+           scope_signals: bool, clock: int = 0) -> int:
     """The forked child: returns its exit status (0 = the handler returned)."""
     encode, send = wire.private()   # bound before the program's first line
     if scope_signals:
@@ -369,9 +369,11 @@ def _child(control: Control, payload: Any, fds: tuple[int, int, int], directory:
     sys.stderr = open(2, "w", closefd=False)
     os.chdir(cwd)
     os.environ["HOME"] = os.environ["TMPDIR"] = directory
+    _set_job_clock(clock)
     handler, args = _handler(control["handler"]), job.get("args", {})
     del job, stdin
     _limit(control)
+    _refuse_status_reads()
     result = handler(args)
     try:
         sys.stdout.flush()
@@ -404,6 +406,85 @@ class _DiskMeter:
 
 _DISK = _DiskMeter(None)
 
+STATUS_REFUSED = ("execbench: the program read {path}: its NoNewPrivs and Seccomp lines are "
+                  "the sandbox's, not a user's machine's (issue 33): refused\n")
+
+
+def _status_path(path: str) -> bool:
+    """Whether ``path`` (absolute or relative to the working directory) names a process's
+    or thread's status file: /proc/self/status, /proc/<pid>/status, .../task/<tid>/status."""
+    full = os.path.realpath(path if os.path.isabs(path) else os.path.join(os.getcwd(), path))
+    parts = full.split("/")
+    return (len(parts) in (4, 6) and parts[1] == "proc" and parts[-1] == "status" and parts[2].isdigit()
+            and (len(parts) == 4 or (parts[3] == "task" and parts[4].isdigit())))
+
+
+def _refuse_status_reads() -> None:
+    """In the forked job, before the handler runs the program: a Python program that opens
+    its status file (``NoNewPrivs: 1``, ``Seccomp: 2`` there are the sandbox's in every run,
+    issue 33, principle 6) ends at once, its reason on stderr: rejected from what it did, not
+    from its text. An audit hook cannot be removed; an exec'd program is not covered."""
+    def hook(event: str, args: tuple[Any, ...]) -> None:
+        if event != "open" or not args or not isinstance(args[0], (str, bytes)):
+            return
+        path = os.fsdecode(args[0])
+        if "status" in path and _status_path(path):
+            os.write(2, STATUS_REFUSED.format(path=path[:200]).encode())
+            os._exit(1)
+    sys.addaudithook(hook)
+
+
+# The wall clock of each job (issue 33, principle 6; sandbox/_clock.py): the sandbox's preload
+# library, when it has one, moved per job by its setter; drawn as _clock.offset draws.
+_CLOCK_OFFSET_ENV, _CPUS_ENV, _CLOCK_MAX_DAYS = "EXECBENCH_CLOCK_OFFSET", "EXECBENCH_CPUS", 3650
+_CLOCK: dict[str, Any] = {}
+_JOBS_FORKED = [0]
+
+
+def _find_clock() -> None:
+    """The preload library's path and setter, if this sandbox has the library."""
+    path = os.environ.get("LD_PRELOAD", "")
+    if not path or _CLOCK_OFFSET_ENV not in os.environ:
+        return
+    try:
+        setter = _LIBC.execbench_clock_set
+    except AttributeError:
+        return
+    setter.argtypes, setter.restype = [ctypes.c_longlong], None
+    cpus = getattr(_LIBC, "execbench_cpus_set", None)
+    if cpus is not None:
+        cpus.argtypes, cpus.restype = [ctypes.c_long], None
+    _CLOCK.update(path=path, set=setter, cpus=cpus)
+
+
+def _job_clock() -> int:
+    """The next job's offset in seconds (in the runner, before the fork): 0 for one job in
+    three (consecutive jobs: never two in a row), else 1 to 3,650 days and up to a day more."""
+    n = _JOBS_FORKED[0]
+    _JOBS_FORKED[0] += 1
+    if not _CLOCK or (_VARIANT + n) % 3 == 0:
+        return 0
+    draw = int.from_bytes(os.urandom(4), "little")
+    return (1 + draw % _CLOCK_MAX_DAYS) * 86400 + (draw >> 12) % 86400
+
+
+def _set_job_clock(offset: int) -> None:
+    """In the forked job: its clock and CPU count (1 to 8, differing from the previous
+    job's), and the variables what it executes inherits (none with the offset 0: their
+    presence varies from job to job too; such a job sees the sandbox's CPU count)."""
+    if not _CLOCK:
+        return
+    cpus = 1 + (_VARIANT + _JOBS_FORKED[0]) % 8
+    _CLOCK["set"](offset)
+    if _CLOCK["cpus"] is not None:
+        _CLOCK["cpus"](cpus)
+    if offset:
+        os.environ["LD_PRELOAD"], os.environ[_CLOCK_OFFSET_ENV] = _CLOCK["path"], str(offset)
+        os.environ[_CPUS_ENV] = str(cpus)
+    else:
+        for name in ("LD_PRELOAD", _CLOCK_OFFSET_ENV, _CPUS_ENV):
+            os.environ.pop(name, None)
+
 
 def run_job(control: Control, group: _Group, scope_signals: bool) -> bool:
     """Fork the job's child, wait for it, write its record (see the module docs)."""
@@ -413,11 +494,12 @@ def run_job(control: Control, group: _Group, scope_signals: bool) -> bool:
            os.memfd_create("value", os.MFD_CLOEXEC))
     started = time.monotonic()
     _emit({"start": control["id"]})
+    clock = _job_clock()
     pid = os.fork()
     if pid == 0:
         child_code = 1
         try:
-            child_code = _child(control, _Sized(payload, size), fds, group.directory, scope_signals)
+            child_code = _child(control, _Sized(payload, size), fds, group.directory, scope_signals, clock)
         except SystemExit as exc:   # a handler may end the job like a program does
             child_code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
         except BaseException:  # noqa: BLE001 - the job's failure is its result, whatever it is
@@ -542,6 +624,7 @@ def main() -> int:
     _VARIANT = int(preamble.get("variant") or 0)
     _EXCLUSIVE = bool(preamble.get("exclusive"))
     _DISK = _DiskMeter(preamble.get("disk"))
+    _find_clock()
     for name in preamble.get("hide_env", []):
         os.environ.pop(name, None)
     for module in [*preamble.get("preload", []), *preamble.get("modules", [])]:

@@ -192,10 +192,13 @@ CPU_FILES = ("/sys/devices/system/cpu/online", "/sys/devices/system/cpu/present"
 class Machine:
     """What a run sees of the machine (issue 33, principle 6): ``cpus`` online CPUs in the
     files of /sys/devices/system/cpu glibc reads for sysconf(_SC_NPROCESSORS_*) and
-    os.cpu_count(), and empty read-only tmpfs mounts at ``mounts``."""
+    os.cpu_count(), in /proc/cpuinfo (``cpus`` processor blocks) and in /proc/stat (``cpus``
+    per-CPU lines; ``btime`` moved by ``clock_offset``, the seconds the run's wall clock is
+    ahead: boot time plus uptime gives the run's date); empty read-only tmpfs mounts at
+    ``mounts``."""
 
-    def __init__(self, cpus: int = 0, mounts: tuple[str, ...] = ()) -> None:
-        self.cpus, self.mounts = cpus, mounts
+    def __init__(self, cpus: int = 0, mounts: tuple[str, ...] = (), clock_offset: int = 0) -> None:
+        self.cpus, self.mounts, self.clock_offset = cpus, mounts, clock_offset
 
     def make(self, base: str) -> None:
         """Create them below the new root ``base`` (before it is made read-only)."""
@@ -203,16 +206,78 @@ class Machine:
             text = (f"0-{self.cpus - 1}\n" if self.cpus > 1 else "0\n").encode()
             for path in CPU_FILES:
                 os.makedirs(os.path.dirname(base + path), mode=0o755, exist_ok=True)
-                fd = os.open(base + path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o444)
-                try:
-                    os.write(fd, text)
-                finally:
-                    os.close(fd)
+                _write_new(base + path, text)
         for path in self.mounts:
             if not os.path.lexists(base + path):
                 os.mkdir(base + path, 0o755)
                 mount("tmpfs", base + path, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY,
                       "size=4k,nr_inodes=8,mode=0755")
+
+    def cover_proc(self, base: str) -> None:
+        """Over the procfs mounted at ``base``/proc: read-only /proc/cpuinfo and /proc/stat
+        made from the host's for ``cpus`` CPUs. They are written on a small tmpfs of their
+        own, bound, and that tmpfs detached: only the bound files are left (an unlinked file
+        on the root's tmpfs would keep it from being remounted read-only)."""
+        if self.cpus <= 0:
+            return
+        scratch = base + "/.machine"
+        os.mkdir(scratch, 0o700)
+        mount("tmpfs", scratch, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=1m,nr_inodes=8,mode=0700")
+        for name in ("cpuinfo", "stat"):
+            try:
+                with open(f"/proc/{name}", "rb") as f:
+                    host = f.read(1 << 20).decode("utf-8", "replace")
+            except OSError:
+                continue
+            text = cpuinfo_for(host, self.cpus) if name == "cpuinfo" else stat_for(host, self.cpus, self.clock_offset)
+            _write_new(f"{scratch}/{name}", text.encode())
+            mount(f"{scratch}/{name}", f"{base}/proc/{name}", None, MS_BIND)
+            _set_mount_attrs(f"{base}/proc/{name}", MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)
+        _check(_libc.umount2(os.fsencode(scratch), ctypes.c_int(_MNT_DETACH)))
+        os.rmdir(scratch)
+
+
+def _write_new(path: str, data: bytes) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o444)
+    try:
+        os.write(fd, data)
+    finally:
+        os.close(fd)
+
+
+def cpuinfo_for(host: str, cpus: int) -> str:
+    """/proc/cpuinfo of a machine with ``cpus`` CPUs like the host's (its blocks repeated,
+    renumbered; the per-package counts say ``cpus``)."""
+    blocks = [b for b in host.split("\n\n") if b.strip()] or ["processor\t: 0"]
+    out = []
+    for i in range(cpus):
+        lines = []
+        for line in blocks[i % len(blocks)].split("\n"):
+            key = line.split(":", 1)[0].strip()
+            if key in ("processor", "core id", "apicid", "initial apicid"):
+                line = f"{line.split(':', 1)[0]}: {i}"
+            elif key in ("siblings", "cpu cores"):
+                line = f"{line.split(':', 1)[0]}: {cpus}"
+            lines.append(line)
+        out.append("\n".join(lines))
+    return "\n\n".join(out) + "\n\n"
+
+
+def stat_for(host: str, cpus: int, clock_offset: int = 0) -> str:
+    """/proc/stat with ``cpus`` per-CPU lines (the host's, repeated) and ``btime`` moved by
+    ``clock_offset`` seconds."""
+    lines = host.splitlines()
+    per_cpu = [ln for ln in lines if ln.startswith("cpu") and ln[3:4].isdigit()] or ["cpu0 0 0 0 0 0 0 0 0 0 0"]
+    out = []
+    for line in lines:
+        if line.startswith("cpu") and line[3:4].isdigit():
+            continue
+        if line.startswith("btime ") and line[6:].strip().isdigit():
+            line = f"btime {int(line[6:]) + clock_offset}"
+        out.append(line)
+        if line.startswith("cpu "):
+            out += [f"cpu{i} " + per_cpu[i % len(per_cpu)].split(" ", 1)[1] for i in range(cpus)]
+    return "\n".join(out) + "\n"
 
 
 def _attach_disk(base: str, disk_fd: int, places: list[tuple[str, str]]) -> None:
@@ -232,7 +297,8 @@ def _attach_disk(base: str, disk_fd: int, places: list[tuple[str, str]]) -> None
 
 
 def enter_new_root(base: str, readable: list[str], writable: list[str], disk_fd: int = -1,
-                   disk: list[tuple[str, str]] | None = None, machine: Machine | None = None) -> None:
+                   disk: list[tuple[str, str]] | None = None, machine: Machine | None = None,
+                   proc: bool = False) -> None:
     """In a fresh mount namespace: make an empty tmpfs at ``base`` the root directory, with
     ``readable`` bind-mounted read-only (nosuid, nodev), ``writable`` read-write, a few
     device nodes and an empty /proc mount point; nothing else of the host is reachable.
@@ -240,8 +306,9 @@ def enter_new_root(base: str, readable: list[str], writable: list[str], disk_fd:
     the paths of ``disk`` ((its directory, path) pairs: the work dir, the writable paths,
     /dev/shm) are that tmpfs's directories instead: everything the run can write is on one
     bounded file system (sandbox docs, "Disk"). ``machine``: what the run sees of the
-    machine (CPU count files, extra mounts). Call mount_proc() from inside the PID
-    namespace."""
+    machine (CPU count files, /proc/cpuinfo and /proc/stat, extra mounts). ``proc``: mount
+    the procfs of the caller's PID namespace (call it from inside) at /proc (hidepid=2),
+    with the machine's files over it; else call :func:`mount_proc` afterwards."""
     mount(None, "/", None, MS_REC | MS_PRIVATE)
     mount("tmpfs", base, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m,nr_inodes=4096")
     ro = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV
@@ -261,6 +328,10 @@ def enter_new_root(base: str, readable: list[str], writable: list[str], disk_fd:
         os.makedirs(base + name, mode=0o755, exist_ok=True)
     if machine is not None:
         machine.make(base)
+    if proc:
+        mount("proc", base + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=2")
+        if machine is not None:
+            machine.cover_proc(base)
     # a /dev/shm of the run's own (POSIX shared memory, multiprocessing's semaphores): on the
     # run's disk when it has one, else a tmpfs of its own
     if disk_fd < 0:
@@ -500,3 +571,14 @@ def install_seccomp(allow_inet: bool) -> None:
     insns = _seccomp_filter(allow_inet)
     fprog = _SockFprog(len(insns), insns)
     prctl(PR_SET_SECCOMP, 2, ctypes.addressof(fprog))  # SECCOMP_MODE_FILTER
+
+
+_ALLOW_ALL = (_SockFilter * 1)(_SockFilter(0x06, 0, 0, 0x7FFF0000))   # ret SECCOMP_RET_ALLOW
+_ALLOW_ALL_PROG = _SockFprog(1, _ALLOW_ALL)
+
+
+def install_allow_filter() -> None:
+    """One more seccomp filter that allows everything: it changes nothing but the
+    ``Seccomp_filters`` count of /proc/<pid>/status (varied per run, issue 33). Requires
+    PR_SET_NO_NEW_PRIVS (or CAP_SYS_ADMIN)."""
+    prctl(PR_SET_SECCOMP, 2, ctypes.addressof(_ALLOW_ALL_PROG))

@@ -4,63 +4,48 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import math
 import os
 import resource
 import select
 import shutil
 import signal
 import site
-import socket
 import stat
-import struct
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any, Callable, Mapping, Sequence
 
-from . import _cgroup, _disk, _interpreters, _linux
+from . import _cgroup, _clock, _disk, _interpreters
+from ._limits import Limits
+from ._child import _child_setup, _disk_places, _run_identity
 from ._cleanup import remove_tree
+from . import _plan as _planning
+from ._plan import FORCE_FALLBACK_ENV, _Plan, _plan, _probe, _remove_stale_workdirs
 from .classify import classify, describe_signal
 
 from execbench.errors import InternalError
 
-FORCE_FALLBACK_ENV = "EXECBENCH_SANDBOX_FORCE_FALLBACK"
+__all__ = ["FORCE_FALLBACK_ENV", "EXCLUSIVE_UID_ENV", "Limits", "SandboxResult", "SandboxError", "run",
+           "run_python", "capabilities", "_plan", "_probe", "_remove_stale_workdirs"]
+
 EXCLUSIVE_UID_ENV = "EXECBENCH_SANDBOX_EXCLUSIVE_UID"
-_MECHANISMS = ("netns", "pidns", "ipcns", "cgroup", "landlock", "mntns")
-# What "all" turns off: everything with a fallback. The mount namespace (new root) is the
-# fallback for Landlock and vice versa, so at most one of them can be forced off.
-_FORCE_ALL = ("netns", "pidns", "ipcns", "cgroup", "landlock")
+
 # Read-only in every run: the system's programs, libraries, headers and configuration
 # (secrets in /etc are not world-readable, and the program has no DAC capability).
 SYSTEM_READ_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 # Output beyond the cap is read and dropped; past cap + this much the run is killed ("output").
 OUTPUT_KILL_SLACK = 64 * 1024**2
-_MAXFD = os.sysconf("SC_OPEN_MAX")
 _CHUNK = 1 << 16
+
+_DEFAULT_LIMITS = Limits()
 
 
 class SandboxError(InternalError, RuntimeError):
     """The sandbox could not be set up (not: the program failed)."""
-
-
-@dataclass(frozen=True)
-class Limits:
-    cpu_seconds: float = 10.0       # RLIMIT_CPU per process, rounded up to whole seconds
-    wall_seconds: float = 30.0
-    memory_bytes: int = 2 * 1024**3      # RLIMIT_AS
-    file_size_bytes: int = 64 * 1024**2  # RLIMIT_FSIZE; also the cap for collected files
-    open_files: int = 256                # RLIMIT_NOFILE
-    max_tasks: int = 64                  # processes + threads, holds as root (cgroup pids)
-    output_bytes: int = 4 * 1024**2      # cap for each of stdout / stderr captured
-    # Everything the run writes (work dir = HOME = TMPDIR, /dev/shm, read_write_paths) is
-    # on one tmpfs of its own (sandbox/_disk.py): at most this many bytes and files.
-    disk_bytes: int = 1024**3
-    disk_inodes: int = 65_536
 
 
 @dataclass
@@ -108,320 +93,6 @@ def _limit_value(limit: str, limits: Limits) -> str:
             "disk": f"{size(limits.disk_bytes)}, {limits.disk_inodes} files"}.get(limit, "?")
 
 
-# --- capability probing (once per process) ----------------------------------
-
-@dataclass(frozen=True)
-class _Plan:
-    root: bool
-    netns: bool
-    pidns: bool
-    ipcns: bool
-    cgroup: bool
-    landlock_abi: int       # 0: not used
-    newroot: bool           # mount namespace whose root holds only the readable/writable paths
-    seccomp: bool           # socket family allow-list, namespaces, keyrings, ... (_linux)
-    fresh_uid: bool         # root: run as a fresh uid (RLIMIT_NPROC binds), no capabilities
-    utsns: bool = False     # own UTS namespace: a host name of its own per run
-
-    @property
-    def read_search(self) -> bool:
-        """Root without a new root keeps CAP_DAC_READ_SEARCH (the interpreter may sit
-        below a 0700 /root); Landlock read rules then decide what is readable."""
-        return self.fresh_uid and not self.newroot
-
-    def isolation(self) -> dict[str, str]:
-        tasks = ("cgroup-pids" if self.cgroup else "uid-nproc" if self.fresh_uid else
-                 "rlimit-nproc")
-        fs = "+".join(n for n, on in (("newroot", self.newroot), ("landlock", self.landlock_abi))
-                      if on) or "none"
-        return {
-            "network": "netns" if self.netns else "socket-blocked" if self.seccomp else "none",
-            "unix_sockets": "blocked" if self.seccomp else "allowed",
-            "filesystem": fs,
-            "reads": fs,
-            "proc": ("own-pidns" if self.newroot and self.pidns else
-                     "hidepid" if self.newroot else "host"),
-            "syscalls": "seccomp" if self.seccomp else "none",
-            "tasks": tasks + ("+pidns" if self.pidns else ""),
-            "privileges": ("fresh-uid+cap_dac_read_search" if self.read_search else
-                           "fresh-uid" if self.fresh_uid else "unprivileged"),
-            "ipc": "ipcns" if self.ipcns else "shared",
-            "host": "varied" if self.utsns else "varied-tz-only",
-            "disk": "tmpfs" if self.newroot else "file-size-only",
-        }
-
-
-_probe_lock = threading.Lock()
-_probed: dict[str, object] = {}
-
-
-def _fork_check(fn: Callable[[], object]) -> bool:
-    """Run fn in a forked child; True if it returned without raising."""
-    pid = os.fork()
-    if pid == 0:
-        code = 1
-        try:
-            fn()
-            code = 0
-        finally:
-            os._exit(code)
-    return os.waitpid(pid, 0)[1] == 0
-
-
-def _probe_seccomp() -> None:
-    _linux.prctl(_linux.PR_SET_NO_NEW_PRIVS, 1)
-    _linux.install_seccomp(allow_inet=False)
-    socket.socketpair()
-    for family in (socket.AF_UNIX, socket.AF_INET):
-        try:
-            socket.socket(family)
-        except PermissionError:
-            continue
-        raise RuntimeError("seccomp filter did not block socket()")
-
-
-def _probe_newroot() -> bool:
-    base = tempfile.mkdtemp(prefix=f"execbench-{os.getpid()}-probe-")
-    try:
-        def enter_new_root() -> None:
-            _linux.unshare(_linux.CLONE_NEWNS)
-            _linux.enter_new_root(base, ["/usr"], [])
-
-        return _fork_check(enter_new_root)
-    finally:
-        os.rmdir(base)
-
-
-def _remove_stale_workdirs(min_age: float = 600.0) -> None:
-    """Work dirs of processes that were killed before their finally: could run. Never
-    raises (remove_tree copes with deep, unreadable or immutable trees)."""
-    base = tempfile.gettempdir()
-    try:
-        names = os.listdir(base)
-    except OSError:
-        return
-    for name in names:
-        owner = name.split("-")[1] if name.startswith("execbench-") and name.count("-") >= 2 else ""
-        path = os.path.join(base, name)
-        try:
-            if (owner.isdigit() and not os.path.exists(f"/proc/{owner}")
-                    and time.time() - os.lstat(path).st_mtime > min_age):
-                remove_tree(path)
-        except OSError:
-            pass
-
-
-def _probe() -> dict[str, object]:
-    with _probe_lock:
-        if not _probed:
-            _remove_stale_workdirs()
-            root = os.geteuid() == 0
-            ns = {name: _fork_check(functools.partial(_linux.unshare, flag)) for name, flag in
-                  (("netns", _linux.CLONE_NEWNET), ("pidns", _linux.CLONE_NEWPID),
-                   ("ipcns", _linux.CLONE_NEWIPC), ("mntns", _linux.CLONE_NEWNS),
-                   ("utsns", _linux.CLONE_NEWUTS))}
-            ns["mntns"] = root and ns["mntns"] and _probe_newroot()
-            _probed.update(ns, root=root, cgroup=root and _cgroup.probe(),
-                           landlock_abi=_linux.landlock_abi(),
-                           seccomp=_linux.SECCOMP_SUPPORTED and _fork_check(_probe_seccomp))
-        return _probed
-
-
-def _forced() -> frozenset[str]:
-    value = os.environ.get(FORCE_FALLBACK_ENV, "").strip().lower()
-    if value in ("", "0", "no", "false"):
-        return frozenset()
-    if value in ("1", "all", "yes", "true"):
-        return frozenset(_FORCE_ALL)
-    names = frozenset(v.strip() for v in value.split(",") if v.strip())
-    if names - set(_MECHANISMS):
-        raise ValueError(f"{FORCE_FALLBACK_ENV}: unknown {sorted(names - set(_MECHANISMS))}, "
-                         f"expected 'all' or some of {_MECHANISMS}")
-    if {"landlock", "mntns"} <= names:
-        raise ValueError(f"{FORCE_FALLBACK_ENV}: 'landlock' and 'mntns' together leave nothing "
-                         "to confine the filesystem")
-    return names
-
-
-def _plan() -> _Plan:
-    p, off = _probe(), _forced()
-    use = lambda name: bool(p[name]) and name not in off  # noqa: E731 - a one-line helper
-    abi = 0 if "landlock" in off else int(p["landlock_abi"])  # type: ignore[call-overload]  # the probe's values are typed as a union; this key is an int
-    return _Plan(root=bool(p["root"]), netns=use("netns"), pidns=use("pidns"), ipcns=use("ipcns"),
-                 cgroup=use("cgroup"), landlock_abi=abi, newroot=use("mntns"),
-                 seccomp=bool(p["seccomp"]),
-                 fresh_uid=bool(p["root"]), utsns=bool(p["root"]) and bool(p["utsns"]))
-
-
-def capabilities() -> dict[str, str]:
-    """What run() will use here (probed once per process; honours the force-fallback
-    variable), plus the Landlock ABI version found."""
-    return {**_plan().isolation(), "landlock_abi": str(_probe()["landlock_abi"])}
-
-
-# --- the child side: runs between fork and exec ---------------------------
-
-def _reset_signals() -> None:
-    signal.pthread_sigmask(signal.SIG_SETMASK, ())
-    for sig in signal.valid_signals():
-        if sig not in (signal.SIGKILL, signal.SIGSTOP) and signal.getsignal(sig) != signal.SIG_DFL:
-            try:
-                signal.signal(sig, signal.SIG_DFL)
-            except (OSError, ValueError):
-                pass
-
-
-def _exit_with(status: int) -> None:
-    """Terminate the way a wait status says (signal or exit code)."""
-    if os.WIFSIGNALED(status):
-        sig = os.WTERMSIG(status)   # handlers are already SIG_DFL (_reset_signals)
-        os.kill(os.getpid(), sig)
-        os._exit(128 + sig)
-    os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 255)
-
-
-def _enter_pid_namespace(cgroup_fd: int, first_pid: int) -> None:
-    """Called after unshare(CLONE_NEWPID). Forks twice; returns only in the grandchild
-    (the program, pid ``first_pid + 1`` where the kernel lets us choose, else 2). The
-    caller process stays outside the namespace and forwards
-    the program's status; the child is pid 1 (init): it reaps orphans and, by exiting,
-    makes the kernel kill everything left in the namespace."""
-    r, w = os.pipe()
-    if os.fork():                      # outer process: forward the status, never return
-        try:
-            os.close(w)
-            os.closerange(0, r)
-            os.closerange(r + 1, _MAXFD)   # incl. subprocess's error pipe: Popen returns at exec
-            _, status = os.wait()
-            data = os.read(r, 4)
-            _exit_with(struct.unpack("i", data)[0] if len(data) == 4 else status)
-        finally:
-            os._exit(255)
-    try:                               # pid 1
-        os.close(r)
-        _linux.prctl(_linux.PR_SET_PDEATHSIG, signal.SIGKILL)
-        poller = select.poll()
-        poller.register(w, select.POLLOUT)
-        if any(ev & select.POLLERR for _, ev in poller.poll(0)):
-            os._exit(137)              # outer process already gone
-        if cgroup_fd >= 0:
-            os.write(cgroup_fd, b"0")  # pid 1 and all its descendants join the group
-        _linux.set_last_pid(first_pid)  # the program's pid looks like any other, not 2
-        program = os.fork()
-    except BaseException as exc:  # noqa: BLE001 - the init process reports any failure and exits
-        os.write(2, f"execbench sandbox: init failed: {exc!r}\n".encode())
-        os._exit(255)
-    if program == 0:
-        return
-    try:
-        os.closerange(0, w)
-        os.closerange(w + 1, _MAXFD)
-        while True:
-            pid, status = os.wait()
-            if pid == program:
-                os.write(w, struct.pack("i", status))
-                break
-    finally:
-        os._exit(0)
-
-
-def _child_setup(plan: _Plan, limits: Limits, workdir: str, writable: list[str],
-                 readable: list[str], rootdir: str, cgroup_fd: int, uid: int | None, parent: int,
-                 disk_fd: int, error_fd: int, ports: tuple[int, ...] = (),
-                 hostname: str = "", *, variant: int = 0) -> Callable[[], None]:
-    # The limits a program can read (getrlimit) differ from the previous run's: a few
-    # seconds, files and MiB more (issue 33, principle 6; _run_identity).
-    extra = variant % 4
-    cpu = max(1, math.ceil(limits.cpu_seconds)) + extra
-    files, memory = limits.open_files + 8 * extra, limits.memory_bytes + (extra << 24)
-    cpus = _affinity(variant)
-    rlimits = [(resource.RLIMIT_CPU, cpu, cpu + 1),
-               (resource.RLIMIT_FSIZE, limits.file_size_bytes, limits.file_size_bytes),
-               (resource.RLIMIT_NOFILE, files, files)]
-    # With the cgroup, pids.max (max_tasks + 1 for our init) must trip first: it is the one
-    # that records the event. Without it RLIMIT_NPROC is the bound (fresh uid / non-root).
-    nproc = limits.max_tasks + (2 if plan.cgroup else 0)
-    rlimits.append((resource.RLIMIT_NPROC, nproc, nproc))
-    rlimits.append((resource.RLIMIT_AS, memory, memory))  # last
-    flags = ((_linux.CLONE_NEWNET if plan.netns else 0) | (_linux.CLONE_NEWPID if plan.pidns else 0)
-             | (_linux.CLONE_NEWIPC if plan.ipcns else 0)
-             | (_linux.CLONE_NEWNS if plan.newroot else 0)
-             | (_linux.CLONE_NEWUTS if plan.utsns else 0))
-    keep = (1 << _linux.CAP_DAC_READ_SEARCH) if plan.read_search else 0
-    # Landlock read rules: in the new root also /proc (the program's own), and listing
-    # any directory (everything there is ours: pytest walks up to its rootdir). Without it
-    # /proc is the host's: only its non-process entries and the program's own
-    # /proc/<pid> ("self" when the rules are made); for a root builder keeping
-    # CAP_DAC_READ_SEARCH only the world-readable files of /etc.
-    landlock_read = [*readable, "/proc", "/sys"] if plan.newroot else list(readable)  # /sys: _machine's
-    # a private /dev/shm (a tmpfs of the new root) is writable too
-    landlock_writable = [*writable, _linux.SHM] if plan.newroot else writable
-    first_pid = 300 + int.from_bytes(os.urandom(2), "little") % 20000
-    if plan.read_search:
-        landlock_read = [p for p in landlock_read if p != "/etc"] + list(_etc_public())
-
-    def setup() -> None:
-        try:
-            confine()
-        except BaseException as exc:   # Popen only says "Exception occurred in preexec_fn"
-            os.write(error_fd, repr(exc).encode()[:2000])
-            raise
-
-    def confine() -> None:  # in the Popen child, after setsid() and chdir(workdir)
-        _linux.prctl(_linux.PR_SET_PDEATHSIG, signal.SIGKILL)
-        if os.getppid() != parent:
-            os._exit(137)
-        _reset_signals()
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        if flags:
-            _linux.unshare(flags)
-        if plan.utsns:
-            _linux.sethostname(hostname)
-        if plan.pidns:
-            _enter_pid_namespace(cgroup_fd, first_pid)
-        elif cgroup_fd >= 0:
-            os.write(cgroup_fd, b"0")
-        # --- from here on: the process that will exec the program
-        if plan.newroot:
-            # Only the readable paths (read-only), the writable ones, a few devices and a
-            # procfs of the program's own PID namespace exist from here on.
-            _linux.enter_new_root(rootdir, readable, writable, disk_fd, _disk_places(writable),
-                                  machine=_machine(variant))
-            if disk_fd >= 0:
-                os.close(disk_fd)
-            _linux.mount_proc()
-            os.chdir(workdir)
-        _linux.prctl(_linux.PR_SET_NO_NEW_PRIVS, 1)
-        if plan.landlock_abi:
-            proc = [] if plan.newroot else [f"/proc/{e}" for e in os.listdir("/proc")
-                                            if not e.isdigit() and e != "thread-self"]
-            _linux.landlock_restrict(plan.landlock_abi, landlock_writable, landlock_read + proc, ports,
-                                     list_only=["/"] if plan.newroot else [])
-        if plan.seccomp:
-            _linux.install_seccomp(allow_inet=plan.netns or bool(ports))
-        if uid is not None:
-            # A fresh uid owns nothing outside the work dir, so it cannot chmod/chown/utime
-            # host files (Landlock does not cover metadata), read what is not world-readable
-            # (/etc/shadow, 0600 files), or write read_write_paths it was not given
-            # permission to; RLIMIT_NPROC binds it. No capabilities (without a new root:
-            # CAP_DAC_READ_SEARCH, ambient, with Landlock read rules deciding reads).
-            _linux.drop_bounding_set(keep=keep)
-            # Keep capabilities across setuid, and let access(2) honour them too (g++ checks
-            # TMPDIR with access()); "root" gets nothing special any more (locked).
-            _linux.prctl(_linux.PR_SET_SECUREBITS, _linux.SECBITS_FRESH_UID)
-            os.setgroups([])
-            os.setresgid(uid, uid, uid)
-            os.setresuid(uid, uid, uid)
-            _linux.capset(keep)
-            if keep:
-                _linux.prctl(_linux.PR_CAP_AMBIENT, _linux.PR_CAP_AMBIENT_RAISE,
-                             _linux.CAP_DAC_READ_SEARCH)
-        if cpus:
-            os.sched_setaffinity(0, cpus)
-        for which, soft, hard in rlimits:
-            resource.setrlimit(which, (soft, hard))
-    return setup
-
 
 # --- the parent side ---------------------------------------------------------
 
@@ -460,25 +131,6 @@ def _kill_uid(uid: int) -> None:
         time.sleep(0.001)
 
 
-@functools.lru_cache(maxsize=1)
-def _etc_public() -> tuple[str, ...]:
-    """Regular files below /etc that any user may read (o+r, every parent o+x)."""
-    out: list[str] = []
-    for dirpath, dirnames, filenames in os.walk("/etc"):
-        if not os.stat(dirpath).st_mode & 0o001:
-            dirnames[:] = []
-            continue
-        for name in filenames:
-            path = os.path.join(dirpath, name)
-            try:
-                st = os.stat(path)
-            except OSError:
-                continue
-            if stat.S_ISREG(st.st_mode) and st.st_mode & 0o004:
-                out.append(os.path.realpath(path))
-    return tuple(dict.fromkeys(out))[:4000]
-
-
 def _install_prefix(executable: str) -> list[str]:
     """What an executable needs besides the system paths (see ._interpreters: a venv's
     pyvenv.cfg and links are never followed to choose mounts)."""
@@ -509,49 +161,6 @@ def _readable(argv: Sequence[str], env: Mapping[str, str], extra: Sequence[str])
             kept.append(path)
     return kept
 
-
-# Each run sees a different host: its own host name (UTS namespace), time zone, uid and work
-# dir path, so a program whose output depends on them fails the determinism runs.
-_TIME_ZONES = tuple(f"Etc/GMT{o:+d}".replace("+0", "") for o in range(-14, 13))
-# Ordinary user names: a program sees one, a different one each run (USER, LOGNAME).
-_USERS = ("alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi", "ivan", "judy", "mallory",
-          "oscar", "peggy", "trent", "victor", "walter")
-_run_counter = iter(range(1 << 62))
-
-
-def _run_identity() -> tuple[str, str, str, int]:
-    """(host name, TZ, user name, variant) for the next run: the host name is unique, the
-    time zone and the user name differ from the previous run's, and so does the variant
-    (what :func:`_machine` and the rlimits make of it)."""
-    n = next(_run_counter)
-    return (f"{_USERS[(os.getpid() + 3 * n) % len(_USERS)]}-{os.urandom(3).hex()}",
-            _TIME_ZONES[(os.getpid() + n) % len(_TIME_ZONES)], _USERS[(os.getpid() + n) % len(_USERS)],
-            os.getpid() + n)
-
-
-# Mount points a machine may or may not have: a run has the first (variant % 4) of them,
-# each an empty read-only tmpfs (its mounts and its root's entries differ from the previous run's).
-EXTRA_MOUNTS = ("/mnt", "/media", "/srv")
-MAX_VISIBLE_CPUS = 8
-
-
-def _affinity(variant: int) -> list[int]:
-    """The CPUs a run may use (sched_getaffinity): all the builder's in one run, all but
-    one (chosen at random) in the next, so that their number differs from the previous
-    run's wherever the builder has two or more; [] = leave them as they are."""
-    allowed = sorted(os.sched_getaffinity(0))
-    if variant % 2 == 0 or len(allowed) < 2:
-        return []
-    allowed.pop(int.from_bytes(os.urandom(2), "little") % len(allowed))
-    return allowed
-
-
-def _machine(variant: int) -> _linux.Machine:
-    """What a run sees of the machine besides its host identity (issue 33, principle 6):
-    the number of online CPUs glibc reports (os.cpu_count(), sysconf; 1 to 8, from the
-    files of /sys/devices/system/cpu) and extra mounts, both differing from the previous
-    run's."""
-    return _linux.Machine(cpus=1 + variant % MAX_VISIBLE_CPUS, mounts=EXTRA_MOUNTS[:variant % 4])
 
 
 def _child_env(env: Mapping[str, str] | None, workdir: str, tz: str = "UTC", user: str = "user") -> dict[str, str]:
@@ -615,7 +224,14 @@ class _Streams:
         return any(n > self.cap + OUTPUT_KILL_SLACK for n in self.total.values())
 
 
-def run(argv: list[str], *, stdin: bytes | str = b"", limits: Limits = Limits(),
+def capabilities() -> dict[str, str]:
+    """What run() will use here (probed once per process; honours the force-fallback
+    variable), plus the Landlock ABI version found and whether runs' wall clocks are
+    shifted (``_clock``: the preload library is compiled on first use)."""
+    return {**_planning.capabilities(), "clock": _clock.status(run)}
+
+
+def run(argv: list[str], *, stdin: bytes | str = b"", limits: Limits = _DEFAULT_LIMITS,
         files: Mapping[str, bytes | str] = {}, collect: Sequence[str] = (),
         env: Mapping[str, str] | None = None, read_write_paths: Sequence[str] = (),
         read_only_paths: Sequence[str] = (), cwd_name: str = "work",
@@ -654,16 +270,17 @@ def run(argv: list[str], *, stdin: bytes | str = b"", limits: Limits = Limits(),
             disk = _open_disk(limits, writable, uid)
         _write_workdir(disk.path(_disk.WORK) if disk else workdir, files, uid, exists=disk is not None)
         hostname, tz, user, variant = _run_identity()
-        child_env = _child_env(env, workdir, tz, user)
+        clock_offset, clock_env, clock_paths, clock = _clock.for_run(variant, bool(ports), run)
+        child_env = {**_child_env(env, workdir, tz, user), **clock_env}
         if uid is not None:  # every process of this uid belongs to this run (kill(-1) is safe)
             child_env[EXCLUSIVE_UID_ENV] = "1"
-        readable = _readable(argv, child_env, read_only_paths)
+        readable = _readable(argv, child_env, [*read_only_paths, *clock_paths])
         rootdir = tempfile.mkdtemp(dir=tmp, prefix=".root-") if plan.newroot else ""
         if plan.cgroup:
             group = _cgroup.PidsCgroup(limits.max_tasks + (1 if plan.pidns else 0))
         setup = functools.partial(_child_setup, plan, limits, workdir, writable, readable, rootdir,
                                   group.procs_fd if group else -1, uid, os.getpid(), disk.fd if disk else -1,
-                                  variant=variant)
+                                  variant=variant, clock_offset=clock_offset)
         proc, start = _start(argv, workdir, child_env, setup, ports, hostname)
         streams = _Streams(proc, stdin_bytes, limits.output_bytes)
         status, rusage, end, killed_for = _supervise(proc, streams, start + limits.wall_seconds, start,
@@ -703,17 +320,10 @@ def run(argv: list[str], *, stdin: bytes | str = b"", limits: Limits = Limits(),
                          stdout=bytes(out), stderr=bytes(err),
                          stdout_truncated=out_total > len(out),
                          stderr_truncated=err_total > len(err),
-                         isolation={**plan.isolation(), **({"network": "tcp-ports:" + ",".join(
+                         isolation={**plan.isolation(), "clock": clock, **({"network": "tcp-ports:" + ",".join(
                              map(str, ports))} if ports else {})},
                          files=collected, limits=limits,
                          detail=disk_failure[1] if disk_failure and limit == "disk" else "")
-
-
-def _disk_places(writable: list[str]) -> list[tuple[str, str]]:
-    """The disk's directories and where the run sees them: the work dir, the writable
-    paths, /dev/shm (see ``_disk``)."""
-    return [(_disk.WORK, writable[0]), *((f"rw{i}", path) for i, path in enumerate(writable[1:], 1)),
-            (_disk.SHM, _linux.SHM)]
 
 
 def _open_disk(limits: Limits, writable: list[str], uid: int | None) -> _disk.Disk:
