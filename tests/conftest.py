@@ -57,6 +57,7 @@ _ONE_LOCAL_SERVER_AT_A_TIME = {
     "tests/eval/test_eval_local.py",
     "tests/models/test_model_server.py",
     "tests/mutation/test_edme.py",
+    "tests/report/test_report_layout.py",
 }
 
 
