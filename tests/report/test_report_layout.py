@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import re
 import subprocess
 import sys
@@ -104,7 +105,11 @@ def runs(tmp_path_factory):
     outcomes, code = _demo_replays(console, root / "demo", demo_replays())  # the demo's shipped replay
     assert code == 0, console.export_text()
     crux = root / "demo" / "replay" / "cruxeval-codellama-7b" / "dataset"
-    _eval(crux, "local", local, mode="direct", limit=6)
+    # the live model in a process of its own, as `execbench eval` runs it: Inspect keeps one client per model name
+    # in a process, so a server an earlier test of this worker started (another key) would answer 401
+    subprocess.run([sys.executable, "-m", "execbench.cli", "eval", str(crux), "--model", "local", "--mode", "direct",
+                    "--limit", "6", "--log-dir", str(local)], check=True, capture_output=True,
+                   env={**os.environ, "INSPECT_DISPLAY": "none"})
     if REFERENCE.is_dir():
         dataset = root / "humaneval-coconut"
         subprocess.run([sys.executable, "-m", "execbench.cli", "build", "trace", "humaneval", "-o", str(dataset),
