@@ -50,6 +50,11 @@ def test_leading_headers_are_the_standard_includes_before_anything_else():
     assert set(pch.leading_headers(inside)) == {"iostream", "map", "vector", "charconv", "algorithm", "array",
                                                 "cmath", "cstdio", "cstdlib", "deque", "set", "string", "tuple",
                                                 "type_traits", "unordered_map", "unordered_set", "utility"}
+    # the copy that is compiled, with #line directives (the clean program's line numbers):
+    # the directives do not end the scan, so it shares the .gch of the shown copy
+    compiled = instrument_cpp.instrument(PROGRAM, 12, ["values"], "inside", 2, line_directives=True)
+    assert "#line" in compiled and pch.leading_headers(compiled) == pch.leading_headers(inside)
+    assert pch.leading_headers('#include <map>\n#line 40 "main.cpp"\n#include <set>\nint x;\n') == ("map", "set")
     # the meter: its own #define EXECBENCH_... lines do not end the scan
     meter = cpp_programs.metered(PROGRAM, 1000)
     assert {"iostream", "typeinfo", "stack"} <= set(pch.leading_headers(meter))

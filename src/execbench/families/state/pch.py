@@ -4,8 +4,9 @@ Most of an ``-O0`` compile of a corpus program is parsing the standard headers i
 inserted instrumentation include. :func:`use` rewrites a step's g++ compiles to
 ``-include <dir>/pch.h`` (``-Winvalid-pch``), where ``pch.h`` includes exactly the standard
 headers the compiled source includes **before anything else** (:func:`leading_headers`:
-blank lines, ``//`` comments, ``#include <name>`` of a standard header and the
-instrumentation's own ``#define EXECBENCH_...`` lines; the scan stops at any other line).
+blank lines, ``//`` comments, ``#include <name>`` of a standard header, ``#line`` directives
+(the instrumented copies': they renumber the lines that follow, not a standard header's) and
+the instrumentation's own ``#define EXECBENCH_...`` lines; the scan stops at any other line).
 The source itself is unchanged, so its line numbers (gcov's counts) are too, and the
 translation unit means the same: those headers come first in it anyway, and a standard
 header included again, or in another order, has no effect different from being included
@@ -51,7 +52,8 @@ typeindex typeinfo unordered_map unordered_set utility valarray variant vector
 """.split())
 
 _INCLUDE = re.compile(r"[ \t]*#[ \t]*include[ \t]*<([a-z_]+)>[ \t]*(//.*)?")
-_SKIP = re.compile(r"[ \t]*(//.*)?|[ \t]*#[ \t]*define[ \t]+EXECBENCH_[A-Z_]+\b.*")
+_SKIP = re.compile(r"[ \t]*(//.*)?|[ \t]*#[ \t]*define[ \t]+EXECBENCH_[A-Z_]+\b.*"
+                   r'|[ \t]*#[ \t]*line[ \t]+\d+([ \t]+"[^"\n]*")?[ \t]*')
 
 
 def leading_headers(source: str) -> tuple[str, ...]:
