@@ -123,13 +123,21 @@ def test_a_compiled_programs_time_and_system_clock_are_shifted_too():
 
 def test_a_python_job_that_opens_its_status_file_ends_with_the_reason():
     """NoNewPrivs and Seccomp lines are the sandbox's in every run: a forked Python job that
-    opens its status file under any name ends at once, the reason on stderr (an audit hook
-    of the job runner); /proc/self/stat is not concerned."""
+    opens its status file under any name (a link, a directory descriptor, libc called through
+    ctypes) ends at once, the reason on stderr (the preload library's check of the opened
+    descriptor); /proc/self/stat is not concerned."""
+    from execbench.sandbox import _clock, run
+
+    assert _clock.shim(run) is not None, "these names need the preload library (a C compiler)"
     reads = ["open('/proc/self/status').read()",
              "import os; os.chdir('/proc/self'); open('status').read()",
              "import pathlib; pathlib.Path('/proc/thread-self/status').read_text()",
              "import os; open(f'/proc/{os.getpid()}/task/{os.getpid()}/status').read()",
-             "import sys; sys.addaudithook(lambda *a: None); open('/proc/self/status').read()"]
+             "import sys; sys.addaudithook(lambda *a: None); open('/proc/self/status').read()",
+             # names only the descriptor tells (the preload library's check, sandbox/_clock.py)
+             "import os; os.symlink('/proc/self/status', 'innocent.txt'); open('innocent.txt').read()",
+             "import os; d = os.open('/proc/self', os.O_RDONLY); os.read(os.open('status', os.O_RDONLY, dir_fd=d), 9)",
+             "import ctypes; ctypes.CDLL(None).fopen(b'/proc/self/status', b'r')"]
     jobs = [Job(f"j{i}", "builtins:exec", args=code + "; print('read')") for i, code in enumerate(reads)]
     jobs.append(Job("stat", "builtins:exec", args="open('/proc/self/stat').read(); print('read')"))
     results = run_jobs(jobs)

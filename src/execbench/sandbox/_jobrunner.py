@@ -420,10 +420,19 @@ def _status_path(path: str) -> bool:
 
 
 def _refuse_status_reads() -> None:
-    """In the forked job, before the handler runs the program: a Python program that opens
-    its status file (``NoNewPrivs: 1``, ``Seccomp: 2`` there are the sandbox's in every run,
-    issue 33, principle 6) ends at once, its reason on stderr: rejected from what it did, not
-    from its text. An audit hook cannot be removed; an exec'd program is not covered."""
+    """In the forked job, before the handler runs the program: a program that opens its
+    status file (``NoNewPrivs: 1``, ``Seccomp: 2`` there are the sandbox's in every run, issue
+    33, principle 6) ends at once, its reason on stderr: rejected from what it did, not from
+    its text. With the sandbox's preload library (sandbox/_clock.py) the check is the
+    library's, at libc's open calls, on what the kernel says the opened descriptor is (every
+    name: links, relative paths, ``dir_fd``; no cost per Python audit event). Without it, an
+    audit hook (Python calls per audited event, by name only: a link or ``dir_fd`` is not
+    seen). An exec'd program is not covered (its image loads the library anew)."""
+    refuse = _CLOCK.get("refuse")
+    if refuse is not None:
+        refuse(1)
+        return
+
     def hook(event: str, args: tuple[Any, ...]) -> None:
         if event != "open" or not args or not isinstance(args[0], (str, bytes)):
             return
@@ -454,7 +463,10 @@ def _find_clock() -> None:
     cpus = getattr(_LIBC, "execbench_cpus_set", None)
     if cpus is not None:
         cpus.argtypes, cpus.restype = [ctypes.c_long], None
-    _CLOCK.update(path=path, set=setter, cpus=cpus)
+    refuse = getattr(_LIBC, "execbench_status_refuse", None)
+    if refuse is not None:
+        refuse.argtypes, refuse.restype = [ctypes.c_int], None
+    _CLOCK.update(path=path, set=setter, cpus=cpus, refuse=refuse)
 
 
 def _job_clock() -> int:
