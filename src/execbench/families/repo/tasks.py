@@ -35,15 +35,23 @@ if TYPE_CHECKING:
 
 def _library_check(repo: Repo) -> Callable[[str], bool]:
     """Whether a path of the tree (relative to its root) is one of the library's modules."""
-    files = _library_files(repo.root, repo.import_root, repo.packages, repo.tree_sha256)
+    files = _library_set(_library_paths(repo.root, repo.import_root, repo.packages, repo.tree_sha256))
     return lambda rel: rel in files
 
 
-@functools.lru_cache(maxsize=1)  # one repository at a time per process (asked once per task)
-def _library_files(root: Path, import_root: Path, packages: tuple[str, ...], tree_sha256: str) -> frozenset[str]:
-    """The library's modules relative to ``root``; ``tree_sha256`` keys the cache on the tree's
-    content too (a local checkout edited between two builds of one process is listed again)."""
-    return frozenset(p.relative_to(root).as_posix() for p in repos.library_files(root, import_root, packages))
+@functools.lru_cache(maxsize=8)
+def _library_set(paths: tuple[tuple[str, str], ...]) -> frozenset[str]:
+    return frozenset(rel for rel, _ in paths)
+
+
+@functools.lru_cache(maxsize=8)  # a few repositories at a time per process (asked twice per task)
+def _library_paths(root: Path, import_root: Path, packages: tuple[str, ...], tree_sha256: str
+                   ) -> tuple[tuple[str, str], ...]:
+    """The library's modules, (path relative to ``root``, absolute path), sorted; ``tree_sha256``
+    keys the cache on the tree's content too (a local checkout edited between two builds of one
+    process is listed again)."""
+    return tuple((p.relative_to(root).as_posix(), str(p))
+                 for p in sorted(repos.library_files(root, import_root, packages)))
 
 
 def _excluded_recall(p: Pending, table: str, options: RepoOptions, outcome: Outcome) -> bool:
@@ -58,8 +66,7 @@ def _excluded_recall(p: Pending, table: str, options: RepoOptions, outcome: Outc
 
 def _data_tables(repo: Repo) -> dict[str, str]:
     """The library's data tables (:func:`balance.data_tables`), read once per repository."""
-    files = tuple((p.relative_to(repo.root).as_posix(), str(p)) for p in sorted(repo.library_files()))
-    return balance.data_tables(files)
+    return balance.data_tables(_library_paths(repo.root, repo.import_root, repo.packages, repo.tree_sha256))
 
 
 def _safe(text: str) -> str:
