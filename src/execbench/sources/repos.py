@@ -29,6 +29,7 @@ dependencies), and libraries with optional C extensions run pure Python
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -89,8 +90,11 @@ class Repo:
         return f"{self.name}-{self.version}"
 
     def library_files(self) -> list[Path]:
-        """Absolute paths of the library's own modules (:func:`library_files`)."""
-        return library_files(self.root, self.import_root, self.packages)
+        """Absolute paths of the library's own modules (:func:`library_files`; listed once per
+        tree content: every test job and task asks)."""
+        if not self.tree_sha256:   # a repository looked up, not prepared: its tree is not hashed
+            return library_files(self.root, self.import_root, self.packages)
+        return list(_library_files_of(self.root, self.import_root, self.packages, self.tree_sha256))
 
     def test_files(self) -> list[Path]:
         """Test modules to build from: the configured subset or every test_*.py/*_test.py;
@@ -114,6 +118,13 @@ class Repo:
 
     def run_env(self) -> dict[str, str]:
         return {"PYTHONDONTWRITEBYTECODE": "1", **self.config.env}
+
+
+@functools.lru_cache(maxsize=16)
+def _library_files_of(root: Path, import_root: Path, packages: tuple[str, ...], tree_sha256: str) -> tuple[Path, ...]:
+    """:func:`library_files`, cached; ``tree_sha256`` (every .py file of the tree) keys it on
+    the content too, so an edited local checkout is listed again."""
+    return tuple(library_files(root, import_root, packages))
 
 
 def inside(path: Path, root: Path) -> bool:
