@@ -142,11 +142,11 @@ dependence on the parent's size if callers grow large.
 from typing import TYPE_CHECKING, Any
 
 __all__ = ["Limits", "SandboxResult", "SandboxError", "run", "run_python", "capabilities",
-           "FORCE_FALLBACK_ENV"]
+           "FORCE_FALLBACK_ENV", "preload_library"]
 
 if TYPE_CHECKING:
-    from ._run import (FORCE_FALLBACK_ENV, Limits, SandboxError, SandboxResult, capabilities, run,
-                       run_python)
+    from ._run import (FORCE_FALLBACK_ENV, Limits, SandboxError, SandboxResult, capabilities, preload_library,
+                       run, run_python)
 
 
 def __getattr__(name: str) -> Any:

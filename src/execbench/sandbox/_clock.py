@@ -217,6 +217,53 @@ FILE *fopen(const char *path, const char *how) {
     REAL(fopen_fn, "fopen"); FILE *f = real(path, how); if (f != NULL) checked(fileno(f)); return f; }
 FILE *fopen64(const char *path, const char *how) {
     REAL(fopen_fn, "fopen64"); FILE *f = real(path, how); if (f != NULL) checked(fileno(f)); return f; }
+
+/* An audit hook for CPython that passes only chosen events on to a Python hook (the repo
+   recorder's, families/repo/verification/_plugin.py). CPython calls every hook for every
+   audited event: a traced test run has tens of thousands (frame.f_code reads, id(), imports),
+   each a Python call and a traced frame; here they cost a string search. The events are set
+   once (later calls do nothing); the Python API is looked up in the running interpreter. */
+typedef struct _object PyObject;
+typedef PyObject *(*py_call_fn)(PyObject *, ...);
+typedef PyObject *(*py_str_fn)(const char *);
+typedef void (*py_ref_fn)(PyObject *);
+static char audit_events[4096];
+static int audit_events_set;
+static py_call_fn py_call;
+static py_str_fn py_str;
+static py_ref_fn py_decref;
+
+int execbench_audit_ready(const char *events) {
+    if (audit_events_set || events == NULL || strlen(events) + 2 > sizeof audit_events) return 0;
+    py_call = (py_call_fn)dlsym(RTLD_DEFAULT, "PyObject_CallFunctionObjArgs");
+    py_str = (py_str_fn)dlsym(RTLD_DEFAULT, "PyUnicode_FromString");
+    py_decref = (py_ref_fn)dlsym(RTLD_DEFAULT, "Py_DecRef");
+    if (py_call == NULL || py_str == NULL || py_decref == NULL) return 0;
+    audit_events[0] = '\n';
+    strcpy(audit_events + 1, events);   /* "name\nname\n" */
+    audit_events_set = 1;
+    return 1;
+}
+
+static int audit_wanted(const char *event) {
+    size_t n = strlen(event);
+    const char *p = audit_events;
+    if (n == 0) return 0;
+    while ((p = strstr(p + 1, event)) != NULL)
+        if (p[-1] == '\n' && p[n] == '\n') return 1;
+    return 0;
+}
+
+int execbench_audit_hook(const char *event, PyObject *args, void *hook) {
+    PyObject *name, *result;
+    if (!audit_events_set || !audit_wanted(event)) return 0;
+    if ((name = py_str(event)) == NULL) return -1;
+    result = py_call((PyObject *)hook, name, args, (PyObject *)NULL);
+    py_decref(name);
+    if (result == NULL) return -1;
+    py_decref(result);
+    return 0;
+}
 """
 
 # Set while the library itself is compiled: that run keeps the real clock (no recursion).
@@ -289,6 +336,12 @@ def shim(run: Runner) -> str | None:
             return None
         _state["path"] = str(target)
         return str(target)
+
+
+def library(run: Runner) -> str | None:
+    """The preload library's path for a caller that loads it itself (the repo recorder's
+    audit filter), or None without one."""
+    return None if _building.get() else shim(run)
 
 
 def offset(variant: int) -> int:

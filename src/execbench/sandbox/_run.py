@@ -224,6 +224,13 @@ class _Streams:
         return any(n > self.cap + OUTPUT_KILL_SLACK for n in self.total.values())
 
 
+def preload_library() -> str | None:
+    """The path of the library every run without network preloads (``_clock``), readable in
+    those runs, or None without one: for code under test that loads it itself (the repo
+    recorder's audit filter)."""
+    return _clock.library(run)
+
+
 def capabilities() -> dict[str, str]:
     """What run() will use here (probed once per process; honours the force-fallback
     variable), plus the Landlock ABI version found and whether runs' wall clocks are

@@ -38,6 +38,7 @@ class RunSpec(TypedDict, total=False):
     packages: list[str]  # must be imported from import_roots
     import_roots: list[str]
     channel_key: str  # the results' MAC key (hex): popped from the spec at import
+    audit_library: str | None  # the sandbox's preload library (its audit filter), None: a Python hook
 
 
 class RenderedValue(TypedDict):

@@ -1,6 +1,6 @@
 """pytest plugin shipped into the sandbox (``-p _execbench_repo_plugin``); never imported by
-the parent. It depends only on the standard library, pytest and a copy of
-``execbench.tracing.tracer`` shipped next to it.
+the parent. It depends only on the standard library, pytest and copies of
+``execbench.tracing.tracer`` and ``execbench.sandbox.audit_filter`` shipped next to it.
 
 What it does, driven by the JSON spec named in ``$EXECBENCH_REPO_SPEC``:
 
@@ -19,11 +19,10 @@ The recorder is bound before any conftest or plugin of the suite runs (``-p`` pl
 first; see "The recorder is out of reach" at the end): its functions read a private copy of
 their globals, the lines are written through a descriptor opened at import and each carries a
 keyed MAC chained over the lines before it (the key came in the spec, which is deleted), an audit
-hook and a seal check flag a suite that reaches into the recorder, and the first flag becomes a
-``{"fatal": "tampering: ..."}`` line after which nothing more is written.
+hook (filtered in C: ``audit_filter.py``) and a seal check flag a suite that reaches into the
+recorder, and the first flag becomes a ``{"fatal": "tampering: ..."}`` line, then nothing more.
 
-The record types are the parent's too (``runner.py`` reads the lines back as :class:`TestRecord`\\ s
-after checking their envelope): both import them from ``run_records.py`` for type checking only.
+The record types (``run_records.py``, for type checking only) are those ``runner.py`` reads back.
 """
 
 from __future__ import annotations
@@ -47,6 +46,7 @@ from typing import TYPE_CHECKING, Any, cast
 import pytest
 
 from execbench.errors import InternalError
+from execbench.sandbox.audit_filter import install_audit_hook
 from execbench.tracing.tracer import TraceLimits, Tracer
 
 if TYPE_CHECKING:  # the records' module is not shipped: the types are for the checker only
@@ -789,7 +789,7 @@ def _bind() -> _Channel:
     private["_channel"] = vars(module)["_channel"] = channel
     changed, sealed = _snapshot(namespaces, classes, set(_MUTABLE))
     sealed |= {id(f) for f in (hook, emit, check, check_caller, write, close, flag)}
-    sys.addaudithook(hook)
+    install_audit_hook(hook, ("object.__setattr__", "object.__delattr__", *_PATH_EVENTS), _spec.get("audit_library"))
     return channel
 
 

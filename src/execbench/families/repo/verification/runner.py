@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Sequence, cast
 
 from execbench.families.repo.records.steps import RepoOptions
 from execbench.sandbox import records as _records
+from execbench.sandbox import preload_library
 from execbench.sandbox.jobs import Job, JobResult, run_jobs
 from execbench.sources.repos import Repo
 
@@ -124,6 +125,8 @@ def _shipped() -> dict[str, str]:
         "execbench/tracing/__init__.py": "",
         "execbench/tracing/tracer.py": (_TRACING / "tracer.py").read_text(encoding="utf-8"),
         "execbench/tracing/summary.py": (_TRACING / "summary.py").read_text(encoding="utf-8"),
+        "execbench/sandbox/__init__.py": "",
+        "execbench/sandbox/audit_filter.py": (_TRACING.parent / "sandbox" / "audit_filter.py").read_text(encoding="utf-8"),
     }
 
 
@@ -210,6 +213,7 @@ def pytest_job(
         "packages": list(repo.packages),
         "import_roots": [str(repo.import_root)],
         "channel_key": secrets.token_hex(32),  # the results' MAC key: the plugin deletes the spec once read
+        "audit_library": preload_library(),  # the recorder's audit hook filtered in C (sandbox/audit_filter.py)
     }
     argv = [str(repo.python), "-m", "pytest", str(pytest_target), "-p", "_execbench_repo_plugin",
             "-p", "no:cacheprovider", "-p", "no:randomly", "-p", "no:xdist", "-o", "addopts=",
