@@ -149,6 +149,9 @@ int get_nprocs_conf(void) {
    descriptor is (procfs, /proc/<pid>[/task/<tid>]/status), so every name reaches it:
    relative paths, links, a directory descriptor. */
 #define EXECBENCH_PROC_MAGIC 0x9fa0
+#ifndef O_TMPFILE
+#define O_TMPFILE 0   /* older C libraries: only O_CREAT then carries a mode */
+#endif
 static int refuse_status;
 void execbench_status_refuse(int on) { refuse_status = on; }
 
