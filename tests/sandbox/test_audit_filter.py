@@ -55,3 +55,18 @@ def test_without_the_library_the_hook_is_a_python_hook_that_sees_everything(tmp_
     result = _run("", tmp_path)
     assert result["how"] == "python"
     assert result["seen"].count("builtins.id") == 1000 and "open" in result["seen"]
+
+
+def test_a_sandboxed_run_loads_the_filter_from_the_path_the_builder_gives():
+    """The repo recorder gets ``sandbox.preload_library()`` in its spec and loads it inside the
+    sandbox: that path must be readable there, so the recorder's hook is the C filter."""
+    from execbench.sandbox import preload_library
+    from execbench.sandbox.jobs import Job, run_jobs
+
+    library = preload_library()
+    if library is None:
+        pytest.skip("no preload library (no C compiler)")
+    code = ("from execbench.sandbox.audit_filter import install_audit_hook; "
+            f"print(install_audit_hook(lambda e, a: None, ['open'], {library!r}))")
+    result, = run_jobs([Job("filter", "builtins:exec", args=code)])
+    assert result.ok and result.stdout == b"c-filter\n", result
