@@ -202,3 +202,34 @@ def test_multi_line_assertion_is_anchored_by_any_of_its_lines():
     r = slice_metrics(calls, {file: program}, {"file": file, "line": 7, "end_line": 10, "expr": "42"})
     assert sorted(calls[i]["func"] for i in r["relevant_calls"]) == ["f", "test_f"]
     assert r["relevant_lines"][file] == [2, 6, 8, 9]  # lines with events: 7 and 10 never fire
+
+
+def test_bounded_analysis_cache_evicts_the_least_recently_used_and_slices_the_same(monkeypatch):
+    """The process-wide cache of the repo family (``slice_cache``) is bounded: past its limit the
+    least recently used module goes, is parsed again when asked for, and slices do not change."""
+    programs = {f"m{i}.py": f"def f{i}(x):\n    y = x + {i}\n    return y\n\n\ndef test_{i}():\n    assert f{i}(1) == {i + 1}\n"
+                for i in range(3)}
+    parsed = []
+    real_parse = slicing_analysis._Module.parse
+    monkeypatch.setattr(slicing_analysis._Module, "parse", staticmethod(lambda source: parsed.append(source) or real_parse(source)))
+    bounded, unbounded = AnalysisCache(modules=2, codes=2), AnalysisCache()
+    results = []
+    for file in ["m0.py", "m1.py", "m0.py", "m2.py", "m1.py"]:
+        calls, traced = trace_one(programs[file], f"test_{file[1]}()")
+        calls = [{**c, "file": file} for c in calls if c["file"] == traced]
+        target = {"file": file, "line": 7, "expr": str(int(file[1]) + 1)}
+        mine = slice_metrics(calls, {file: programs[file]}, target, cache=bounded)
+        assert mine == slice_metrics(calls, {file: programs[file]}, target, cache=unbounded)
+        results.append(mine["esv"])
+    assert results == [5, 5, 5, 5, 5]  # each slice: the test and f_i, every line of both
+    # bounded: m0, m1, m0 (hit, now newest), m2 (evicts m1), m1 again (parsed again) -> 4 parses; unbounded: 3
+    assert len(parsed) == 4 + 3
+    assert len(bounded._modules) == 2 and len(bounded._codes) == 2
+
+
+def test_repo_builds_share_one_analysis_cache_per_process():
+    from execbench.families.repo.records.slicing_metrics import SHARED_CODES, SHARED_MODULES, slice_cache
+
+    cache = slice_cache()
+    assert cache is slice_cache()
+    assert cache._limits[id(cache._modules)] == SHARED_MODULES and cache._limits[id(cache._codes)] == SHARED_CODES

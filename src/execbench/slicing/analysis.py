@@ -28,7 +28,9 @@ import builtins
 import hashlib
 import io
 import keyword
+import threading
 import tokenize
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
@@ -136,35 +138,61 @@ class CodeInfo:
 
 
 class AnalysisCache:
-    """Per-file parse results and per-code-object analyses, keyed by content hash.
+    """Per-file parse results and per-code-object analyses, keyed by file name and content hash.
 
     Pass one instance to several :func:`execbench.slicing.slice_metrics` calls over the
-    same sources to analyse every function once."""
+    same sources to analyse every function once. Both are pure functions of their key and
+    read only once made, so one instance may serve every build of a process (the repo
+    family's test modules of one library share its modules); ``modules`` and ``codes`` bound
+    the two tables (least recently used entries go first; None: unbounded). Safe to share
+    between threads."""
 
-    def __init__(self) -> None:
-        self._modules: dict[tuple[str, str], _Module | None] = {}
-        self._codes: dict[tuple[str, int, str, str], CodeInfo] = {}
-        self._digests: dict[str, str] = {}  # source text -> digest (str hashes are cached, digests are not)
+    def __init__(self, modules: int | None = None, codes: int | None = None) -> None:
+        self._modules: OrderedDict[tuple[str, str], _Module | None] = OrderedDict()
+        self._codes: OrderedDict[tuple[str, int, str, str], CodeInfo] = OrderedDict()
+        self._digests: OrderedDict[str, str] = OrderedDict()  # source text -> digest (str hashes are cached, digests are not)
+        self._limits = {id(self._modules): modules, id(self._codes): codes, id(self._digests): modules}
+        self._lock = threading.Lock()
+
+    def _get(self, table: OrderedDict, key: Any) -> Any:
+        with self._lock:
+            value = table.get(key, _MISSING)
+            if value is not _MISSING:
+                table.move_to_end(key)
+            return value
+
+    def _put(self, table: OrderedDict, key: Any, value: Any) -> None:
+        with self._lock:
+            table[key] = value
+            limit = self._limits[id(table)]
+            while limit is not None and len(table) > limit:
+                table.popitem(last=False)
 
     def _digest(self, source: str) -> str:
-        digest = self._digests.get(source)
-        if digest is None:
-            digest = self._digests[source] = _digest(source)
+        digest = self._get(self._digests, source)
+        if digest is _MISSING:
+            digest = _digest(source)
+            self._put(self._digests, source, digest)
         return digest
 
     def module(self, file: str, source: str) -> "_Module | None":
         key = (file, self._digest(source))
-        if key not in self._modules:
-            self._modules[key] = _Module.parse(source)
-        return self._modules[key]
+        parsed = self._get(self._modules, key)
+        if parsed is _MISSING:
+            parsed = _Module.parse(source)
+            self._put(self._modules, key, parsed)
+        return parsed
 
     def code(self, file: str, source: str, func: str, firstlineno: int) -> CodeInfo:
         key = (file, firstlineno, func, self._digest(source))
-        info = self._codes.get(key)
-        if info is None:
+        info = self._get(self._codes, key)
+        if info is _MISSING:
             info = analyse(file, source, func, firstlineno, self)
-            self._codes[key] = info
+            self._put(self._codes, key, info)
         return info
+
+
+_MISSING = object()
 
 
 def _digest(text: str) -> str:

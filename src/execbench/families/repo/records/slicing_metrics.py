@@ -5,6 +5,7 @@ null and says why in ``provenance.slicing``; the task is kept."""
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from execbench.families.repo.records.steps import SliceTarget
@@ -16,13 +17,21 @@ if TYPE_CHECKING:  # the plug-in imports pytest: the parent never loads it
 SLICE_METRICS = ("esv", "mcl", "dfi")
 
 
+# Modules and code objects the process's analysis cache keeps (least recently used go first):
+# a library's test modules read the same library modules, parsed once per worker, not per test module.
+SHARED_MODULES, SHARED_CODES = 128, 16384
+
+
+@lru_cache(maxsize=1)
 def slice_cache() -> Any:
-    """One analysis cache shared by the slices of a test module (None without slicing)."""
+    """The process's analysis cache, shared by every slice it computes (keyed by file and
+    content, so a test module or a library module is analysed once per process; None
+    without slicing)."""
     try:
         from execbench.slicing.analysis import AnalysisCache
     except ImportError:
         return None
-    return AnalysisCache()
+    return AnalysisCache(modules=SHARED_MODULES, codes=SHARED_CODES)
 
 
 class SliceProvenance(TypedDict):
