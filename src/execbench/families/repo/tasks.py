@@ -225,8 +225,7 @@ def _task(repo: Repo, rel: str, modules: list[Module], items: dict[str, Item], p
     masked_source = A.mask_text(module.source, function, (assertion, choice.masked), hidden)
     blank = A.statement_text(module.source, assertion, choice.masked)
     test_context = A.context_text(module.source, function)
-    definitions = context.needed_definitions(module.source, function,
-                                             [*hidden, A.Span.of(assertion.operands[choice.masked])])
+    definitions: list[context.Definition] = []  # filled by _carried_context (with the fixtures the run used)
     shown = _carried_context(repo, p, definitions, hidden, options, outcome)
     if shown is None:
         return None

@@ -50,11 +50,11 @@ import json
 import re
 import tokenize
 from functools import lru_cache
-from typing import Any, Iterable, Mapping
+from typing import AbstractSet, Any, Iterable, Mapping
 
 from execbench.families.repo.fairness import static_eval
 from execbench.families.repo.fairness.touched import parametrize_names
-from execbench.families.repo.selection.assertions import TestFunction
+from execbench.families.repo.selection.assertions import TestFunction, derived
 
 PURE_BUILTINS = {"list", "tuple", "set", "frozenset", "dict", "sorted", "reversed", "range", "len", "str", "int",
                  "float", "bool", "bytes", "min", "max", "sum", "abs", "repr", "round", "divmod", "pow", "chr",
@@ -87,15 +87,27 @@ def _equal(node_text: str, want: tuple, names: Mapping[str, Any] | None = None, 
     return static_eval.equals(node, want, names, shadowed)
 
 
-def _asserting(function: TestFunction) -> set[int]:
+def _asserting(function: TestFunction) -> frozenset[int]:
     """ids of every node inside the function's assertion statements."""
-    return {id(n) for a in function.assertions if a.node is not None for n in ast.walk(a.node)}
+    return derived(function, _asserting_ids)
 
 
-def _loaded_outside(function: TestFunction, name: str, skip: set[int]) -> bool:
+def _asserting_ids(function: TestFunction) -> frozenset[int]:
+    return frozenset(id(n) for a in function.assertions if a.node is not None for n in ast.walk(a.node))
+
+
+def _loaded_outside(function: TestFunction, name: str, skip: AbstractSet[int]) -> bool:
     """``name`` is read somewhere in the function outside the nodes in ``skip``."""
-    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) and id(n) not in skip
-               for n in ast.walk(function.node))
+    return any(i not in skip for i in derived(function, _loads).get(name, ()))
+
+
+def _loads(function: TestFunction) -> dict[str, list[int]]:
+    """Each name the function reads → the ids of its reading ``Name`` nodes."""
+    out: dict[str, list[int]] = {}
+    for n in ast.walk(function.node):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+            out.setdefault(n.id, []).append(id(n))
+    return out
 
 
 def _immutable(node: ast.expr) -> bool:
@@ -110,11 +122,15 @@ def static_names(function: TestFunction) -> set[str]:
     """Names whose value is their literal: bound once to an immutable literal, or to a
     mutable one that nothing but assertions reads (no code under test can change it); the
     same for names bound once to an expression a reader computes (:func:`static_values`)."""
+    return set(derived(function, _static_names))
+
+
+def _static_names(function: TestFunction) -> frozenset[str]:
     asserting = _asserting(function)
     names = {name for name, value in literal_bindings(function).items()
              if _immutable(value) or not _loaded_outside(function, name, asserting)}
-    return names | {name for name, value in static_values(function).items()
-                    if _frozen(value) or not _loaded_outside(function, name, asserting)}
+    return frozenset(names | {name for name, value in static_values(function).items()
+                              if _frozen(value) or not _loaded_outside(function, name, asserting)})
 
 
 def _frozen(value: Any) -> bool:
@@ -124,7 +140,12 @@ def _frozen(value: Any) -> bool:
 
 
 def _single_bindings(function: TestFunction) -> tuple[dict[str, int], list[ast.Assign]]:
-    """How often each name is bound in the function, and its one-name assignments in source order."""
+    """How often each name is bound in the function, and its one-name assignments in source order
+    (computed once per function: read only)."""
+    return derived(function, _count_bindings)
+
+
+def _count_bindings(function: TestFunction) -> tuple[dict[str, int], list[ast.Assign]]:
     counts: dict[str, int] = {}
     assigns = []
     for sub in ast.walk(function.node):
@@ -142,7 +163,12 @@ def _single_bindings(function: TestFunction) -> tuple[dict[str, int], list[ast.A
 def static_values(function: TestFunction) -> dict[str, Any]:
     """Names bound exactly once in the function to an expression a reader computes without the
     library (:func:`static_eval.static_value`, over the names bound before it), with their value:
-    ``expected = ['neg'] * 5 + ['notneg'] * 5``."""
+    ``expected = ['neg'] * 5 + ['notneg'] * 5``. A new dict per call (the values are computed once
+    per function and never changed)."""
+    return dict(derived(function, _static_values))
+
+
+def _static_values(function: TestFunction) -> dict[str, Any]:
     counts, assigns = _single_bindings(function)
     values: dict[str, Any] = {}
     for a in assigns:

@@ -189,7 +189,12 @@ def _text_equal(text: str, want: tuple) -> bool:
 
 
 def _single_definitions(function: A.TestFunction) -> dict[str, ast.expr]:
-    """Right-hand sides of the names the function binds exactly once, by a one-name assignment."""
+    """Right-hand sides of the names the function binds exactly once, by a one-name assignment
+    (computed once per function: read only)."""
+    return A.derived(function, _one_name_definitions)
+
+
+def _one_name_definitions(function: A.TestFunction) -> dict[str, ast.expr]:
     counts: dict[str, int] = defaultdict(int)
     values: dict[str, ast.expr] = {}
     for node in ast.walk(function.node):

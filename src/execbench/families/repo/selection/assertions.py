@@ -20,7 +20,7 @@ import copy
 import textwrap
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence, TypeVar
 
 from execbench.sourcetext import SourceText, source_text
 
@@ -100,10 +100,25 @@ class TestFunction:
     class_node: ast.ClassDef | None
     assertions: list[Assertion]
     local_names: set[str]  # parameters and names bound in the function
+    # what the fairness checks derive from ``node`` (never changed after parsing), computed once
+    # per function rather than once per task (:func:`derived`)
+    memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def span(self) -> Span:
         return Span(self.firstlineno, 0, self.node.end_lineno, self.node.end_col_offset)  # type: ignore[arg-type]  # an assert statement always has an end position
+
+
+_T = TypeVar("_T")
+
+
+def derived(function: TestFunction, compute: Callable[[TestFunction], _T]) -> _T:
+    """``compute(function)``, once per function (cached in ``function.memo`` under the
+    function's qualified name): ``compute`` must read nothing but the function."""
+    key = f"{compute.__module__}.{compute.__qualname__}"
+    if key not in function.memo:
+        function.memo[key] = compute(function)
+    return function.memo[key]
 
 
 def segment(source: str, node_or_span: ast.AST | Span) -> str:
