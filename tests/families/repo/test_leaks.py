@@ -268,3 +268,43 @@ def test_in_a_whole_module_a_one_word_answer_counts_only_quoted():
     assert leaks.in_comments("'host'", ["# the part is 'host' here"], words_quoted=True) is True
     assert leaks.in_comments("'a b c'", ["# gives a b c"], words_quoted=True) is True  # not one word
     assert leaks.in_comments("[3, 2, 1]", ["# gives [3, 2, 1]"], words_quoted=True) is True
+
+
+def test_what_the_checks_derive_from_a_function_is_computed_once_and_not_shared_mutably(monkeypatch):
+    """``static_values``/``static_names``/``_single_definitions`` are read for every task of a
+    function: derived once per function (``TestFunction.memo``), handed out as fresh containers."""
+    fn = _fn("test_split")
+    counted = []
+    real = leaks._count_bindings
+    monkeypatch.setattr(leaks, "_count_bindings", lambda f: counted.append(f.qualname) or real(f))
+    values = leaks.static_values(fn)
+    assert values["expected"] == [["o", "o"], ["o", "o"]]
+    values["expected"] = "changed by a caller"
+    names = leaks.static_names(fn)
+    names.add("changed")
+    assert leaks.static_values(fn)["expected"] == [["o", "o"], ["o", "o"]]
+    assert "changed" not in leaks.static_names(fn) and {"expected", "other"} <= leaks.static_names(fn)
+    assert masking._single_definitions(fn) is masking._single_definitions(fn)
+    assert counted == ["TestSplit.test_split"]  # one walk of the function for all of the above
+    fresh = _fn("test_split")  # a new parse is a new function: nothing carried over from the old one
+    assert fresh.memo == {} and leaks.static_values(fresh) == leaks.static_values(fn)
+
+
+def test_loaded_outside_reads_the_functions_name_index():
+    fn = _fn("test_split")
+    asserting = leaks._asserting(fn)
+    assert leaks._loaded_outside(fn, "expected", frozenset()) is True  # read by the assertion
+    assert leaks._loaded_outside(fn, "expected", asserting) is False  # ... and nowhere else
+    assert leaks._loaded_outside(fn, "split_at", asserting) is True
+    assert leaks._loaded_outside(fn, "nothing_reads_this", frozenset()) is False
+
+
+def test_the_directories_an_absolute_import_is_looked_up_in(tmp_path):
+    """Each directory from the importer's up to the root (pytest's ``prepend`` mode), then ``src``;
+    the same list the comparison of paths gave."""
+    root = tmp_path / "repo"
+    for importer in ["tests/unit/test_x.py", "test_top.py", "tests/conftest.py", "tests/../../x.py"]:
+        here = (root / importer).parent
+        by_comparison = [here, *[p for p in here.parents if p == root or root in p.parents]]
+        assert context._dirs_up_to(root, importer) == by_comparison
+    assert context._dirs_up_to(root, "tests/unit/test_x.py") == [root / "tests/unit", root / "tests", root]

@@ -38,7 +38,7 @@ import ast
 import builtins
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, Callable, Iterable
 
 from execbench.families.repo.selection.assertions import TestFunction
@@ -294,13 +294,23 @@ def _module_file(root: Path, importer: str, module: str, level: int) -> Path | N
     if level:
         bases = [here.parents[level - 2] if level > 1 else here]
     else:
-        bases = [here, *[p for p in here.parents if p == root or root in p.parents], root / "src"]
+        bases = [*_dirs_up_to(root, importer), root / "src"]
     for base in bases:
         target = base.joinpath(*parts) if parts else base
         for candidate in (target.with_suffix(".py") if parts else None, target / "__init__.py"):
             if candidate is not None and candidate.is_file():
                 return candidate
     return None
+
+
+def _dirs_up_to(root: Path, importer: str) -> list[Path]:
+    """The importer's directory and each one above it, up to and including ``root``."""
+    rel = PurePosixPath(importer)
+    if rel.is_absolute() or ".." in rel.parts:  # not a plain path in the tree: compare as paths
+        here = (root / importer).parent
+        return [here, *[p for p in here.parents if p == root or root in p.parents]]
+    parts = rel.parent.parts
+    return [root.joinpath(*parts[:n]) for n in range(len(parts), -1, -1)]
 
 
 def _locals(node: ast.AST) -> set[str]:

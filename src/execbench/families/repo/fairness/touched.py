@@ -78,12 +78,12 @@ def _list(value: object, what: str, limit: int = MAX_ITEMS) -> list[Any]:
     return value
 
 
-def _relative(path: str, root: Path) -> str | None:
+def _relative_to(path: str, base: Path) -> str | None:
+    """``path`` (symlinks followed) relative to ``base`` (a resolved root), or None when it lies outside."""
     if not path:
         return None
     real = Path(os.path.realpath(path))
-    base = Path(os.path.realpath(root))
-    return real.relative_to(base).as_posix() if real == base or base in real.parents else None
+    return real.relative_to(base).as_posix() if real.is_relative_to(base) else None
 
 
 def parse(raw: object, root: Path) -> Touched:
@@ -91,6 +91,14 @@ def parse(raw: object, root: Path) -> Touched:
     if not isinstance(raw, dict):
         raise Invalid("context: expected an object")
     out = Touched()
+    base = Path(os.path.realpath(root))
+    files: dict[str, str | None] = {}
+
+    def relative(path: str) -> str | None:  # each recorded file resolved once
+        if path not in files:
+            files[path] = _relative_to(path, base)
+        return files[path]
+
     for entry in _list(raw.get("fixtures", []), "fixtures"):
         entry = _list(entry, "fixture", 5)
         if len(entry) != 5 or not isinstance(entry[2], int) or isinstance(entry[2], bool):
@@ -98,7 +106,7 @@ def parse(raw: object, root: Path) -> Touched:
         name = _text(entry[0], "fixture name")
         if name == "__error__":
             raise Invalid(f"fixtures not recorded: {_text(entry[1], 'error')}")
-        out.fixtures.append(Fixture(name, _relative(_text(entry[1], "fixture file"), root), entry[2],
+        out.fixtures.append(Fixture(name, relative(_text(entry[1], "fixture file")), entry[2],
                                     _text(entry[3], "fixture function"), _text(entry[4], "fixture module")))
     out.params = {_text(p, "parameter") for p in _list(raw.get("params", []), "params")}
     out.instance = {_text(n, "attribute") for n in _list(raw.get("instance", []), "instance")}
@@ -109,7 +117,7 @@ def parse(raw: object, root: Path) -> Touched:
         if entry[0] == "__error__":
             raise Invalid(f"classes not recorded: {_text(entry[1], 'error')}")
         names = {_text(n, "class attribute") for n in _list(entry[2], "class attributes")}
-        out.classes.append((_text(entry[0], "class"), _relative(_text(entry[1], "class file"), root), names))
+        out.classes.append((_text(entry[0], "class"), relative(_text(entry[1], "class file")), names))
     for entry in _list(raw.get("globals", []), "globals"):
         entry = _list(entry, "global", 3)
         if len(entry) != 3:
@@ -119,7 +127,7 @@ def parse(raw: object, root: Path) -> Touched:
             raise Invalid(f"globals not recorded: {kind}")
         if kind not in ("module", "class", "function", "value"):
             raise Invalid(f"global {name}: unknown kind")
-        out.globals[name] = (kind, _relative(_text(entry[2], "global file"), root))
+        out.globals[name] = (kind, relative(_text(entry[2], "global file")))
     return out
 
 

@@ -41,12 +41,15 @@ def relative_calls(calls: list[CallJson], root: Path) -> list[CallJson]:
     record keeps the control flow the slicer reads (lines, calls, argument names, whether
     the call raised)."""
     out: list[CallJson] = []
+    base = root.resolve()
+    relative: dict[str, str] = {}  # each file resolved once: a trace names a few files many times
     for call in calls:
-        path = Path(call["file"])
-        try:
-            rel = path.resolve().relative_to(root.resolve()).as_posix()
-        except ValueError:
-            rel = call["file"]
+        if call["file"] not in relative:
+            try:
+                relative[call["file"]] = Path(call["file"]).resolve().relative_to(base).as_posix()
+            except ValueError:
+                relative[call["file"]] = call["file"]
+        rel = relative[call["file"]]
         args = call.get("args")
         out.append({**call, "file": rel, "thread": 0,
                     "args": {k: "" for k in sorted(args)} if isinstance(args, dict) else {},
