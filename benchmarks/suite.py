@@ -1,6 +1,13 @@
 """Cold builds of every default set: wall time, CPU time and peak RSS, with the in-process floor.
 
     python benchmarks/suite.py [--sets humaneval advanced classic simplex repo] [--jobs 2] [--out DIR]
+                               [--before OTHER/src] [--without-extra-checks]
+
+With ``--before`` each set is built under that tree too (``PYTHONPATH``), right before or after
+this checkout's build (the order alternates per set), and the ratios this / before are printed:
+issue 33's side-by-side figures. ``--without-extra-checks`` builds through
+``_no_extra_checks.py`` (issue 33's extra check runs switched off): the cost the issue asks to
+report apart is then the difference to a run without the flag.
 
 Each set is built with ``execbench build ... --no-cache --jobs N`` in a child process (the
 build cache is ignored; downloaded sdists and venvs in the user's cache are reused, as the
@@ -33,12 +40,16 @@ SETS = {
 }
 
 
-def build(family: str, source: str, out: Path, jobs: int) -> dict:
+NO_EXTRA_CHECKS = str(Path(__file__).with_name("_no_extra_checks.py"))
+
+
+def build(family: str, source: str, out: Path, jobs: int, tree: str | None = None, extra_checks: bool = True) -> dict:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "execbench.cli", "build", family, source, "-o", str(out),
-                           "--no-cache", "--jobs", str(jobs)], capture_output=True, text=True,
-                          env={**os.environ, "COLUMNS": "200"})
+    entry = ["-m", "execbench.cli"] if extra_checks else [NO_EXTRA_CHECKS]
+    env = {**os.environ, "COLUMNS": "200", **({"PYTHONPATH": tree} if tree else {})}
+    proc = subprocess.run([sys.executable, *entry, "build", family, source, "-o", str(out),
+                           "--no-cache", "--jobs", str(jobs)], capture_output=True, text=True, env=env)
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
@@ -85,23 +96,35 @@ def main() -> None:
     parser.add_argument("--sets", nargs="+", default=list(SETS), choices=list(SETS))
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--out", type=Path, default=None, help="keep the datasets here (default: a temp dir)")
+    parser.add_argument("--before", default=None, help="the src/ directory of a tree to build each set under too")
+    parser.add_argument("--without-extra-checks", action="store_true",
+                        help="switch issue 33's extra check runs off (measurement only: _no_extra_checks.py)")
     args = parser.parse_args()
     out = args.out or Path(tempfile.mkdtemp(prefix="execbench-suite-"))
-    print(f"load average before: {os.getloadavg()}; cores: {os.cpu_count()}; python {sys.version.split()[0]}")
+    print(f"load average before: {os.getloadavg()}; cores: {os.cpu_count()}; python {sys.version.split()[0]}"
+          + ("; extra check runs off" if args.without_extra_checks else ""))
+    now = str(Path(__file__).resolve().parents[1] / "src")
     rows = {}
-    for name in args.sets:
+    for n, name in enumerate(args.sets):
         family, source = SETS[name]
-        row = build(family, source, out / name, args.jobs)
-        if family == "trace":
-            seconds = floor(out / name)
-            if seconds:
-                row["floor_s"] = round(seconds, 2)
-                row["build_over_floor"] = round(row["wall_s"] / seconds, 1)
-        rows[name] = row
-        print(f"{name:10s} {json.dumps(row)}", flush=True)
-    total = {"wall_s": round(sum(r["wall_s"] for r in rows.values()), 1),
-             "cpu_s": round(sum(r["cpu_s"] for r in rows.values()), 1)}
-    print(f"{'total':10s} {json.dumps(total)}")
+        trees = [("", now)] + ([("before ", str(Path(args.before).resolve()))] if args.before else [])
+        for label, tree in (trees if n % 2 == 0 else trees[::-1]):
+            row = build(family, source, out / f"{label.strip() or 'this'}-{name}", args.jobs, tree,
+                        not args.without_extra_checks)
+            if family == "trace":
+                seconds = floor(out / f"{label.strip() or 'this'}-{name}")
+                if seconds:
+                    row["floor_s"] = round(seconds, 2)
+                    row["build_over_floor"] = round(row["wall_s"] / seconds, 1)
+            rows[f"{label}{name}"] = row
+            print(f"{label + name:16s} {json.dumps(row)}", flush=True)
+        if args.before:
+            this, old = rows[name], rows[f"before {name}"]
+            print(f"{'ratio ' + name:16s} " + json.dumps({"wall": round(this["wall_s"] / old["wall_s"], 2),
+                                                           "cpu": round(this["cpu_s"] / old["cpu_s"], 2)}), flush=True)
+    mine = [r for k, r in rows.items() if not k.startswith("before ")]
+    total = {"wall_s": round(sum(r["wall_s"] for r in mine), 1), "cpu_s": round(sum(r["cpu_s"] for r in mine), 1)}
+    print(f"{'total':16s} {json.dumps(total)}")
     print(f"load average after: {os.getloadavg()}")
 
 
