@@ -80,6 +80,13 @@ ATTACKS = {
             return out
         p._Running.record = record
     """,
+    "blind the seal check's builtins, then replace a private global": f"""
+        import builtins, operator
+        import _execbench_repo_plugin as p
+        builtins.all = lambda iterable: True
+        operator.is_ = lambda a, b: True
+        p.probe.__globals__["render"] = lambda value: {FORGED}
+    """,
     "patch the tracer during the test and undo it at teardown": """
         import pytest
         import _execbench_repo_plugin as p

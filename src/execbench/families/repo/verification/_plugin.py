@@ -1,26 +1,23 @@
-"""pytest plugin shipped into the sandbox (``-p _execbench_repo_plugin``); never imported by
-the parent. It depends only on the standard library, pytest and copies of
-``execbench.tracing.tracer`` and ``execbench.sandbox.audit_filter`` shipped next to it.
+"""pytest plugin shipped into the sandbox (``-p _execbench_repo_plugin``), never imported by the parent; it needs only
+the standard library, pytest and copies of ``execbench.tracing.tracer``, ``execbench.sandbox.audit_filter`` beside it.
 
 What it does, driven by the JSON spec named in ``$EXECBENCH_REPO_SPEC``:
 
-* serves ``spec["sources"][path]`` as the text of the test-side module at ``path`` (an
-  import hook; files on disk are untouched and line numbers are the files'), with the
-  probe and verify helpers in the module's globals;
+* serves ``spec["sources"][path]`` as the text of the test-side module at ``path`` (an import hook; files on disk are
+  untouched and line numbers are the files'), with the probe and verify helpers in the module's globals;
 * keeps only the node ids in ``spec["keep"]`` (when given);
-* around each test call (``spec["trace"]``) runs a :class:`Tracer` over the served files and the
-  library files, depth-limited, and keeps the call records of the test function's subtree
-  (the function is depth 0) when the test's complexity score reaches ``spec["threshold"]``;
-* records probe values (rendered without calling user code; sympy objects are rendered
-  with ``str`` after the test, tracing off) and verify outcomes;
+* around each test call (``spec["trace"]``) runs a :class:`Tracer` over the served files and the library files,
+  depth-limited, and keeps the call records of the test function's subtree (the function is depth 0) when the test's
+  complexity score reaches ``spec["threshold"]``;
+* records probe values (rendered without calling user code; sympy objects are rendered with ``str`` after the test,
+  tracing off) and verify outcomes;
 * writes one JSON line per test to ``spec["output"]``, flushed as it goes (a :class:`TestRecord`).
 
-The recorder is bound before any conftest or plugin of the suite runs (``-p`` plugins load
-first; see "The recorder is out of reach" at the end): its functions read a private copy of
-their globals, the lines are written through a descriptor opened at import and each carries a
-keyed MAC chained over the lines before it (the key came in the spec, which is deleted), an audit
-hook (filtered in C: ``audit_filter.py``) and a seal check flag a suite that reaches into the
-recorder, and the first flag becomes a ``{"fatal": "tampering: ..."}`` line, then nothing more.
+The recorder is bound before any conftest or plugin of the suite runs (``-p`` plugins load first; see "The recorder is
+out of reach" at the end): its functions read a private copy of their globals, the lines are written through a
+descriptor opened at import and each carries a keyed MAC chained over the lines before it (the key came in the spec,
+which is deleted), an audit hook (filtered in C: ``audit_filter.py``) and a seal check flag a suite that reaches into
+the recorder, and the first flag becomes a ``{"fatal": "tampering: ..."}`` line, then nothing more.
 
 The record types (``run_records.py``, for type checking only) are those ``runner.py`` reads back.
 """
@@ -650,28 +647,31 @@ def _privatize(module: types.ModuleType) -> dict[str, Any]:
 
 
 def _snapshot(namespaces: list[dict[str, Any]], classes: list[type], mutable: set[str]) -> Any:
-    from collections.abc import Mapping
-
-    """A check that every entry of ``namespaces`` (but ``mutable`` names) and of the classes'
-    dicts is the object it is now, and that no function's code, defaults or globals changed."""
-    frozen: list[tuple[Mapping[str, Any], dict[str, Any]]] = [
-        (ns, {k: v for k, v in ns.items() if k not in mutable}) for ns in namespaces]
-    frozen += [(cls.__dict__, dict(cls.__dict__)) for cls in classes]
-    functions = [f for _, names in frozen for f in names.values() if type(f) is types.FunctionType]
-    functions += [v.__func__ for _, names in frozen for v in names.values() if type(v) in (staticmethod, classmethod)]
-    parts = [(f, f.__code__, f.__defaults__, f.__kwdefaults__, f.__globals__) for f in functions]
+    """A check that the entries of ``namespaces`` (but ``mutable``), the classes' dicts and each function's code,
+    defaults and globals are what they are now. Run at every probe and verify call: it compares in C, with the
+    builtins it uses bound now (a patched ``builtins.all`` cannot blind it)."""
+    from itertools import repeat
+    from operator import attrgetter, is_
+    all_, map_, len_, sum_, zip_, missing = all, map, len, sum, zip, object()
+    frozen = [(ns, tuple(names), tuple(names.values())) for ns, names in  # (namespace, keys, values)
+              [(ns, {k: v for k, v in ns.items() if k not in mutable}) for ns in namespaces]
+              + [(cls.__dict__, dict(cls.__dict__)) for cls in classes]]
+    functions = [f for _, _, values in frozen for f in values if type(f) is types.FunctionType]
+    functions += [v.__func__ for _, _, values in frozen for v in values if type(v) in (staticmethod, classmethod)]
+    fields = [(attrgetter(a), tuple(getattr(f, a) for f in functions))
+              for a in ("__code__", "__defaults__", "__kwdefaults__", "__globals__")]
 
     def changed() -> str | None:
-        for ns, names in frozen:
-            if len(ns) != len(names) + sum(1 for k in mutable if k in ns):
+        for ns, keys, values in frozen:
+            if len_(ns) != len_(keys) + sum_(1 for k in mutable if k in ns):
                 return "the recorder's namespace gained or lost a name"
-            for k, v in names.items():
-                if ns.get(k, changed) is not v:
-                    return f"the recorder's {k} was replaced"
-        for f, code, defaults, kwdefaults, globals_ in parts:
-            if (f.__code__ is not code or f.__defaults__ is not defaults or f.__kwdefaults__ is not kwdefaults
-                    or f.__globals__ is not globals_):
-                return f"the recorder's function {f.__qualname__} was changed"
+            if not all_(map_(is_, map_(ns.get, keys, repeat(missing)), values)):
+                return next(f"the recorder's {k} was replaced"
+                            for k, v in zip_(keys, values) if ns.get(k, missing) is not v)
+        for get, values in fields:
+            if not all_(map_(is_, map_(get, functions), values)):
+                return next(f"the recorder's function {f.__qualname__} was changed"
+                            for f, v in zip_(functions, values) if get(f) is not v)
         return None
     return changed, {id(f) for f in functions}
 
