@@ -47,7 +47,8 @@ from execbench.sources.repo_configs import DEFAULT_BY_NAME as DEFAULT_BY_NAME  #
 from execbench.sources.repo_configs import DEFAULT_CORPUS, RepoConfig, config_for
 from execbench.sources.repo_paths import (_locked, checked_name, checked_version, from_portable, local_name, portable,
                                           portable_text, repos_dir, within)
-from execbench.sources.repo_trees import _safe_unpack, content_hash, find_packages, tree_hash
+from execbench.sources.repo_trees import (_safe_unpack, bytecode_tag, compile_library, content_hash, find_packages,
+                                         tree_hash)
 from execbench.sources.venvs import _is_marked, _pip, _venv_marker, ensure_venv, venv_dir
 
 _SPEC = re.compile(r"^pypi:(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)==(?P<version>[A-Za-z0-9.+!_-]+)$")
@@ -317,6 +318,7 @@ def prepare(spec: str, *, full: bool = False) -> Repo:
         root, sdist = fetch_sdist(name, version)
         config = config_for(name, version, root, full)
         import_root, packages = find_packages(root, name)  # before an install that would be wasted
+        _library_bytecode(name, version, root, import_root, packages)
         python = ensure_venv(name, version, config, [f"{name}=={version}"])
         spec_out = f"pypi:{name}=={version}"
     else:
@@ -331,6 +333,17 @@ def prepare(spec: str, *, full: bool = False) -> Repo:
     return Repo(spec=spec_out, name=name, version=version, root=root, import_root=import_root,
                 packages=packages, python=python, config=config, tree_sha256=tree_hash(root),
                 sdist_sha256=sdist, content_sha256=content)
+
+
+def _library_bytecode(name: str, version: str, root: Path, import_root: Path, packages: tuple[str, ...]) -> None:
+    """Once per cached sdist tree and interpreter: the tree's shipped bytecode removed, the
+    library's own compiled (:func:`repo_trees.compile_library`)."""
+    base = within(repos_dir(), "src", f"{name.lower()}-{version}")
+    done = base / f".bytecode-{bytecode_tag()}"
+    with _locked(within(repos_dir(), "locks", f"src-{name.lower()}-{version}.lock")):
+        if not done.is_file():
+            compile_library(root, library_files(root, import_root, packages))
+            done.write_text("ok\n")
 
 
 def with_test_deps(repo: Repo, deps: tuple[str, ...]) -> Repo:
