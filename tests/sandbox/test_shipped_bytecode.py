@@ -53,7 +53,8 @@ def test_shipped_bytecode_runs_instead_of_the_source_until_it_is_removed(tmp_pat
     assert _run(root, "import lib.hidden; print(lib.hidden.answer())") == "81"
     assert sorted(p.name for p in repo_trees.shipped_bytecode(root)) == ["__pycache__", "hidden.pyc"]
 
-    assert repo_trees.compile_library(root, [root / "lib" / "__init__.py", core]) == 2
+    assert repo_trees.remove_bytecode(root) == 2
+    assert repo_trees.compile_library([root / "lib" / "__init__.py", core]) == 2
     assert repo_trees.shipped_bytecode(root) == [root / "lib" / "__pycache__"]  # only the library's own now
     assert _run(root, "import lib.core; print(lib.core.answer())") == "42"
     assert "No module named 'lib.hidden'" in _run(root, "import lib.hidden")
@@ -61,7 +62,7 @@ def test_shipped_bytecode_runs_instead_of_the_source_until_it_is_removed(tmp_pat
 
 def test_the_librarys_own_bytecode_is_read_and_holds_only_for_the_text_it_was_made_from(tmp_path):
     root, core = _tree(tmp_path)
-    repo_trees.compile_library(root, [core])
+    repo_trees.compile_library([core])
     pyc = Path(importlib.util.cache_from_source(str(core)))
     flags = int.from_bytes(pyc.read_bytes()[4:8], "little")
     assert flags == 0b11  # hash-based, checked against the source at every import
@@ -77,6 +78,25 @@ def test_a_module_that_does_not_compile_is_left_to_python(tmp_path):
     root, core = _tree(tmp_path)
     bad = core.with_name("bad.py")
     bad.write_text("def broken(:\n")
-    assert repo_trees.compile_library(root, [core, bad]) == 1
+    assert repo_trees.compile_library([core, bad]) == 1
     assert not Path(importlib.util.cache_from_source(str(bad))).exists()
     assert "SyntaxError" in _run(root, "import lib.bad")
+
+
+def test_a_cached_sdist_tree_is_cleaned_once_and_compiled_once_per_interpreter(cache_dir, monkeypatch):
+    """``repos.prepare`` calls this for every ``pypi:`` tree (the sdist as ``fetch_sdist`` unpacked it)."""
+    from execbench.sources import repo_paths, repos
+
+    base = repo_paths.within(repos.repos_dir(), "src", "lib-1.0")
+    root, core = _tree(base / "unpacked")
+    _plant_forged_bytecode(core)
+    compiled: list[list[Path]] = []
+    real = repo_trees.compile_library
+    monkeypatch.setattr(repos, "compile_library", lambda files: compiled.append(files) or real(files))
+    repos._library_bytecode("lib", "1.0", root, root, ("lib",))
+    assert _run(root, "import lib.core; print(lib.core.answer())") == "42"
+    assert not (root / "lib" / "hidden.pyc").exists()
+    assert sorted(p.name for p in compiled[0]) == ["__init__.py", "core.py"]
+    assert (base / ".bytecode-removed").is_file() and (base / f".bytecode-{repo_trees.bytecode_tag()}").is_file()
+    repos._library_bytecode("lib", "1.0", root, root, ("lib",))  # done: neither step again
+    assert len(compiled) == 1

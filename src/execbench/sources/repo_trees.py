@@ -187,18 +187,25 @@ def shipped_bytecode(root: Path) -> list[Path]:
     return found
 
 
-def compile_library(root: Path, files: list[Path]) -> int:
-    """Remove the bytecode the tree shipped (:func:`shipped_bytecode`), then write the library
-    modules' own, compiled here from their text (never run) as checked-hash ``.pyc``: Python
-    uses one only while its source still has the hash it was compiled from, and a run of any
-    test of the tree skips compiling the library again (sympy: 1.4 s of CPU per run). For a
-    tree in the cache (an sdist's): never a user's checkout. Returns the files compiled; one
-    that does not compile is left to Python (a SyntaxError stays the run's)."""
-    for path in shipped_bytecode(root):
+def remove_bytecode(root: Path) -> int:
+    """Remove every bytecode file and ``__pycache__`` directory of an unpacked tree
+    (:func:`shipped_bytecode`; a link is removed, never followed); returns how many."""
+    found = shipped_bytecode(root)
+    for path in found:
         if path.is_dir() and not path.is_symlink():
             shutil.rmtree(path)
         else:
             path.unlink()
+    return len(found)
+
+
+def compile_library(files: list[Path]) -> int:
+    """The library modules' bytecode, compiled here from their text (never run) as checked-hash
+    ``.pyc`` beside them: Python uses one only while its source still has the hash it was
+    compiled from, and no run of the tree's tests compiles the library again (sympy: 1.4 s of
+    CPU per run). For a tree in the cache (an sdist's) whose shipped bytecode is gone
+    (:func:`remove_bytecode`), never a user's checkout. Returns the files compiled; one that
+    does not compile is left to Python (its SyntaxError stays the run's)."""
     compiled = 0
     for path in files:
         if path.is_symlink() or not path.is_file():

@@ -48,7 +48,7 @@ from execbench.sources.repo_configs import DEFAULT_CORPUS, RepoConfig, config_fo
 from execbench.sources.repo_paths import (_locked, checked_name, checked_version, from_portable, local_name, portable,
                                           portable_text, repos_dir, within)
 from execbench.sources.repo_trees import (_safe_unpack, bytecode_tag, compile_library, content_hash, find_packages,
-                                         tree_hash)
+                                         remove_bytecode, tree_hash)
 from execbench.sources.venvs import _is_marked, _pip, _venv_marker, ensure_venv, venv_dir
 
 _SPEC = re.compile(r"^pypi:(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)==(?P<version>[A-Za-z0-9.+!_-]+)$")
@@ -336,14 +336,18 @@ def prepare(spec: str, *, full: bool = False) -> Repo:
 
 
 def _library_bytecode(name: str, version: str, root: Path, import_root: Path, packages: tuple[str, ...]) -> None:
-    """Once per cached sdist tree and interpreter: the tree's shipped bytecode removed, the
-    library's own compiled (:func:`repo_trees.compile_library`)."""
+    """A cached sdist tree's bytecode: what the sdist shipped removed once (issue 33, principle
+    1: it would run instead of the shown source), then the library's own compiled once per
+    interpreter (:func:`repo_trees.compile_library`)."""
     base = within(repos_dir(), "src", f"{name.lower()}-{version}")
-    done = base / f".bytecode-{bytecode_tag()}"
+    clean, compiled = base / ".bytecode-removed", base / f".bytecode-{bytecode_tag()}"
     with _locked(within(repos_dir(), "locks", f"src-{name.lower()}-{version}.lock")):
-        if not done.is_file():
-            compile_library(root, library_files(root, import_root, packages))
-            done.write_text("ok\n")
+        if not clean.is_file():
+            remove_bytecode(root)
+            clean.write_text("ok\n")
+        if not compiled.is_file():
+            compile_library(library_files(root, import_root, packages))
+            compiled.write_text("ok\n")
 
 
 def with_test_deps(repo: Repo, deps: tuple[str, ...]) -> Repo:
