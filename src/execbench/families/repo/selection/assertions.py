@@ -113,8 +113,9 @@ _T = TypeVar("_T")
 
 
 def derived(function: TestFunction, compute: Callable[[TestFunction], _T]) -> _T:
-    """``compute(function)``, once per function (cached in ``function.memo`` under the
-    function's qualified name): ``compute`` must read nothing but the function."""
+    """``compute(function)``, once per function (kept in ``function.memo`` under ``compute``'s
+    qualified name): ``compute`` must read nothing but the function, and callers must not change
+    what it returns (hand out a copy where a caller may)."""
     key = f"{compute.__module__}.{compute.__qualname__}"
     if key not in function.memo:
         function.memo[key] = compute(function)
