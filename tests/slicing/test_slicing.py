@@ -232,4 +232,4 @@ def test_repo_builds_share_one_analysis_cache_per_process():
 
     cache = slice_cache()
     assert cache is slice_cache()
-    assert cache._limits[id(cache._modules)] == SHARED_MODULES and cache._limits[id(cache._codes)] == SHARED_CODES
+    assert (cache._module_limit, cache._code_limit) == (SHARED_MODULES, SHARED_CODES)

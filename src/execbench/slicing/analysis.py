@@ -151,7 +151,7 @@ class AnalysisCache:
         self._modules: OrderedDict[tuple[str, str], _Module | None] = OrderedDict()
         self._codes: OrderedDict[tuple[str, int, str, str], CodeInfo] = OrderedDict()
         self._digests: OrderedDict[str, str] = OrderedDict()  # source text -> digest (str hashes are cached, digests are not)
-        self._limits = {id(self._modules): modules, id(self._codes): codes, id(self._digests): modules}
+        self._module_limit, self._code_limit = modules, codes
         self._lock = threading.Lock()
 
     def _get(self, table: OrderedDict, key: Any) -> Any:
@@ -161,10 +161,9 @@ class AnalysisCache:
                 table.move_to_end(key)
             return value
 
-    def _put(self, table: OrderedDict, key: Any, value: Any) -> None:
+    def _put(self, table: OrderedDict, key: Any, value: Any, limit: int | None) -> None:
         with self._lock:
             table[key] = value
-            limit = self._limits[id(table)]
             while limit is not None and len(table) > limit:
                 table.popitem(last=False)
 
@@ -172,7 +171,7 @@ class AnalysisCache:
         digest = self._get(self._digests, source)
         if digest is _MISSING:
             digest = _digest(source)
-            self._put(self._digests, source, digest)
+            self._put(self._digests, source, digest, self._module_limit)
         return digest
 
     def module(self, file: str, source: str) -> "_Module | None":
@@ -180,7 +179,7 @@ class AnalysisCache:
         parsed = self._get(self._modules, key)
         if parsed is _MISSING:
             parsed = _Module.parse(source)
-            self._put(self._modules, key, parsed)
+            self._put(self._modules, key, parsed, self._module_limit)
         return parsed
 
     def code(self, file: str, source: str, func: str, firstlineno: int) -> CodeInfo:
@@ -188,7 +187,7 @@ class AnalysisCache:
         info = self._get(self._codes, key)
         if info is _MISSING:
             info = analyse(file, source, func, firstlineno, self)
-            self._put(self._codes, key, info)
+            self._put(self._codes, key, info, self._code_limit)
         return info
 
 
