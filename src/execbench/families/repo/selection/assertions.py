@@ -102,7 +102,7 @@ class TestFunction:
     local_names: set[str]  # parameters and names bound in the function
     # what the fairness checks derive from ``node`` (never changed after parsing), computed once
     # per function rather than once per task (:func:`derived`)
-    memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    memo: dict[Callable[..., Any], Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def span(self) -> Span:
@@ -113,13 +113,13 @@ _T = TypeVar("_T")
 
 
 def derived(function: TestFunction, compute: Callable[[TestFunction], _T]) -> _T:
-    """``compute(function)``, once per function (kept in ``function.memo`` under ``compute``'s
-    qualified name): ``compute`` must read nothing but the function, and callers must not change
-    what it returns (hand out a copy where a caller may)."""
-    key = f"{compute.__module__}.{compute.__qualname__}"
-    if key not in function.memo:
-        function.memo[key] = compute(function)
-    return function.memo[key]
+    """``compute(function)``, once per function (kept in ``function.memo`` under ``compute``):
+    ``compute`` must read nothing but the function, and callers must not change what it
+    returns (hand out a copy where a caller may)."""
+    memo = function.memo
+    if compute not in memo:
+        memo[compute] = compute(function)
+    return memo[compute]
 
 
 def segment(source: str, node_or_span: ast.AST | Span) -> str:
