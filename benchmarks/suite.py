@@ -109,10 +109,10 @@ def main() -> None:
         family, source = SETS[name]
         trees = [("", now)] + ([("before ", str(Path(args.before).resolve()))] if args.before else [])
         for label, tree in (trees if n % 2 == 0 else trees[::-1]):
-            row = build(family, source, out / f"{label.strip() or 'this'}-{name}", args.jobs, tree,
-                        not args.without_extra_checks)
+            dataset = out / f"{label.strip() or 'this'}-{name}"
+            row = build(family, source, dataset, args.jobs, tree, not args.without_extra_checks)
             if family == "trace":
-                seconds = floor(out / f"{label.strip() or 'this'}-{name}")
+                seconds = floor(dataset)
                 if seconds:
                     row["floor_s"] = round(seconds, 2)
                     row["build_over_floor"] = round(row["wall_s"] / seconds, 1)
